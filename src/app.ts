@@ -1,0 +1,84 @@
+/**
+ * buildApp: the Fastify application for the API host and the site host. Registers every plugin
+ * and route module explicitly (grep a path to find its file) and reads no environment.
+ */
+import swagger from '@fastify/swagger'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyServerFactory } from 'fastify'
+import type { Config } from './config.ts'
+import { registerErrorHandling } from './http/errors.http.ts'
+import { registerJsonBody } from './http/json-body.ts'
+import { authenticate, registerResourceMetadata, resourceMetadataUrl } from './modules/auth/auth.http.ts'
+import { ApiIndexSchema, WEBSITE_SCHEMAS } from './modules/websites/websites.schemas.ts'
+import { websitesRoutes } from './modules/websites/websites.routes.ts'
+import { SHARED_SCHEMAS, ref } from './schemas.ts'
+import type { Services } from './services.ts'
+
+/** Largest JSON body: an 8 MiB bundle of binaries is ~10.7 MiB as base64, plus JSON around it. */
+export const BODY_LIMIT = 16 * 1024 * 1024
+export const API_VERSION = '1.0.0'
+
+export interface AppOptions {
+  config: Config
+  services: Services
+  serverFactory?: FastifyServerFactory
+}
+
+export async function buildApp({ config, services, serverFactory }: AppOptions) {
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    bodyLimit: BODY_LIMIT,
+    serverFactory,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>()
+  app.decorateRequest('principal', null)
+
+  registerJsonBody(app)
+  registerErrorHandling(app)
+  for (const schema of [...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS]) app.addSchema(schema)
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Plinth API',
+        version: API_VERSION,
+        description: 'Publish static websites as JSON bundles and serve them at once at https://{slug}.{site_domain}.',
+      },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Personal access token (plinth_...), minted on the web site. Scope: mcp.' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
+  })
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  registerResourceMetadata(app, config)
+
+  app.get('/v1', {
+    schema: { operationId: 'getApiIndex', tags: ['Meta'], summary: 'Where everything is', security: [], response: { 200: ref(ApiIndexSchema) } },
+  }, async () => ({
+    name: 'Plinth',
+    version: API_VERSION,
+    openapi: `${config.baseUrl}/openapi.json`,
+    mcp: `${config.baseUrl}/mcp`,
+    protectedResourceMetadata: resourceMetadataUrl(config, 'rest'),
+    tokens: `${config.siteUrl}/mcp`,
+    documentation: `${config.siteUrl}/docs`,
+    llms: `${config.siteUrl}/llms.txt`,
+  }))
+
+  await app.register(async (v1) => {
+    v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
+    await v1.register(websitesRoutes(services.websites))
+  }, { prefix: '/v1' })
+
+  app.answerWrongMethods()
+  return app
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>

@@ -1,0 +1,17 @@
+/**
+ * Content-addressed storage of file bytes. A blob is named by the SHA-256 of its identity bytes;
+ * precompressed variants live beside it under the same name. Identical bytes are stored once
+ * across versions and sites. The filesystem store is the default; an S3-compatible store can
+ * implement the same interface.
+ */
+export type BlobEncoding = 'identity' | 'br' | 'gzip'
+
+export interface BlobStore {
+  has(hash: string, encoding?: BlobEncoding): Promise<boolean>
+  /** Atomic and idempotent: readers see the whole blob or none of it. */
+  put(hash: string, bytes: Buffer, encoding?: BlobEncoding): Promise<void>
+  /** Throws an error with code 'ENOENT' when the blob is missing. */
+  get(hash: string, encoding?: BlobEncoding): Promise<Buffer>
+}
+
+export const SHA256_HEX = /^[0-9a-f]{64}$/

@@ -1,0 +1,124 @@
+/**
+ * `plinth` administration commands. Each prints its result on the last line of stdout and exits
+ * non-zero with a clear message on stderr on error. Settings come from the same environment
+ * variables as the server, so the commands act on the same database.
+ */
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import { FsBlobStore } from '../blobs/fs-blob-store.ts'
+import { ConfigError, loadConfig } from '../config.ts'
+import { migrate, openDb } from '../db/connect.ts'
+import { AppError } from '../errors.ts'
+import { createSiteEvents } from '../modules/serving/site-events.ts'
+import { createServices, type Services } from '../services.ts'
+
+export const USAGE = `Usage:
+  plinth user create --email E --password P [--name N]        prints the new user's id
+  plinth token create --email E [--name N] [--access rest|mcp|both] [--expires-at ISO-DATE]
+                                                              prints the token (shown once)
+  plinth token list --email E                                 lists the user's tokens
+  plinth token revoke TOKEN_ID                                revokes a token
+  plinth site share WEBSITE_ID --email E --role editor        makes E an editor of the site
+
+Settings (PLINTH_DATA_DIR, DATABASE_URL, ...) are read from the environment, as by npm start.`
+
+class UsageError extends Error {}
+
+type Handler = (services: Services, args: string[], out: (line: string) => void) => Promise<void>
+
+function options<T extends Record<string, { type: 'string' }>>(args: string[], spec: T, positionals = 0) {
+  let parsed
+  try {
+    parsed = parseArgs({ args, options: spec, allowPositionals: positionals > 0, strict: true })
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+  if (parsed.positionals.length !== positionals) throw new UsageError(`expected ${positionals} argument(s), got ${parsed.positionals.length}`)
+  return { values: parsed.values as { [K in keyof T]?: string }, positionals: parsed.positionals }
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`--${flag} is required`)
+  return value
+}
+
+const COMMANDS: Record<string, Handler> = {
+  async 'user create'(services, args, out) {
+    const { values } = options(args, { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } })
+    const user = await services.users.create({ email: required(values.email, 'email'), password: required(values.password, 'password'), name: values.name })
+    out(user.id)
+  },
+
+  async 'token create'(services, args, out) {
+    const { values } = options(args, { email: { type: 'string' }, name: { type: 'string' }, access: { type: 'string' }, 'expires-at': { type: 'string' } })
+    const user = await services.users.requireByEmail(required(values.email, 'email'))
+    const { token } = await services.tokens.create(user.id, { name: values.name, access: values.access, expiresAt: values['expires-at'] })
+    out(token)
+  },
+
+  async 'token list'(services, args, out) {
+    const { values } = options(args, { email: { type: 'string' } })
+    const user = await services.users.requireByEmail(required(values.email, 'email'))
+    const tokens = await services.tokens.list(user.id)
+    for (const t of tokens) {
+      const state = t.revoked_at ? 'revoked' : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active'
+      out([t.id, `${t.token_hint}...`, t.access, state, `created ${t.created_at}`, `last used ${t.last_used_at ?? 'never'}`, `expires ${t.expires_at ?? 'never'}`, JSON.stringify(t.name)].join('\t'))
+    }
+    out(`${tokens.length} token${tokens.length === 1 ? '' : 's'}`)
+  },
+
+  async 'token revoke'(services, args, out) {
+    const { positionals } = options(args, {}, 1)
+    await services.tokens.revoke(null, positionals[0])
+    out(`revoked ${positionals[0]}`)
+  },
+
+  async 'site share'(services, args, out) {
+    const { values, positionals } = options(args, { email: { type: 'string' }, role: { type: 'string' } }, 1)
+    const user = await services.users.requireByEmail(required(values.email, 'email'))
+    const role = required(values.role, 'role')
+    await services.websites.share(positionals[0], user, role)
+    out(`${user.email} is now ${role} of ${positionals[0]}`)
+  },
+}
+
+/** Runs one command; returns the exit code. Output goes to the given writers (tests capture them). */
+export async function run(
+  argv: string[],
+  io: { out: (line: string) => void; err: (line: string) => void } = { out: (l) => console.log(l), err: (l) => console.error(l) },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const name = argv.slice(0, 2).join(' ')
+  const handler = COMMANDS[name]
+  if (!handler) {
+    io.err(argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' ? USAGE : `plinth: unknown command "${argv.join(' ')}"\n\n${USAGE}`)
+    return argv[0] === 'help' || argv[0] === '--help' ? 0 : 2
+  }
+  let db
+  try {
+    const config = loadConfig(env)
+    db = openDb(config)
+    await migrate(db)
+    const events = await createSiteEvents(db, config.databaseUrl, () => {}, { warn: () => {} })
+    try {
+      await handler(createServices(config, db, new FsBlobStore(path.join(config.dataDir, 'blobs')), events), argv.slice(2), io.out)
+    } finally {
+      await events.close()
+    }
+    return 0
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`plinth ${name}: ${error.message}\n\n${USAGE}`)
+      return 2
+    }
+    if (error instanceof AppError) {
+      const fields = error.fields ? Object.entries(error.fields).map(([k, v]) => `\n  ${k}: ${v}`).join('') : ''
+      io.err(`plinth ${name}: ${error.message}${fields}`)
+      return 1
+    }
+    io.err(`plinth ${name}: ${error instanceof ConfigError ? error.message : (error as Error).stack ?? error}`)
+    return 1
+  } finally {
+    await db?.close()
+  }
+}

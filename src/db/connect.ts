@@ -1,0 +1,59 @@
+import { mkdirSync } from 'node:fs'
+import path from 'node:path'
+import SQLite from 'better-sqlite3'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
+import pg from 'pg'
+import type { Config } from '../config.ts'
+import * as initial from './migrations/0001_initial.ts'
+import type { Database } from './types.ts'
+
+export type Dialect = 'sqlite' | 'postgres'
+
+export interface Db {
+  kysely: Kysely<Database>
+  dialect: Dialect
+  close(): Promise<void>
+}
+
+/** Migrations are listed explicitly: a reader finds them here, and no directory scan is needed. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_initial': initial,
+}
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
+
+// PostgreSQL returns bigint (int8) as strings by default; every bigint here is a byte count well
+// below 2^53, so parse them as numbers.
+pg.types.setTypeParser(20, (value) => Number(value))
+
+export function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
+  if (config.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 })
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    return { kysely, dialect: 'postgres', close: () => kysely.destroy() }
+  }
+  mkdirSync(config.dataDir, { recursive: true })
+  const sqlite = new SQLite(path.join(config.dataDir, 'plinth.sqlite'))
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  return { kysely, dialect: 'sqlite', close: () => kysely.destroy() }
+}
+
+/** Applies every pending migration; throws with the failing migration's error. */
+export async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db: db.kysely, provider })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')
+    throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${(error as Error).message ?? error}`, { cause: error })
+  }
+}
+
+/** True when the error is a unique-constraint violation, in either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string }
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+}

@@ -1,0 +1,116 @@
+/**
+ * Renders every failure as the error envelope: AppError from services, schema validation,
+ * body parsing, unknown routes and wrong methods, and internal faults (logged, never leaked).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, type ErrorCode } from '../errors.ts'
+
+interface AjvIssue {
+  instancePath: string
+  keyword: string
+  message?: string
+  params: Record<string, unknown>
+}
+
+/** `/files/0/path` + missing `content` -> `files[0].content` */
+function fieldName(issue: AjvIssue): string {
+  const segments = issue.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const extra = (issue.params.missingProperty ?? issue.params.additionalProperty) as string | undefined
+  if (extra !== undefined) segments.push(extra)
+  return segments.reduce((name, seg) => (/^\d+$/.test(seg) ? `${name}[${seg}]` : name ? `${name}.${seg}` : seg), '') || 'body'
+}
+
+function issueMessage(issue: AjvIssue): string {
+  switch (issue.keyword) {
+    case 'required':
+      return 'is required'
+    case 'additionalProperties':
+      return 'is not an accepted field'
+    case 'enum':
+      return `must be one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+    default:
+      return issue.message ?? 'is invalid'
+  }
+}
+
+export function validationError(issues: AjvIssue[]): AppError {
+  const fields: Record<string, string> = {}
+  for (const issue of issues) {
+    const name = fieldName(issue)
+    // Unions report one issue per branch; the first is the most telling.
+    fields[name] ??= issueMessage(issue)
+  }
+  const list = Object.entries(fields).map(([k, v]) => `${k} ${v}`)
+  return new AppError('VALIDATION_FAILED', `Invalid request: ${list.slice(0, 5).join('; ')}${list.length > 5 ? '; ...' : ''}`, { fields })
+}
+
+const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The request body is larger than the service accepts.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['INVALID_JSON', 'The request declares a JSON body but sends none.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['INVALID_JSON', 'The request body is not valid JSON.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['BAD_REQUEST', 'The Content-Length header does not match the body.'],
+}
+
+export function toAppError(error: FastifyError): AppError | null {
+  if (error instanceof AppError) return error
+  if (error.validation) return validationError(error.validation as AjvIssue[])
+  const known = error.code ? FASTIFY_CODES[error.code] : undefined
+  if (known) return new AppError(known[0], known[1])
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+    return new AppError('INVALID_JSON', `The request body is not valid JSON: ${error.message}`)
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return new AppError('BAD_REQUEST', error.message)
+  return null
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.headers) reply.headers(error.headers)
+  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toEnvelope())
+}
+
+const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error)
+    if (appError) return sendError(reply, appError)
+    request.log.error({ err: error }, 'unhandled error')
+    return sendError(reply, new AppError('INTERNAL', 'Something went wrong on our side. The error was logged; retry later.'))
+  })
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  )
+
+  // A known path with an unsupported method is 405 with Allow, not 404. Routes are collected as
+  // they are added; answerWrongMethods() registers the 405 routes once all are known.
+  const methodsByUrl = new Map<string, Set<string>>()
+  app.addHook('onRoute', (route) => {
+    if (route.config && (route.config as { wrongMethod?: boolean }).wrongMethod) return
+    const methods = methodsByUrl.get(route.url) ?? new Set<string>()
+    for (const m of [route.method].flat()) methods.add(m)
+    methodsByUrl.set(route.url, methods)
+  })
+  app.decorate('answerWrongMethods', () => {
+    for (const [url, methods] of methodsByUrl) {
+      const others = ROUTE_METHODS.filter((m) => !methods.has(m))
+      if (others.length === 0) continue
+      const allow = [...methods].join(', ')
+      app.route({
+        method: others,
+        url,
+        config: { wrongMethod: true },
+        schema: { hide: true },
+        handler: (_request, reply) =>
+          sendError(reply, new AppError('METHOD_NOT_ALLOWED', `This path accepts ${allow} only.`, { headers: { Allow: allow } })),
+      })
+    }
+  })
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    answerWrongMethods(): void
+  }
+}

@@ -1,0 +1,39 @@
+import { Type } from 'typebox'
+import { ERROR_STATUS, type ErrorCode } from '../errors.ts'
+
+const MEANING: Record<ErrorCode, string> = {
+  BAD_REQUEST: 'the request is malformed',
+  INVALID_JSON: 'the body is not valid JSON (or not UTF-8)',
+  AUTH_REQUIRED: 'missing, invalid, expired or revoked token (see WWW-Authenticate)',
+  TOKEN_NOT_ALLOWED: 'the token does not reach this surface (REST or MCP)',
+  WEBSITE_LIMIT_REACHED: 'the account has as many websites as it may have',
+  NOT_FOUND: 'no such resource visible to the caller',
+  METHOD_NOT_ALLOWED: 'the path does not accept this method (see Allow)',
+  SLUG_TAKEN: 'the requested slug is taken or reserved; the message names a free one',
+  PAYLOAD_TOO_LARGE: 'the body is larger than the service accepts',
+  UNSUPPORTED_MEDIA_TYPE: 'the body is not application/json',
+  VALIDATION_FAILED: 'the request breaks its schema; error.fields names each bad field',
+  PUBLISH_INVALID: 'the bundle breaks authoring rules; error.violations lists every one',
+  RATE_LIMITED: 'too many publishes; retry after Retry-After seconds',
+  INTERNAL: 'unexpected fault on the server',
+}
+
+/** Codes any authenticated JSON route may return. */
+export const AUTH_ERRORS: ErrorCode[] = ['AUTH_REQUIRED', 'TOKEN_NOT_ALLOWED', 'INTERNAL']
+/** Codes any route with a JSON body may return on top. */
+export const BODY_ERRORS: ErrorCode[] = ['INVALID_JSON', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE', 'VALIDATION_FAILED']
+
+/** Response schemas for the given error codes, grouped by status, each naming its codes. */
+export function errorResponses(codes: ErrorCode[]): Record<number, unknown> {
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of new Set(codes)) {
+    const status = ERROR_STATUS[code]
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      Type.Unsafe({ $ref: 'Error#', description: list.map((c) => `\`${c}\`: ${MEANING[c]}`).join('; ') }),
+    ]),
+  )
+}

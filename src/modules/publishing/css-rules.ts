@@ -1,0 +1,50 @@
+/**
+ * Authoring rules for CSS (.css files and <style> elements): an `@import` of a stylesheet outside
+ * the bundle is EXTERNAL_URL.
+ *
+ * Uses css-tree's tokenizer rather than its parser: it never fails, decodes escapes the way
+ * browsers do (`@\69mport`, `"\68ttps://..."`), and finds every `@import` wherever it appears,
+ * even inside blocks or after a syntax error (browsers would ignore some of those; flagging them
+ * anyway is harmless). Other `url(...)` references (images, fonts) are allowed.
+ */
+
+import { ident, string as cssString, tokenize, tokenTypes, url as cssUrl } from 'css-tree'
+import { capitalize, isExternalUrl, snippet, type Emit } from './bundle-paths.ts'
+
+/** `where` names the stylesheet for messages ("css/site.css", "a <style> element in index.html"). */
+export function scanCss(css: string, path: string, where: string, emit: Emit): void {
+  if (!css.includes('@')) return
+  for (const target of cssImports(css)) {
+    if (!isExternalUrl(target)) continue
+    const detail = snippet(target)
+    emit({
+      code: 'EXTERNAL_URL',
+      path,
+      detail,
+      message: `${capitalize(where)} imports the stylesheet ${detail} with @import; external stylesheets are not allowed: copy the stylesheet into the bundle and @import it by a relative path. For web fonts (e.g. Google Fonts), put the font files in the bundle and declare them with @font-face.`,
+    })
+  }
+}
+
+/** The target URL of every `@import` in the stylesheet, in source order. */
+export function cssImports(css: string): string[] {
+  const targets: string[] = []
+  // 0: looking for @import; 1: after @import; 2: after @import url(
+  let state = 0
+  tokenize(css, (type, start, end) => {
+    if (type === tokenTypes.WhiteSpace || type === tokenTypes.Comment) return
+    if (state === 0 && type !== tokenTypes.AtKeyword) return
+    const text = css.slice(start, end)
+    if (state === 1) {
+      state = 0
+      if (type === tokenTypes.String) targets.push(cssString.decode(text))
+      else if (type === tokenTypes.Url) targets.push(cssUrl.decode(text))
+      else if (type === tokenTypes.Function && ident.decode(text.slice(0, -1)).toLowerCase() === 'url') state = 2
+    } else if (state === 2) {
+      state = 0
+      if (type === tokenTypes.String) targets.push(cssString.decode(text))
+    }
+    if (state === 0 && type === tokenTypes.AtKeyword && ident.decode(text.slice(1)).toLowerCase() === 'import') state = 1
+  })
+  return targets
+}

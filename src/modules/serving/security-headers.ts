@@ -1,0 +1,149 @@
+/**
+ * Response headers shared by every site response, content-type helpers and the built-in pages
+ * (404/400/405/500). Everything here is computed once at module load.
+ */
+
+/**
+ * Enforces Plinth's authoring rules in the browser: no external scripts or styles, no frames,
+ * objects or workers. Reused wherever a published page is rendered.
+ */
+export const SITE_CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
+  "img-src 'self' data: blob: https:; media-src 'self' data: blob: https:; font-src 'self' data:; " +
+  "connect-src 'self' https:; frame-src 'none'; child-src 'none'; worker-src 'none'; " +
+  "object-src 'none'; base-uri 'self'; form-action 'self' https:"
+
+/** Security headers sent on every site response, as a flat [name, value, ...] list. */
+export const SITE_SECURITY_HEADERS: readonly string[] = Object.freeze([
+  'Content-Security-Policy',
+  SITE_CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options',
+  'nosniff',
+  'Referrer-Policy',
+  'strict-origin-when-cross-origin',
+])
+
+/** Cache-Control of every published file (and of a bundle's own 404.html). */
+export const CACHE_REVALIDATE = 'public, max-age=0, must-revalidate'
+
+/** Sent on preview hosts and on built-in pages. */
+export const NOINDEX_HEADERS: readonly string[] = Object.freeze(['X-Robots-Tag', 'noindex'])
+
+const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/
+
+const CHARSET_TYPES = new Set([
+  'application/javascript',
+  'application/ecmascript',
+  'application/json',
+  'application/xml',
+  'application/manifest+json',
+  'application/ld+json',
+  'application/geo+json',
+  'application/xhtml+xml',
+  'application/rss+xml',
+  'application/atom+xml',
+  'image/svg+xml',
+])
+
+const COMPRESSIBLE_TYPES = new Set([
+  'application/wasm',
+  'application/vnd.ms-fontobject',
+  'application/x-font-ttf',
+  'font/ttf',
+  'font/otf',
+  'font/collection',
+  'image/bmp',
+  'image/vnd.microsoft.icon',
+  'image/x-icon',
+])
+
+/** The bare media type, lowercased, or application/octet-stream when it is not a valid type. */
+export function bareMediaType(contentType: string): string {
+  const semi = contentType.indexOf(';')
+  const bare = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase()
+  return MEDIA_TYPE.test(bare) ? bare : 'application/octet-stream'
+}
+
+function isTextual(bare: string): boolean {
+  return bare.startsWith('text/') || CHARSET_TYPES.has(bare) || bare.endsWith('+xml') || bare.endsWith('+json')
+}
+
+/** Content-Type header value: text, JS, JSON, SVG and XML types get `; charset=utf-8`. */
+export function contentTypeHeader(contentType: string): string {
+  const bare = bareMediaType(contentType)
+  return isTextual(bare) ? `${bare}; charset=utf-8` : bare
+}
+
+/** Whether responses of this type may be compressed (so they carry `Vary: Accept-Encoding`). */
+export function isCompressibleType(contentType: string): boolean {
+  const bare = bareMediaType(contentType)
+  return isTextual(bare) || COMPRESSIBLE_TYPES.has(bare)
+}
+
+export interface BuiltinPage {
+  status: number
+  body: Buffer
+  /** Complete header list for res.writeHead (Content-Length matches body). */
+  headers: readonly string[]
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+function htmlPage(title: string, message: string): string {
+  return (
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${escapeHtml(title)}</title>` +
+    '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:15vh auto;padding:0 1rem;color:#222}' +
+    'h1{font-size:1.5rem}p{color:#555}</style></head>' +
+    `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>\n`
+  )
+}
+
+function builtin(status: number, contentType: string, text: string, extra: readonly string[] = []): BuiltinPage {
+  const body = Buffer.from(text, 'utf8')
+  const headers = Object.freeze([
+    'Content-Type',
+    contentType,
+    'Content-Length',
+    String(body.length),
+    'Cache-Control',
+    'no-store',
+    ...extra,
+    ...SITE_SECURITY_HEADERS,
+    ...NOINDEX_HEADERS,
+  ])
+  return Object.freeze({ status, body, headers })
+}
+
+const HTML = 'text/html; charset=utf-8'
+const TEXT = 'text/plain; charset=utf-8'
+
+/** Unknown slug or version. */
+export const NO_SITE_PAGE = builtin(
+  404,
+  HTML,
+  htmlPage('Site not found', 'No site is published at this address.'),
+)
+
+/** A path missing from a version that has no 404.html of its own. */
+export const PAGE_NOT_FOUND_PAGE = builtin(
+  404,
+  HTML,
+  htmlPage('Page not found', 'There is no page at this address on this site.'),
+)
+
+export const BAD_REQUEST_PAGE = builtin(400, TEXT, 'Bad request: invalid path.\n')
+
+export const METHOD_NOT_ALLOWED_PAGE = builtin(405, TEXT, 'Method not allowed: use GET or HEAD.\n', [
+  'Allow',
+  'GET, HEAD',
+])
+
+export const SERVER_ERROR_PAGE = builtin(
+  500,
+  HTML,
+  htmlPage('Something went wrong', 'This page could not be served right now. Please try again shortly.'),
+)

@@ -1,0 +1,71 @@
+/**
+ * Host header parsing for site requests: `{slug}.{siteDomain}` is the live site and
+ * `{slug}--v{n}.{siteDomain}` the preview of version n. Ports are ignored on both sides.
+ */
+
+export interface SiteHost {
+  slug: string
+  /** Preview version number, null for the live site. */
+  version: number | null
+}
+
+const SLUG = /^[a-z][a-z0-9-]*$/
+const VERSION_SUFFIX = /^v[1-9][0-9]{0,8}$/
+
+/** The host name of a Host value (lowercased, port and one trailing dot removed); null when malformed. */
+function hostName(host: string): string | null {
+  let name = host.trim().toLowerCase()
+  if (name.startsWith('[')) {
+    // IPv6 literal: never a site host, but return it whole so it simply fails to match.
+    const close = name.indexOf(']')
+    if (close === -1) return null
+    const rest = name.slice(close + 1)
+    if (rest !== '' && !/^:\d{0,5}$/.test(rest)) return null
+    return name.slice(0, close + 1)
+  }
+  const colon = name.indexOf(':')
+  if (colon !== -1) {
+    if (!/^\d{0,5}$/.test(name.slice(colon + 1))) return null
+    name = name.slice(0, colon)
+  }
+  if (name.endsWith('.')) name = name.slice(0, -1)
+  return name === '' ? null : name
+}
+
+/** Parses a host label: `slug` or `slug--v{n}`. */
+export function parseSiteLabel(label: string): SiteHost | null {
+  if (label.length < 3 || label.length > 64) return null
+  const dashes = label.indexOf('--')
+  let slug = label
+  let version: number | null = null
+  if (dashes !== -1) {
+    slug = label.slice(0, dashes)
+    const suffix = label.slice(dashes + 2)
+    if (!VERSION_SUFFIX.test(suffix)) return null
+    version = Number(suffix.slice(1))
+  }
+  if (slug.length < 3 || slug.length > 50 || !SLUG.test(slug)) return null
+  return { slug, version }
+}
+
+/** The canonical host label of a site host: `slug` or `slug--v{n}`. */
+export function siteLabel(site: SiteHost): string {
+  return site.version === null ? site.slug : `${site.slug}--v${site.version}`
+}
+
+/**
+ * Parses a Host header against the site domain. Returns null for anything that is not exactly one
+ * valid label left of the domain. Never throws.
+ */
+export function parseSiteHost(host: string | undefined, siteDomain: string): SiteHost | null {
+  if (typeof host !== 'string' || host.length === 0 || host.length > 320) return null
+  if (typeof siteDomain !== 'string') return null
+  const name = hostName(host)
+  const domain = hostName(siteDomain)
+  if (name === null || domain === null) return null
+  if (name.length <= domain.length + 1 || !name.endsWith(domain)) return null
+  if (name.charCodeAt(name.length - domain.length - 1) !== 46 /* . */) return null
+  const label = name.slice(0, name.length - domain.length - 1)
+  if (label.includes('.')) return null
+  return parseSiteLabel(label)
+}

@@ -1,0 +1,111 @@
+/** A real Plinth server on 127.0.0.1 (random port) over a real store, and clients for it. */
+import http from 'node:http'
+import { loadConfig, type Config } from '../../src/config.ts'
+import { startServer, type RunningServer } from '../../src/server.ts'
+import { createStore, type StoreName, type TestStore } from './stores.ts'
+
+export const SITE_DOMAIN = 'plinth.test:8080'
+export const BASE_URL = 'http://api.plinth.test:8080'
+
+export interface ApiResponse<T = any> {
+  status: number
+  headers: Headers
+  body: T
+  text: string
+}
+
+export interface SiteResponse {
+  status: number
+  headers: http.IncomingHttpHeaders
+  body: Buffer
+}
+
+export class TestServer {
+  constructor(
+    readonly server: RunningServer,
+    readonly config: Config,
+    readonly store: TestStore,
+  ) {}
+
+  get url(): string {
+    return this.server.address
+  }
+
+  /** A user with a token (REST and MCP unless told otherwise). */
+  async user(email = `user-${Math.random().toString(36).slice(2, 10)}@example.com`, access: 'rest' | 'mcp' | 'both' = 'both') {
+    const user = await this.server.services.users.create({ email, password: 'correct horse battery', name: email.split('@')[0] })
+    const { token, row } = await this.server.services.tokens.create(user.id, { access })
+    return { id: user.id, email, token, tokenId: row.id }
+  }
+
+  /** A JSON request to the API; body objects are sent as JSON, strings and Buffers as they are. */
+  async api<T = any>(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token) headers.authorization = `Bearer ${options.token}`
+    let body: BodyInit | undefined
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' || Buffer.isBuffer(options.body) ? (options.body as BodyInit) : JSON.stringify(options.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const response = await fetch(this.url + path, { method, headers, body })
+    const text = await response.text()
+    let parsed: any = undefined
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      parsed = undefined
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  }
+
+  /** A request to a published site, by host label (`slug` or `slug--v2`), with raw bytes back. */
+  site(label: string, path = '/', options: { method?: string; headers?: Record<string, string> } = {}): Promise<SiteResponse> {
+    const { port } = new URL(this.url)
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host: `${label}.${SITE_DOMAIN}`, ...options.headers }, agent: false },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (c) => chunks.push(c))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
+        },
+      )
+      req.on('error', reject)
+      req.end()
+    })
+  }
+
+  async close(): Promise<void> {
+    await this.server.close()
+    await this.store.dispose()
+  }
+}
+
+export async function startTestServer(storeName: StoreName, env: Record<string, string> = {}): Promise<TestServer> {
+  const store = await createStore(storeName)
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PLINTH_DATA_DIR: store.dataDir,
+    PLINTH_BASE_URL: BASE_URL,
+    PLINTH_SITE_DOMAIN: SITE_DOMAIN,
+    PLINTH_LOG_LEVEL: 'silent',
+    ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}),
+    ...env,
+  })
+  try {
+    return new TestServer(await startServer(config), config, store)
+  } catch (error) {
+    await store.dispose()
+    throw error
+  }
+}
+
+/** A small valid bundle. */
+export function bundle(title = 'Hello', extra: Array<{ path: string; content: string; contentEncoding?: 'utf8' | 'base64' }> = []) {
+  return [
+    { path: 'index.html', content: `<!doctype html><html><head><title>${title}</title><link rel="stylesheet" href="style.css"></head><body><h1>${title}</h1></body></html>` },
+    { path: 'style.css', content: 'body { font-family: sans-serif; color: #222; }' },
+    ...extra,
+  ]
+}

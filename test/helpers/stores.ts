@@ -1,0 +1,47 @@
+/**
+ * The stores a suite runs on: a temp SQLite database and data dir always, and real PostgreSQL
+ * (a schema of its own, dropped afterwards) when DATABASE_URL is set.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+
+export type StoreName = 'sqlite' | 'postgres'
+
+export interface TestStore {
+  dataDir: string
+  databaseUrl: string | null
+  dispose(): Promise<void>
+}
+
+export const STORES: Array<{ name: StoreName; skip: string | false }> = [
+  { name: 'sqlite', skip: false },
+  { name: 'postgres', skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set: PostgreSQL run skipped' },
+]
+
+export async function createStore(name: StoreName): Promise<TestStore> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-test-'))
+  const removeDir = () => rmSync(dataDir, { recursive: true, force: true })
+  if (name === 'sqlite') return { dataDir, databaseUrl: null, dispose: async () => removeDir() }
+
+  const adminUrl = process.env.DATABASE_URL as string
+  const schema = `plinth_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  await admin.end()
+  const url = new URL(adminUrl)
+  url.searchParams.set('options', `-c search_path=${schema}`)
+  return {
+    dataDir,
+    databaseUrl: url.toString(),
+    async dispose() {
+      const client = new pg.Client({ connectionString: adminUrl })
+      await client.connect()
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+      await client.end()
+      removeDir()
+    },
+  }
+}

@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyServerFactory } from 'fastify'
 import type { Config } from './config.ts'
-import { registerErrorHandling } from './http/errors.http.ts'
+import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { authenticate, registerResourceMetadata, resourceMetadataUrl } from './modules/auth/auth.http.ts'
 import { ApiIndexSchema, WEBSITE_SCHEMAS } from './modules/websites/websites.schemas.ts'
@@ -30,6 +30,7 @@ export async function buildApp({ config, services, serverFactory }: AppOptions) 
     bodyLimit: BODY_LIMIT,
     serverFactory,
     forceCloseConnections: 'idle',
+    frameworkErrors,
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.decorateRequest('principal', null)

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import SQLite from 'better-sqlite3'
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
 import * as initial from './migrations/0001_initial.ts'
@@ -44,7 +44,12 @@ export function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
 
 /** Applies every pending migration; throws with the failing migration's error. */
 export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db: db.kysely, provider })
+  // On PostgreSQL, name the schema of the migration tables: without it Kysely looks for them in
+  // every schema, so another schema's kysely_migration_lock (a second install, or another app
+  // sharing the database) makes it skip creating its own and then fail on it.
+  const migrationTableSchema =
+    db.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema : undefined
+  const migrator = new Migrator({ db: db.kysely, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')

@@ -33,12 +33,20 @@ function issueMessage(issue: AjvIssue): string {
   }
 }
 
+/** At most this many fields are named, so a body with thousands of bad items gets a bounded answer. */
+const MAX_FIELDS = 100
+
 export function validationError(issues: AjvIssue[]): AppError {
   const fields: Record<string, string> = {}
+  let count = 0
   for (const issue of issues) {
     const name = fieldName(issue)
-    // Unions report one issue per branch; the first is the most telling.
-    fields[name] ??= issueMessage(issue)
+    // Unions report one issue per branch; the first is the most telling. Object.hasOwn, not ??=:
+    // an unknown field may be called "constructor" or "toString".
+    if (Object.hasOwn(fields, name)) continue
+    if (count === MAX_FIELDS) break
+    fields[name] = issueMessage(issue)
+    count++
   }
   const list = Object.entries(fields).map(([k, v]) => `${k} ${v}`)
   return new AppError('VALIDATION_FAILED', `Invalid request: ${list.slice(0, 5).join('; ')}${list.length > 5 ? '; ...' : ''}`, { fields })
@@ -67,6 +75,19 @@ export function toAppError(error: FastifyError): AppError | null {
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.headers) reply.headers(error.headers)
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toEnvelope())
+}
+
+/**
+ * Failures the router answers before any route, hook or error handler runs: a path parameter that
+ * is not valid percent-encoding or longer than the router accepts (100 characters). Such a path
+ * names no resource, so it is 404 NOT_FOUND in the envelope like any other unknown id.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  if (error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    sendError(reply, new AppError('NOT_FOUND', 'No resource has this address: a path parameter is malformed or too long.'))
+    return
+  }
+  sendError(reply, toAppError(error) ?? new AppError('INTERNAL', 'Something went wrong on our side. The error was logged; retry later.'))
 }
 
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const

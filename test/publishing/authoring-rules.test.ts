@@ -285,7 +285,7 @@ describe('EXTERNAL_URL: scripts in HTML', () => {
     ['a protocol-relative script src (uppercase, unquoted)', '<SCRIPT SRC=//x.com/a.js></SCRIPT>', '//x.com/a.js'],
     ['an entity-encoded script src', '<script src="&#104;ttps://x.com/a.js"></script>', 'https://x.com/a.js'],
     ['a script src with a leading space', '<script src=" https://x.com/a.js"></script>', 'https://x.com/a.js'],
-    ['a script src with a tab inside the scheme', '<script src="ht&#9;tps://x.com/a.js"></script>', 'ht\ttps://x.com/a.js'],
+    ['a script src with a tab inside the scheme', '<script src="ht&#9;tps://x.com/a.js"></script>', 'ht tps://x.com/a.js'],
     ['a backslash protocol-relative script src', '<script src="\\\\x.com\\a.js"></script>', '\\\\x.com\\a.js'],
     ['a slash-backslash script src', '<script src="/\\x.com/a.js"></script>', '/\\x.com/a.js'],
     ['a data: script src', '<script src="data:text/javascript,alert(1)"></script>', 'data:text/javascript,alert(1)'],
@@ -414,6 +414,17 @@ describe('EXTERNAL_URL: JavaScript modules', () => {
     assert.deepEqual(check({ path: 'a.js', content: "// import x from 'https://esm.sh/x'\n/* import('https://x.com') */\nexport const a = 1" }), [])
   })
 
+  test('an external import in a text/babel script (run by an in-page transpiler) is external', () => {
+    assertOne(checkPage('<script type="text/babel" data-type="module">import React from "https://esm.sh/react"</script>'), 'EXTERNAL_URL', 'index.html', 'https://esm.sh/react')
+  })
+
+  test('hostile JavaScript does not make the comment stripper slow', () => {
+    const started = performance.now()
+    const v = check({ path: 'a.js', content: `navigator.serviceWorker.register(1)\n${'[/'.repeat(500_000)}\n${'(/'.repeat(500_000)}` })
+    assert.ok(performance.now() - started < 1000)
+    assert.deepEqual(codes(v), ['SERVICE_WORKER'])
+  })
+
   test('a script data block is not executed and not checked', () => {
     assert.deepEqual(checkPage('<script type="text/plain">import x from "https://esm.sh/x"</script>'), [])
   })
@@ -487,6 +498,10 @@ describe('SERVICE_WORKER', () => {
       assertOne(check({ path: 'a.js', content: js }), 'SERVICE_WORKER', 'a.js')
     })
   }
+
+  test('an event handler on a formatting element the parser re-creates is reported once', () => {
+    assertOne(checkPage('<p><b onclick="navigator.serviceWorker.register(1)">bold<p>still bold<div>and here</b>'), 'SERVICE_WORKER', 'index.html')
+  })
 
   test('a <link rel="serviceworker"> is not allowed', () => {
     assertOne(checkPage('<link rel="ServiceWorker" href="/sw.js">'), 'SERVICE_WORKER', 'index.html')

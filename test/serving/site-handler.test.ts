@@ -264,6 +264,7 @@ describe('site handler', () => {
     assert.equal((await send(main, '/docs/')).text, DOCS)
     assert.equal((await send(main, '/docs/index.html')).text, DOCS)
     assert.equal((await send(main, '/%64ocs/')).text, DOCS)
+    assert.equal((await send(main, 'http://shop.localhost:8080/about')).text, ABOUT, 'absolute-form target')
     const license = await send(main, '/LICENSE')
     assert.equal(license.text, 'MIT license text')
     assert.equal(license.headers['content-type'], 'text/plain; charset=utf-8')
@@ -480,6 +481,20 @@ describe('site handler', () => {
     assert.equal((await send(server, '/', { host: 'cafe--v1.localhost' })).text, 'cafe one')
     assert.equal(lookup.calls, calls + 1, 'the preview label stayed cached')
     assert.equal(server.site.stats().sites, 2)
+  })
+
+  it('does not cache a lookup that was in flight when invalidate(slug) was called', async () => {
+    const lookup = new MemoryLookup()
+    lookup.add('w8', 'race', 1, [await blob('index.html', 'race one', 'text/html')])
+    lookup.delayMs = 50
+    const server = await start(lookup)
+    const first = send(server, '/', { host: 'race.localhost' })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    lookup.add('w8', 'race', 2, [await blob('index.html', 'race two', 'text/html')])
+    server.site.invalidate('race')
+    await first
+    lookup.delayMs = 0
+    assert.equal((await send(server, '/', { host: 'race.localhost' })).text, 'race two')
   })
 
   it('shares concurrent lookups and remembers unknown sites briefly', async () => {

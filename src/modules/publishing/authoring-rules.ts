@@ -172,7 +172,7 @@ class Collector {
 }
 
 /** At most `max` violations, keeping the first of every code, then the earliest others; order kept. */
-export function capViolations(all: PublishViolation[], max: number): PublishViolation[] {
+function capViolations(all: PublishViolation[], max: number): PublishViolation[] {
   if (all.length <= max) return all
   const keep = new Set<number>()
   const codes = new Set<string>()

@@ -42,8 +42,6 @@ export function pathProblems(path: string): string[] {
   return problems
 }
 
-// Browsers strip leading/trailing C0 controls and spaces from a URL, and drop every tab/CR/LF.
-const URL_EDGES = /^[\u0000-\u0020]+|[\u0000-\u0020]+$/g
 const URL_TAB_NEWLINE = /[\t\n\r]/g
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i
 // "//host", "\\host", "/\host" and "\/host" all mean "another host" on an http(s) page.
@@ -53,9 +51,14 @@ const PROTOCOL_RELATIVE = /^[/\\]{2}/
  * True when a URL (as written in an attribute, CSS or a JS string, after the host language has
  * decoded its escapes) points outside the bundle: it has a scheme (http:, data:, javascript:, ...)
  * or is protocol-relative. Relative and root-relative ("/css/site.css") URLs are inside the bundle.
+ * Like browsers, leading/trailing C0 controls and spaces are ignored and tabs/newlines dropped.
  */
 export function isExternalUrl(raw: string): boolean {
-  const url = raw.replace(URL_EDGES, '').replace(URL_TAB_NEWLINE, '')
+  let start = 0
+  let end = raw.length
+  while (start < end && raw.charCodeAt(start) <= 0x20) start++
+  while (end > start && raw.charCodeAt(end - 1) <= 0x20) end--
+  const url = raw.slice(start, end).replace(URL_TAB_NEWLINE, '')
   return HAS_SCHEME.test(url) || PROTOCOL_RELATIVE.test(url)
 }
 

@@ -1,15 +1,16 @@
 /**
  * Authoring rules for markup: HTML pages, and SVG/XHTML files (which can also carry scripts and
- * frames). The file is parsed with parse5 exactly as a browser would (scripting enabled), and the
- * whole tree is walked: <template> contents, SVG/MathML foreign content, and the contents of
- * <noscript> (raw text when scripting is enabled, so it is parsed again as a scripting-disabled
- * fragment: that is what a browser with JavaScript off would render).
+ * frames). Files are parsed with parse5 exactly as a browser would (scripting enabled), through a
+ * streaming tree adapter that checks every element the parser creates: that covers <template>
+ * contents, SVG/MathML foreign content, elements moved around by error recovery, and attributes a
+ * second <body>/<html> tag adds. <noscript> content is raw text when scripting is enabled, so it is
+ * parsed again as a scripting-disabled fragment (what a browser with JavaScript off renders).
  *
  * - EXTERNAL_URL: <script src|href|xlink:href>, <link rel=stylesheet|modulepreload> and
  *   <link rel=preload as=script|style> with an external href, <base href> external, import maps
  *   mapping to external URLs, @import in <style>, and imports in inline scripts.
- * - IFRAME: <iframe>, <frame>, <frameset>, <object>, <embed>, <portal>, <fencedframe> in any namespace.
- *   (A <frame>/<frameset> the parser drops, e.g. inside <body>, is inert in browsers too.)
+ * - IFRAME: <iframe>, <frame>, <frameset>, <object>, <embed>, <portal>, <fencedframe> in any
+ *   namespace. (A <frame>/<frameset> the parser drops, e.g. inside <body>, is inert in browsers too.)
  * - SERVICE_WORKER: <link rel=serviceworker>, and registrations in inline scripts, on* event-handler
  *   attributes and javascript: URLs.
  *
@@ -20,7 +21,7 @@
 
 import { defaultTreeAdapter, parse, parseFragment, type DefaultTreeAdapterMap, type DefaultTreeAdapterTypes as T, type TreeAdapter } from 'parse5'
 import type { PublishViolation } from '../../errors.ts'
-import { capitalize, isExternalUrl, quoted, snippet, type Emit } from './bundle-paths.ts'
+import { isExternalUrl, quoted, snippet, type Emit } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
 import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
 

@@ -19,16 +19,16 @@
  */
 
 import { initSync, parse as lexModule } from 'es-module-lexer'
+import type { PublishViolation } from '../../errors.ts'
 import { capitalize, isExternalUrl, snippet, type Emit } from './bundle-paths.ts'
 
 initSync()
 
 /** Content types browsers execute as JavaScript (RFC 9239 plus the legacy aliases browsers accept). */
 export const JS_CONTENT_TYPES: ReadonlySet<string> = new Set([
-  'text/javascript', 'application/javascript', 'application/ecmascript', 'application/x-ecmascript',
-  'application/x-javascript', 'text/ecmascript', 'text/javascript1.0', 'text/javascript1.1',
-  'text/javascript1.2', 'text/javascript1.3', 'text/javascript1.4', 'text/javascript1.5', 'text/jscript',
-  'text/livescript', 'text/x-ecmascript', 'text/x-javascript',
+  'text/javascript', 'application/javascript', 'application/ecmascript', 'application/x-ecmascript', 'application/x-javascript',
+  'text/ecmascript', 'text/jscript', 'text/livescript', 'text/x-ecmascript', 'text/x-javascript',
+  ...[0, 1, 2, 3, 4, 5].map((minor) => `text/javascript1.${minor}`),
 ])
 
 interface Finding {
@@ -42,7 +42,7 @@ interface Finding {
  * index.html"); `path` is the bundle file the violations belong to.
  */
 export function scanJs(source: string, path: string, where: string, emit: Emit): void {
-  const hasImport = source.includes('import')
+  const hasImport = source.includes('import') || source.includes('export') // `export ... from` too
   const hasSw = source.includes('serviceWorker')
   if (!hasImport && !hasSw) return
   const findings: Finding[] = []
@@ -55,25 +55,16 @@ export function scanJs(source: string, path: string, where: string, emit: Emit):
   for (const f of findings) emit(toViolation(f, path, where))
 }
 
-function toViolation(f: Finding, path: string, where: string) {
+const MESSAGES: Record<Finding['kind'], (where: string, detail: string) => string> = {
+  import: (where, detail) => `${where} imports the module ${detail}; modules from outside the bundle are not allowed: copy the module (and everything it imports) into the bundle and import it by a relative path such as "./vendor/module.js".`,
+  importScripts: (where, detail) => `${where} loads the script ${detail} with importScripts(); external scripts are not allowed: copy the file into the bundle and load it by a relative path.`,
+  serviceWorker: (where, detail) => `${where} registers a service worker (${detail}); service workers are not allowed on published sites: remove the registration code.`,
+}
+
+function toViolation(f: Finding, path: string, where: string): PublishViolation {
   const detail = snippet(f.text)
-  switch (f.kind) {
-    case 'import':
-      return {
-        code: 'EXTERNAL_URL', path, detail,
-        message: `${capitalize(where)} imports the module ${detail}; modules from outside the bundle are not allowed: copy the module (and everything it imports) into the bundle and import it by a relative path such as "./vendor/module.js".`,
-      }
-    case 'importScripts':
-      return {
-        code: 'EXTERNAL_URL', path, detail,
-        message: `${capitalize(where)} loads the script ${detail} with importScripts(); external scripts are not allowed: copy the file into the bundle and load it by a relative path.`,
-      }
-    case 'serviceWorker':
-      return {
-        code: 'SERVICE_WORKER', path, detail,
-        message: `${capitalize(where)} registers a service worker (${detail}); service workers are not allowed on published sites: remove the registration code.`,
-      }
-  }
+  const code = f.kind === 'serviceWorker' ? 'SERVICE_WORKER' : 'EXTERNAL_URL'
+  return { code, path, detail, message: MESSAGES[f.kind](capitalize(where), detail) }
 }
 
 function findImports(source: string, code: () => string, out: Finding[]): void {
@@ -194,6 +185,7 @@ export function stripJsComments(source: string): string {
   let copied = 0
   let prev = '' // last significant token: a punctuator, '' at the start, 'x' for a value, 'kw' for a keyword
   let depth = 0
+  let noRegexUntil = 0
   const substitutions: number[] = [] // brace depth at which each open template `${` started
   let i = 0
   const blank = (start: number, end: number) => {
@@ -230,13 +222,16 @@ export function stripJsComments(source: string): string {
         i = end
         continue
       }
-      if (prev === '' || prev === 'kw' || REGEX_AFTER.has(prev)) {
+      if (i >= noRegexUntil && (prev === '' || prev === 'kw' || REGEX_AFTER.has(prev))) {
         const end = skipRegex(source, i)
         if (end > 0) {
           i = end
           prev = 'x'
           continue
         }
+        // Not a regex after all. Valid code never gets here (a regex literal closes on its own
+        // line), so don't look for one again in the stretch just scanned: keeps "[/[/[/..." linear.
+        noRegexUntil = -end
       }
       prev = '/'
       i++
@@ -286,12 +281,13 @@ function skipQuoted(source: string, start: number): number {
   return source.length
 }
 
-/** End of the regex literal starting at `start`, or -1 if there is none on this line. */
+/** End of the regex literal starting at `start`; if there is none on this line, minus where the scan stopped. */
 function skipRegex(source: string, start: number): number {
   let inClass = false
-  for (let j = start + 1; j < source.length; j++) {
+  let j = start + 1
+  for (; j < source.length; j++) {
     const ch = source[j]
-    if (ch === '\n' || ch === '\r') return -1
+    if (ch === '\n' || ch === '\r') break
     if (ch === '\\') j++
     else if (ch === '[') inClass = true
     else if (ch === ']') inClass = false
@@ -301,5 +297,5 @@ function skipRegex(source: string, start: number): number {
       return k
     }
   }
-  return -1
+  return -j
 }

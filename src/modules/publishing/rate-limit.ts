@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.ts'
-import type { WebsitesRepository } from '../websites/websites.repository.ts'
+import type { Executor, WebsitesRepository } from '../websites/websites.repository.ts'
 
 const WINDOW_SECONDS = 60
 
@@ -30,9 +30,9 @@ export class PublishRateLimiter {
   ) {}
 
   /** Throws RATE_LIMITED when the user has no publish left; else the state after this publish. */
-  async take(userId: string): Promise<RateLimitState> {
+  async take(userId: string, db?: Executor): Promise<RateLimitState> {
     const now = Date.now()
-    const { count, oldest } = await this.repo.publishesSince(userId, new Date(now - WINDOW_SECONDS * 1000).toISOString())
+    const { count, oldest } = await this.repo.publishesSince(userId, new Date(now - WINDOW_SECONDS * 1000).toISOString(), db)
     const resetSeconds = oldest ? Math.max(1, Math.ceil((Date.parse(oldest) + WINDOW_SECONDS * 1000 - now) / 1000)) : WINDOW_SECONDS
     if (count >= this.perMinute) {
       const state = { limit: this.perMinute, remaining: 0, resetSeconds }
@@ -43,5 +43,14 @@ export class PublishRateLimiter {
       )
     }
     return { limit: this.perMinute, remaining: this.perMinute - count - 1, resetSeconds }
+  }
+
+  /**
+   * take() again inside the transaction that stores the version, with the user's row locked first:
+   * concurrent publishes that all passed the early check cannot overshoot the limit together.
+   */
+  async takeInTransaction(trx: Executor, userId: string): Promise<RateLimitState> {
+    await this.repo.lockUser(trx, userId)
+    return this.take(userId, trx)
   }
 }

@@ -4,9 +4,9 @@
  */
 
 export interface SiteHost {
-  slug: string
+  readonly slug: string
   /** Preview version number, null for the live site. */
-  version: number | null
+  readonly version: number | null
 }
 
 const SLUG = /^[a-z][a-z0-9-]*$/
@@ -53,13 +53,32 @@ export function siteLabel(site: SiteHost): string {
   return site.version === null ? site.slug : `${site.slug}--v${site.version}`
 }
 
+const MEMO_LIMIT = 4096
+/** siteDomain -> Host value -> result: repeat hosts skip parsing (results are frozen, shared). */
+const memo = new Map<string, Map<string, SiteHost | null>>()
+
 /**
  * Parses a Host header against the site domain. Returns null for anything that is not exactly one
- * valid label left of the domain. Never throws.
+ * valid label left of the domain. Never throws. Results are memoized per distinct Host value.
  */
 export function parseSiteHost(host: string | undefined, siteDomain: string): SiteHost | null {
-  if (typeof host !== 'string' || host.length === 0 || host.length > 320) return null
-  if (typeof siteDomain !== 'string') return null
+  if (typeof host !== 'string' || typeof siteDomain !== 'string') return null
+  let hosts = memo.get(siteDomain)
+  if (hosts === undefined) {
+    if (memo.size >= 16) memo.clear()
+    memo.set(siteDomain, (hosts = new Map()))
+  }
+  const hit = hosts.get(host)
+  if (hit !== undefined) return hit
+  const parsed = parseUncached(host, siteDomain)
+  const result = parsed === null ? null : Object.freeze(parsed)
+  if (hosts.size >= MEMO_LIMIT) hosts.clear()
+  hosts.set(host, result)
+  return result
+}
+
+function parseUncached(host: string, siteDomain: string): SiteHost | null {
+  if (host.length === 0 || host.length > 320) return null
   const name = hostName(host)
   const domain = hostName(siteDomain)
   if (name === null || domain === null) return null

@@ -185,6 +185,8 @@ export function redirectHeaders(version: PreparedVersion, location: string): str
   return out
 }
 
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
+
 export const BAD_PATH = 0
 export const MISSING = 1
 
@@ -194,11 +196,18 @@ export const MISSING = 1
  */
 export function resolvePath(
   version: PreparedVersion,
-  url: string,
+  target: string,
 ): PreparedFile | string | typeof BAD_PATH | typeof MISSING {
+  let url = target
+  if (url.charCodeAt(0) !== 47 /* / */) {
+    // absolute-form (http://host/path): only the path and query matter here.
+    const origin = ABSOLUTE_FORM.exec(url)
+    if (origin === null) return BAD_PATH
+    url = url.slice(origin[0].length)
+    if (url.charCodeAt(0) !== 47) url = `/${url}`
+  }
   const q = url.indexOf('?')
   const raw = q === -1 ? url : url.slice(0, q)
-  if (raw.charCodeAt(0) !== 47 /* / */) return BAD_PATH
   let path = raw
   if (raw.includes('%')) {
     try {

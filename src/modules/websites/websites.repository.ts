@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
 import type { Database, VersionFileRow, VersionRow, WebsiteRow } from '../../db/types.ts'
 
-type Executor = Kysely<Database> | Transaction<Database>
+export type Executor = Kysely<Database> | Transaction<Database>
 
 export interface VisibleWebsite extends WebsiteRow {
   role: 'owner' | 'editor'
@@ -143,14 +143,22 @@ export class WebsitesRepository {
   }
 
   /** How many versions the user published since the given instant, and the oldest of them. */
-  async publishesSince(userId: string, since: string): Promise<{ count: number; oldest: string | null }> {
-    const row = await this.db
+  async publishesSince(userId: string, since: string, db: Executor = this.db): Promise<{ count: number; oldest: string | null }> {
+    const row = await db
       .selectFrom('versions')
       .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
       .where('created_by', '=', userId)
       .where('created_at', '>', since)
       .executeTakeFirstOrThrow()
     return { count: Number(row.n), oldest: (row.oldest as string | null) ?? null }
+  }
+
+  /**
+   * Locks the user's row until the transaction ends, so that one user's publishes are checked
+   * against the limits one at a time (a no-op write; SQLite runs one transaction at a time anyway).
+   */
+  lockUser(trx: Executor, userId: string): Promise<unknown> {
+    return trx.updateTable('users').set((eb) => ({ name: eb.ref('name') })).where('id', '=', userId).execute()
   }
 
   upsertMember(websiteId: string, userId: string, role: 'editor', at: string): Promise<unknown> {

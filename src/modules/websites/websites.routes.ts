@@ -85,7 +85,8 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
         summary: 'Make a stored version live (review or instant rollback)',
         description: 'Serves the given version at the live URL from the next request on. Works for any stored version: one published with promote false, or an older one to roll back to. Owners and editors may promote.',
         params: Type.Object({ websiteId: WebsiteIdParam, versionId: Type.String({ minLength: 1, maxLength: 100, description: 'Version id (job_...).' }) }),
-        response: { 200: ref(VersionSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND', 'VALIDATION_FAILED']) },
+        // A POST: a body, though not needed, is still parsed, so the body errors apply too.
+        response: { 200: ref(VersionSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']) },
       },
     }, (request) => websites.promote(principalOf(request), request.params.websiteId, request.params.versionId))
 

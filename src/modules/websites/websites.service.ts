@@ -2,13 +2,13 @@ import { pageUrlFor, type Config } from '../../config.ts'
 import { isUniqueViolation } from '../../db/connect.ts'
 import type { VersionRow } from '../../db/types.ts'
 import { AppError, notFound, validationFailed } from '../../errors.ts'
-import { newId, nowIso } from '../../ids.ts'
+import { newId, nowIso, randomBase62 } from '../../ids.ts'
 import type { Principal } from '../auth/tokens.service.ts'
 import type { BlobsRepository } from '../publishing/blobs.repository.ts'
 import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
 import type { PublishRateLimiter, RateLimitState } from '../publishing/rate-limit.ts'
-import { RESERVED_SLUGS, firstFreeSlug, normalizeSlug, slugBase, slugProblem } from './slugs.ts'
-import type { VisibleWebsite, WebsitesRepository } from './websites.repository.ts'
+import { RESERVED_SLUGS, SLUG_MAX, firstFreeSlug, normalizeSlug, slugBase, slugProblem } from './slugs.ts'
+import type { Executor, VisibleWebsite, WebsitesRepository } from './websites.repository.ts'
 import type {
   Job, PublishVersionRequest, PublishVersionResult, PublishWebsiteRequest, PublishWebsiteResult,
   SlugSuggestion, Version, Website, WebsiteList,
@@ -27,6 +27,8 @@ export interface Published<T> {
 
 const LIST_LIMIT = 50
 const DERIVED_SLUG_ATTEMPTS = 5
+/** Derived-slug collisions with concurrent creates after which a random suffix is used instead. */
+const SEQUENTIAL_SLUG_ATTEMPTS = 2
 
 export class WebsitesService {
   constructor(
@@ -48,15 +50,17 @@ export class WebsitesService {
   }
 
   async create(principal: Principal, input: PublishWebsiteRequest): Promise<Published<PublishWebsiteResult>> {
-    const rateLimit = await this.rateLimiter.take(principal.userId)
+    await this.rateLimiter.take(principal.userId)
     await this.assertCanCreate(principal.userId)
     if (input.slug !== undefined) await this.assertSlugClaimable(input.slug)
     const bundle = await this.pipeline.store(input.files)
 
     for (let attempt = 1; ; attempt++) {
-      const slug = input.slug ?? (await this.freeSlugFor(input.name ?? input.category))
+      const derivedFrom = input.name ?? input.category
+      const slug =
+        input.slug ?? (attempt <= SEQUENTIAL_SLUG_ATTEMPTS ? await this.freeSlugFor(derivedFrom) : randomSlugVariant(slugBase(derivedFrom)))
       try {
-        const { websiteId, version } = await this.insertWebsite(principal, input, slug, bundle)
+        const { websiteId, version, rateLimit } = await this.insertWebsite(principal, input, slug, bundle)
         await this.siteEvents.siteChanged(slug)
         const result = { websiteId, jobId: version.id, version: 1, slug, pageUrl: pageUrlFor(this.config, slug), bytesWritten: bundle.totalBytes }
         return { result, rateLimit }
@@ -102,18 +106,20 @@ export class WebsitesService {
 
   async publishVersion(principal: Principal, websiteId: string, input: PublishVersionRequest): Promise<Published<PublishVersionResult>> {
     const site = await this.requireVisible(principal, websiteId)
-    const rateLimit = await this.rateLimiter.take(principal.userId)
+    await this.rateLimiter.take(principal.userId)
     const bundle = await this.pipeline.store(input.files)
     const promote = input.promote ?? true
-    const version = await this.repo.transaction(async (trx) => {
+    const { version, rateLimit } = await this.repo.transaction(async (trx) => {
+      const rateLimit = await this.rateLimiter.takeInTransaction(trx, principal.userId)
       const number = await this.repo.nextVersionNumber(trx, site.id)
       const row = versionRow(site.id, number, 'refinement', input.message ?? null, bundle, principal.userId)
       await this.writeVersion(trx, row, bundle)
       if (promote) await this.repo.setCurrentVersion(trx, site.id, row.id, row.created_at)
       else await this.repo.touchWebsite(trx, site.id, row.created_at)
-      return row
+      return { version: row, rateLimit }
     })
-    if (promote) await this.siteEvents.siteChanged(site.slug)
+    // Also when not promoted: a preview host probed before this version existed is remembered as unknown.
+    await this.siteEvents.siteChanged(site.slug)
     const result = {
       websiteId: site.id,
       jobId: version.id,
@@ -184,8 +190,8 @@ export class WebsitesService {
     return { rows, views }
   }
 
-  private async assertCanCreate(userId: string): Promise<void> {
-    const count = await this.repo.countOwned(userId)
+  private async assertCanCreate(userId: string, db?: Executor): Promise<void> {
+    const count = await this.repo.countOwned(userId, db)
     if (count >= this.config.maxWebsites) {
       throw new AppError('WEBSITE_LIMIT_REACHED', `This account already has ${count} websites, the most it may have (${this.config.maxWebsites}).`)
     }
@@ -212,6 +218,9 @@ export class WebsitesService {
 
   private insertWebsite(principal: Principal, input: PublishWebsiteRequest, slug: string, bundle: StoredBundle) {
     return this.repo.transaction(async (trx) => {
+      // Checked again with the user's row locked, so concurrent creates cannot overshoot the limits.
+      const rateLimit = await this.rateLimiter.takeInTransaction(trx, principal.userId)
+      await this.assertCanCreate(principal.userId, trx)
       const at = nowIso()
       const websiteId = newId('web')
       await this.repo.insertWebsite(trx, {
@@ -230,7 +239,7 @@ export class WebsitesService {
       const version = versionRow(websiteId, number, 'initial', null, bundle, principal.userId)
       await this.writeVersion(trx, version, bundle)
       await this.repo.setCurrentVersion(trx, websiteId, version.id, at)
-      return { websiteId, version }
+      return { websiteId, version, rateLimit }
     })
   }
 
@@ -242,6 +251,12 @@ export class WebsitesService {
       bundle.files.map((f) => ({ version_id: row.id, path: f.path, hash: f.hash, size: f.size, content_type: f.contentType })),
     )
   }
+}
+
+/** `base-x7k2q9`: a derived slug that no concurrent create will pick too. */
+function randomSlugVariant(base: string): string {
+  const suffix = `-${randomBase62(6).toLowerCase()}`
+  return base.slice(0, SLUG_MAX - suffix.length).replace(/-+$/, '') + suffix
 }
 
 function versionRow(websiteId: string, number: number, kind: VersionRow['kind'], instruction: string | null, bundle: StoredBundle, userId: string): VersionRow {

@@ -1,0 +1,109 @@
+/**
+ * 2. Publishing: time to publish a maximal bundle (40 files, just under 8 MiB decoded, fresh
+ * random bytes every time) as a new version of one site over the REST API, then time to republish
+ * one of them unchanged, which must add no blob bytes.
+ */
+import { readdir, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { makeTempDir, spawnChild } from './lib/children.ts'
+import { maximalBundle } from './lib/content.ts'
+import { api } from './lib/http.ts'
+import { fmtMiB, percentile } from './lib/load.ts'
+import { plinthEnv, SETTINGS } from './lib/settings.ts'
+
+export interface PublishingResult {
+  iterations: number
+  bundleBytes: number
+  bodyBytes: number
+  fresh: { p50: number; p95: number; max: number }
+  unchanged: { p50: number; p95: number; max: number }
+  blobBytesAdded: number
+  blobFilesAdded: number
+}
+
+/** Total size and count of the files under a directory (0 when it does not exist). */
+async function treeSize(dir: string): Promise<{ bytes: number; files: number }> {
+  let bytes = 0
+  let files = 0
+  let entries
+  try {
+    entries = await readdir(dir, { withFileTypes: true, recursive: true })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { bytes, files }
+    throw error
+  }
+  for (const entry of entries) {
+    if (!entry.isFile()) continue
+    bytes += (await stat(path.join(entry.parentPath ?? (entry as { path?: string }).path ?? dir, entry.name))).size
+    files++
+  }
+  return { bytes, files }
+}
+
+const stats = (ms: number[]) => ({ p50: percentile(ms, 50), p95: percentile(ms, 95), max: Math.max(...ms) })
+const line = (label: string, s: { p50: number; p95: number; max: number }, n: number) =>
+  `  ${label.padEnd(44)} p50 ${s.p50.toFixed(0).padStart(6)} ms   p95 ${s.p95.toFixed(0).padStart(6)} ms   max ${s.max.toFixed(0).padStart(6)} ms   (${n} publishes)`
+
+export async function publishingPhase(): Promise<PublishingResult> {
+  console.log('\n== 2. Publishing a maximal bundle ==')
+  const iterations = Math.max(1, Math.floor(SETTINGS.publishIterations))
+  const dataDir = await makeTempDir('publish')
+  const blobsDir = path.join(dataDir, 'blobs')
+  const plinth = await spawnChild('plinth', 'plinth-server.ts', plinthEnv(dataDir))
+  const token = plinth.info.token as string
+
+  // Version 1 (also warms the publish path up; not timed).
+  const first = maximalBundle()
+  const site = await api(plinth.port, token, 'POST', '/v1/websites', { name: 'Bench publish', category: 'other', slug: 'bench-publish', files: first.files })
+  const versionsPath = `/v1/websites/${site.websiteId}/versions`
+  console.log(
+    `  bundle: ${first.files.length} files, ${first.bytes.toLocaleString('en-US')} B decoded (${fmtMiB(first.bytes)}; 15 HTML pages, 6 CSS/JS, 19 random images, 2 of them 1.5 MiB)`,
+  )
+
+  const fresh: number[] = []
+  let body = Buffer.alloc(0)
+  let bundleBytes = 0
+  for (let i = 0; i < iterations; i++) {
+    const bundle = maximalBundle()
+    bundleBytes = bundle.bytes
+    body = Buffer.from(JSON.stringify({ files: bundle.files, message: `bench ${i}` }))
+    const started = performance.now()
+    const result = await api(plinth.port, token, 'POST', versionsPath, body)
+    fresh.push(performance.now() - started)
+    if (result.version !== i + 2 || result.bytesWritten !== bundle.bytes) throw new Error(`unexpected publish result ${JSON.stringify(result)}`)
+  }
+  console.log(`  request body: ${body.length.toLocaleString('en-US')} B of JSON (${fmtMiB(body.length)}), sent over loopback, timed until the 201 arrives`)
+  const freshStats = stats(fresh)
+  console.log(line('new bytes (fresh random bundle each time)', freshStats, iterations))
+  console.log(`    each: ${fresh.map((ms) => ms.toFixed(0)).join(', ')} ms`)
+
+  // Republish the last bundle unchanged: same bytes, so every blob already exists.
+  const before = await treeSize(blobsDir)
+  const unchanged: number[] = []
+  for (let i = 0; i < iterations; i++) {
+    const started = performance.now()
+    await api(plinth.port, token, 'POST', versionsPath, body)
+    unchanged.push(performance.now() - started)
+  }
+  const after = await treeSize(blobsDir)
+  const unchangedStats = stats(unchanged)
+  console.log(line('unchanged republish (same bundle again)', unchangedStats, iterations))
+  console.log(`    each: ${unchanged.map((ms) => ms.toFixed(0)).join(', ')} ms`)
+  const added = after.bytes - before.bytes
+  console.log(
+    `  blob store: ${before.bytes.toLocaleString('en-US')} B in ${before.files} files before the unchanged republishes, ` +
+      `${after.bytes.toLocaleString('en-US')} B in ${after.files} files after: ${added} B added (${after.files - before.files} files): ${added === 0 && after.files === before.files ? 'PASS' : 'FAIL'}`,
+  )
+
+  await plinth.stop()
+  return {
+    iterations,
+    bundleBytes,
+    bodyBytes: body.length,
+    fresh: freshStats,
+    unchanged: unchangedStats,
+    blobBytesAdded: added,
+    blobFilesAdded: after.files - before.files,
+  }
+}

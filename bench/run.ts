@@ -1,0 +1,94 @@
+/**
+ * `npm run bench`: serving throughput against a bare node:http baseline, publish latency of a
+ * maximal bundle (and of an unchanged republish, which must write no blob bytes), and resident
+ * memory after 1,000 small sites. Servers run in child processes on temp data dirs, listening on
+ * 127.0.0.1 only; everything is cleaned up at the end, on failure and on Ctrl-C.
+ *
+ * Quick runs: BENCH_DURATION=3 BENCH_WARMUP=1 BENCH_PUBLISH_ITERATIONS=3 BENCH_SITES=100 npm run bench
+ * Other knobs: BENCH_CONNECTIONS (50), BENCH_BR=0, BENCH_PROFILE=auto|1|0, BENCH_PROFILE_SECONDS (5),
+ * BENCH_PROFILE_OUT=/path/file.cpuprofile. See bench/README.md.
+ */
+import os from 'node:os'
+import { performance } from 'node:perf_hooks'
+import { cleanupAll, killAllSync } from './lib/children.ts'
+import { fmtInt, fmtMiB, fmtMs } from './lib/load.ts'
+import { SETTINGS, TARGET_RATIO } from './lib/settings.ts'
+import { memoryPhase, type MemoryResult } from './memory.ts'
+import { publishingPhase, type PublishingResult } from './publishing.ts'
+import { servingPhase, type ServingResult } from './serving.ts'
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
+  const fmt = (r: string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c])).join(' | ')} |`
+  const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`
+  return [fmt(rows[0]), rule, ...rows.slice(1).map(fmt)].join('\n')
+}
+
+function summary(serving: ServingResult, publishing: PublishingResult, memory: MemoryResult): string {
+  const ms = (n: number) => `${n.toFixed(0)} ms`
+  const rows = [
+    ['Benchmark', 'Figure', 'Value', 'Target', 'Result'],
+    ['Serving 4 KB page (identity)', 'Plinth req/s', `${fmtInt(serving.plinth.rps)} req/s`, '', ''],
+    ['', 'Plinth p99 latency', fmtMs(serving.plinth.p99), '', ''],
+    ['', 'bare node:http req/s', `${fmtInt(serving.bare.rps)} req/s`, '', ''],
+    ['', 'bare node:http p99 latency', fmtMs(serving.bare.p99), '', ''],
+    ['', 'ratio Plinth / bare', serving.ratio.toFixed(3), `>= ${TARGET_RATIO}`, serving.ratio >= TARGET_RATIO ? 'PASS' : 'BELOW TARGET'],
+    ['', 'ratio per server CPU-second', serving.cpuRatio.toFixed(3), '(info)', ''],
+    ['', "ratio vs bare with Plinth's headers", serving.ratioFull.toFixed(3), '(info)', ''],
+  ]
+  if (serving.br) {
+    rows.push(['Serving 4 KB page (br)', 'Plinth req/s, p99', `${fmtInt(serving.br.rps)} req/s, ${fmtMs(serving.br.p99)}`, '(info)', ''])
+  }
+  rows.push(
+    [`Publishing ${fmtMiB(publishing.bundleBytes)}, 40 files`, 'new bytes p50 / p95', `${ms(publishing.fresh.p50)} / ${ms(publishing.fresh.p95)}`, '', ''],
+    ['', 'unchanged republish p50 / p95', `${ms(publishing.unchanged.p50)} / ${ms(publishing.unchanged.p95)}`, '', ''],
+    ['', 'blob bytes added by republishes', `${publishing.blobBytesAdded} B (${publishing.blobFilesAdded} files)`, '0 B', publishing.blobBytesAdded === 0 && publishing.blobFilesAdded === 0 ? 'PASS' : 'FAIL'],
+    [`Memory, ${memory.sites.toLocaleString('en-US')} small sites`, 'RSS before', fmtMiB(memory.rssBefore), '', ''],
+    ['', 'RSS after publish + serve', fmtMiB(memory.rssAfter), '', ''],
+    ['', 'RSS increment per site', `${(memory.perSite / 1024).toFixed(1)} KiB`, '', ''],
+    ['', 'JS heap retained per site (after GC)', `${((memory.heapAfter - memory.heapBefore) / memory.sites / 1024).toFixed(1)} KiB`, '(info)', ''],
+  )
+  return table(rows)
+}
+
+let cleaning: Promise<void> | null = null
+const cleanup = () => (cleaning ??= cleanupAll())
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping the servers and removing temp dirs...`)
+    cleanup().finally(() => process.exit(130))
+  })
+}
+process.once('exit', killAllSync)
+
+async function main(): Promise<void> {
+  const started = performance.now()
+  const cpu = os.cpus()
+  console.log('Plinth benchmark')
+  console.log(`  node ${process.version}, ${os.platform()} ${os.arch()}, ${cpu.length} CPU(s): ${cpu[0]?.model ?? 'unknown'}, ${fmtMiB(os.totalmem())} RAM`)
+  console.log(`  SQLite store on temp dirs under ${os.tmpdir()}; every server listens on 127.0.0.1 in its own child process`)
+  console.log(
+    `  settings: ${SETTINGS.connections} connections, ${SETTINGS.warmupSeconds} s warm-up + ${SETTINGS.durationSeconds} s (${SETTINGS.slices} slices) per load run, ` +
+      `${SETTINGS.publishIterations} publishes per kind, ${SETTINGS.sites} small sites, profile=${SETTINGS.profile}`,
+  )
+  if (cpu.length <= 2) console.log('  note: with 2 cores, autocannon takes one and the server under test the other')
+  try {
+    const serving = await servingPhase()
+    const publishing = await publishingPhase()
+    const memory = await memoryPhase()
+    console.log('\n== Summary ==')
+    console.log(summary(serving, publishing, memory))
+    if (!serving.clean) console.log('!! load runs had errors or non-2xx responses (see above)')
+    console.log(`Total time: ${((performance.now() - started) / 1000).toFixed(0)} s`)
+    if (publishing.blobBytesAdded !== 0 || publishing.blobFilesAdded !== 0 || !serving.clean) process.exitCode = 1
+  } finally {
+    await cleanup()
+  }
+}
+
+main().catch((error) => {
+  console.error('\nBenchmark failed:', error instanceof Error ? (error.stack ?? error.message) : error)
+  process.exitCode = 1
+})
+

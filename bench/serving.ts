@@ -1,0 +1,139 @@
+/**
+ * 1. Serving: req/s and p99 of a published 4 KB HTML page, Plinth vs a bare node:http server
+ * sending the same bytes from memory. Both servers run in child processes; autocannon runs here.
+ */
+import { writeFile, copyFile } from 'node:fs/promises'
+import path from 'node:path'
+import { makeTempDir, spawnChild, type Child } from './lib/children.ts'
+import { fourKbPage, SMALL_CSS } from './lib/content.ts'
+import { api, siteGet } from './lib/http.ts'
+import { compare, type LoadResult, type Target } from './lib/load.ts'
+import { describeProfile, diffProfiles, readProfile } from './lib/profile.ts'
+import { plinthEnv, SETTINGS, SITE_DOMAIN, TARGET_RATIO } from './lib/settings.ts'
+
+export interface ServingResult {
+  plinth: LoadResult
+  bare: LoadResult
+  bareFull: LoadResult
+  br: LoadResult | null
+  ratio: number
+  ratioFull: number
+  cpuRatio: number
+  headerBytes: { plinth: number; bare: number }
+  clean: boolean
+}
+
+const SLUG = 'bench-page'
+const HOST = `${SLUG}.${SITE_DOMAIN}`
+/** Headers Node adds itself on both servers; left out of the list handed to the bare server. */
+const NODE_ADDED = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
+
+function headerBlockBytes(raw: string[]): number {
+  let n = 0
+  for (let i = 0; i < raw.length; i += 2) n += raw[i].length + 2 + raw[i + 1].length + 2
+  return n
+}
+
+export async function servingPhase(): Promise<ServingResult> {
+  console.log('\n== 1. Serving a published 4 KB HTML page ==')
+  const dataDir = await makeTempDir('serve')
+  const page = fourKbPage()
+  const plinth = await spawnChild('plinth', 'plinth-server.ts', plinthEnv(dataDir))
+  const token = plinth.info.token as string
+  await api(plinth.port, token, 'POST', '/v1/websites', {
+    name: 'Bench page',
+    category: 'other',
+    slug: SLUG,
+    files: [
+      { path: 'index.html', content: page },
+      { path: 'style.css', content: SMALL_CSS },
+    ],
+  })
+
+  // Check what Plinth sends, and hand the bare server the same bytes and the same header list.
+  const got = await siteGet(plinth.port, HOST, '/')
+  if (got.status !== 200 || !got.body.equals(Buffer.from(page))) {
+    throw new Error(`Plinth served ${got.status} with ${got.body.length} bytes instead of the 4,096-byte page`)
+  }
+  const brReply = await siteGet(plinth.port, HOST, '/', { 'accept-encoding': 'br' })
+  const fullHeaders: string[] = []
+  for (let i = 0; i < got.rawHeaders.length; i += 2) {
+    if (!NODE_ADDED.has(got.rawHeaders[i].toLowerCase())) fullHeaders.push(got.rawHeaders[i], got.rawHeaders[i + 1])
+  }
+  const bodyFile = path.join(dataDir, 'page.html')
+  await writeFile(bodyFile, page)
+  const bare = await spawnChild('bare', 'bare-server.ts', {
+    BENCH_BODY_FILE: bodyFile,
+    BENCH_ETAG: String(got.headers.etag),
+    BENCH_FULL_HEADERS: JSON.stringify(fullHeaders),
+  })
+  const bareReply = await siteGet(bare.port, HOST, '/')
+  if (bareReply.status !== 200 || !bareReply.body.equals(got.body)) throw new Error('the bare server does not send the same bytes')
+
+  const headerBytes = { plinth: headerBlockBytes(got.rawHeaders), bare: headerBlockBytes(bareReply.rawHeaders) }
+  console.log(`  page: ${got.body.length} B identity, ${brReply.body.length} B br (Content-Encoding: ${brReply.headers['content-encoding'] ?? 'none'})`)
+  console.log(`  Plinth response headers (${headerBytes.plinth} B): ${got.rawHeaders.filter((_, i) => i % 2 === 0).join(', ')}`)
+  console.log(`  bare   response headers (${headerBytes.bare} B): ${bareReply.rawHeaders.filter((_, i) => i % 2 === 0).join(', ')}`)
+  console.log(
+    `  autocannon: ${SETTINGS.connections} connections, keep-alive, no pipelining; per row ${SETTINGS.warmupSeconds} s warm-up, then ${SETTINGS.durationSeconds} s measured ` +
+      `in ${SETTINGS.slices} slices run round robin with the other rows; ` +
+      `Host: ${HOST}; servers in child processes (Plinth pid ${plinth.pid}, bare pid ${bare.pid})`,
+  )
+
+  const s = SETTINGS
+  const host = { host: HOST }
+  const targets: Target[] = [
+    { label: 'Plinth, identity', url: `${plinth.info.address}/`, headers: host, pid: plinth.pid },
+    { label: 'bare node:http, Content-Type/Length/ETag', url: `${bare.info.address}/`, headers: host, pid: bare.pid },
+    { label: "bare node:http, Plinth's exact header list", url: `${bare.info.address}/full`, headers: host, pid: bare.pid },
+  ]
+  if (s.brotli) targets.push({ label: 'Plinth, Accept-Encoding: br', url: `${plinth.info.address}/`, headers: { ...host, 'accept-encoding': 'br' }, pid: plinth.pid })
+  const [plinthResult, bareResult, bareFull, br = null] = await compare(targets, s)
+
+  const ratio = plinthResult.rps / bareResult.rps
+  const ratioFull = plinthResult.rps / bareFull.rps
+  const cpuRatio = plinthResult.perCpuSecond / bareResult.perCpuSecond
+  console.log(`  ratio Plinth/bare (req/s): ${ratio.toFixed(3)} (target >= ${TARGET_RATIO}): ${ratio >= TARGET_RATIO ? 'PASS' : 'BELOW TARGET'}`)
+  console.log(
+    `  ratio Plinth/bare per server CPU-second: ${cpuRatio.toFixed(3)}; Plinth/bare-with-Plinth's-headers: ${ratioFull.toFixed(3)} req/s, ` +
+      `${(plinthResult.perCpuSecond / bareFull.perCpuSecond).toFixed(3)} per CPU-second`,
+  )
+  const busy = Math.max(...[plinthResult, bareResult, bareFull].map((r) => r.otherCores))
+  if (busy > 0.15) {
+    console.log(`  note: other processes used up to ${(100 * busy).toFixed(0)}% of a core during these runs; req/s is noisy, the per-CPU-second figures much less`)
+  }
+  const clean = [plinthResult, bareResult, bareFull, br].every((r) => r === null || (r.errors === 0 && r.timeouts === 0 && r.non2xx === 0))
+  if (!clean) console.log('  !! some runs had errors, timeouts or non-2xx responses: the figures above are not trustworthy')
+
+  const wantProfile = s.profile === '1' || (s.profile === 'auto' && ratio < TARGET_RATIO)
+  if (wantProfile) await profileBoth(plinth, bare, dataDir)
+
+  await Promise.all([plinth.stop(), bare.stop()])
+  return { plinth: plinthResult, bare: bareResult, bareFull, br, ratio, ratioFull, cpuRatio, headerBytes, clean }
+}
+
+/**
+ * CPU profiles of the Plinth child and of the bare child under the same identity load (extra runs,
+ * not part of the figures), then where Plinth's extra time per request goes.
+ */
+async function profileBoth(plinth: Child, bare: Child, dataDir: string): Promise<void> {
+  console.log(`\n  CPU profiles under the same identity load (${SETTINGS.profileSeconds} s each, extra runs, not part of the figures):`)
+  const settings = { ...SETTINGS, warmupSeconds: 0, durationSeconds: SETTINGS.profileSeconds, slices: 1 }
+  const run = async (child: Child, label: string, url: string) => {
+    const file = path.join(dataDir, `${child.name}-serving.cpuprofile`)
+    await child.ask('profile-start', { intervalUs: 200 })
+    const [result] = await compare([{ label, url, headers: { host: HOST }, pid: child.pid }], settings)
+    await child.ask('profile-stop', { file }, 60_000)
+    return { file, result, profile: readProfile(file) }
+  }
+  const p = await run(plinth, 'Plinth, identity (profiled)', `${plinth.info.address}/`)
+  const b = await run(bare, 'bare node:http (profiled)', `${bare.info.address}/`)
+  console.log('  Plinth child:')
+  for (const line of describeProfile(p.profile, p.result.requests)) console.log(line)
+  console.log('  Plinth vs bare:')
+  for (const line of diffProfiles(p.profile, p.result.requests, b.profile, b.result.requests)) console.log(line)
+  if (SETTINGS.profileOut) {
+    await copyFile(p.file, SETTINGS.profileOut)
+    console.log(`  raw Plinth profile saved to ${SETTINGS.profileOut} (open it in Chrome DevTools > Performance)`)
+  }
+}

@@ -1,0 +1,348 @@
+/**
+ * The error envelope on every failure path (unknown routes, wrong methods, internal faults) and
+ * the OpenAPI document: served on the API host, OpenAPI 3.1.0, valid under the strict validator,
+ * exactly the documented operations, and every response this file receives from the API
+ * validates against the schema the document declares for that operation and status.
+ */
+import { describe, test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import http from 'node:http'
+import { validate, compileErrors } from '@readme/openapi-parser'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import ajvFormats from 'ajv-formats'
+import { sql } from 'kysely'
+import { STORES } from '../helpers/stores.ts'
+import { BASE_URL, startTestServer, bundle, type ApiResponse, type TestServer } from '../helpers/server.ts'
+
+const OPERATION_IDS = [
+  'getApiIndex', 'listWebsites', 'createWebsite', 'getWebsite', 'listWebsiteVersions',
+  'createWebsiteVersion', 'getJob', 'suggestSlug', 'promoteWebsiteVersion',
+]
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
+const DOC_ID = 'urn:plinth:openapi'
+// ajv-formats is CommonJS: under NodeNext its default import is the module object for TypeScript.
+const addFormats = ((ajvFormats as unknown as { default?: typeof ajvFormats }).default ?? ajvFormats) as unknown as (ajv: Ajv2020) => Ajv2020
+
+/** Strict: every rule the parser can downgrade to a warning is an error, and warnings must be empty too. */
+const STRICT_RULES = {
+  'array-without-items': 'error',
+  'duplicate-non-request-body-parameters': 'error',
+  'duplicate-operation-id': 'error',
+  'non-optional-path-parameters': 'error',
+  'path-parameters-not-in-parameters': 'error',
+  'path-parameters-not-in-path': 'error',
+} as const
+
+type OpenApi = {
+  openapi: string
+  info: { title: string; version: string }
+  paths: Record<string, Record<string, any>>
+  components: { schemas: Record<string, unknown>; securitySchemes: Record<string, any> }
+}
+
+/** A GET with an explicit Host header (fetch cannot set one). */
+function getWithHost(server: TestServer, host: string, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  const { port } = new URL(server.url)
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path, method: 'GET', headers: { host }, agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+function assertEnvelope(res: ApiResponse, status: number, code: string) {
+  assert.equal(res.status, status, res.text)
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json(;|$)/)
+  assert.deepEqual(Object.keys(res.body), ['error'])
+  assert.equal(res.body.error.code, code)
+  assert.equal(typeof res.body.error.message, 'string')
+  assert.ok(res.body.error.message.length > 0)
+}
+
+/** An internal fault must say nothing about what failed inside. */
+function assertOpaqueInternal(res: ApiResponse) {
+  assertEnvelope(res, 500, 'INTERNAL')
+  assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'message'], 'no fields, violations, stack or cause')
+  assert.doesNotMatch(res.text, /stack|\bat [\w.<>]+ \(|\.ts:\d+|node_modules|\bselect\b|\bfrom\b|\binsert\b|sqlite|postgres|relation|no such table|versions|tokens|destroy|pool|kysely/i, res.text)
+}
+
+for (const store of STORES) {
+  describe(`Errors and the OpenAPI document (${store.name})`, { skip: store.skip }, () => {
+    let server: TestServer
+    let owner: { id: string; email: string; token: string }
+    let doc: OpenApi
+    let ajv: Ajv2020
+
+    /** Validates a real response against what the document declares for this operation and status. */
+    const conforms = (res: ApiResponse, method: string, template: string) => {
+      const operation = doc.paths[template]?.[method.toLowerCase()]
+      assert.ok(operation, `${method} ${template} is documented`)
+      const declared = operation.responses[String(res.status)]
+      assert.ok(declared, `${operation.operationId} documents status ${res.status} (${res.text.slice(0, 200)})`)
+      const schema = declared.content?.['application/json']?.schema
+      assert.ok(schema, `${operation.operationId} ${res.status} declares a JSON schema`)
+      assert.match(schema.$ref ?? '', /^#\/components\/schemas\/\w+$/, 'responses point at named component schemas')
+      conformsTo(res.body, schema.$ref.split('/').pop(), `${operation.operationId} ${res.status}`)
+    }
+    const conformsTo = (body: unknown, component: string, what = component) => {
+      const check = ajv.getSchema(`${DOC_ID}#/components/schemas/${component}`)
+      assert.ok(check, `component ${component} exists`)
+      assert.ok(check(body), `${what} does not match ${component}: ${ajv.errorsText(check.errors)}\n${JSON.stringify(body).slice(0, 800)}`)
+    }
+
+    const call = async (method: string, url: string, template: string, options: Parameters<TestServer['api']>[2] = {}) => {
+      const res = await server.api(method, url, options)
+      conforms(res, method, template)
+      return res
+    }
+
+    before(async () => {
+      server = await startTestServer(store.name)
+      owner = await server.user()
+      const res = await server.api('GET', '/openapi.json')
+      assert.equal(res.status, 200, res.text)
+      doc = res.body
+      ajv = new Ajv2020({ strict: true, allErrors: true })
+      addFormats(ajv)
+      // The document is registered whole, so the component schemas' own "#/components/schemas/..."
+      // references resolve exactly as written; "components" is the only non-schema keyword used.
+      ajv.addKeyword('components')
+      ajv.addSchema({ $id: DOC_ID, components: { schemas: doc.components.schemas } })
+    })
+    after(() => server?.close())
+
+    test('an unknown route is 404 NOT_FOUND in the envelope, with or without a token', async () => {
+      for (const [method, url] of [['GET', '/nope'], ['GET', '/v1/nope'], ['POST', '/v1/websites/web_x/versions/job_y/unknown'], ['GET', '/v2/websites']]) {
+        for (const token of [undefined, owner.token]) {
+          const res = await server.api(method, url, { token })
+          assertEnvelope(res, 404, 'NOT_FOUND')
+          conformsTo(res.body, 'Error')
+        }
+      }
+    })
+
+    test('a path parameter the router refuses (over 100 characters, or bad percent-encoding) is a documented 404 NOT_FOUND envelope', async () => {
+      const long = `web_${'x'.repeat(120)}`
+      const cases: Array<[string, string, string]> = [
+        ['GET', `/v1/websites/${long}`, '/v1/websites/{websiteId}'],
+        ['GET', `/v1/websites/${long}/versions`, '/v1/websites/{websiteId}/versions'],
+        ['POST', `/v1/websites/${long}/versions`, '/v1/websites/{websiteId}/versions'],
+        ['POST', `/v1/websites/web_x/versions/job_${'y'.repeat(120)}/promote`, '/v1/websites/{websiteId}/versions/{versionId}/promote'],
+        ['GET', `/v1/jobs/job_${'y'.repeat(120)}`, '/v1/jobs/{jobId}'],
+        ['GET', '/v1/websites/%E0%A4%A', '/v1/websites/{websiteId}'],
+        ['GET', '/v1/jobs/%', '/v1/jobs/{jobId}'],
+      ]
+      for (const [method, url, template] of cases) {
+        const body = method === 'POST' && url.endsWith('/versions') ? { files: bundle() } : undefined
+        const res = await call(method, url, template, { token: owner.token, body })
+        assertEnvelope(res, 404, 'NOT_FOUND')
+      }
+    })
+
+    test('a wrong method on a known path is 405 METHOD_NOT_ALLOWED with Allow', async () => {
+      const cases: Array<[string, string, string[]]> = [
+        ['DELETE', '/v1/websites', ['GET', 'HEAD', 'POST']],
+        ['PUT', '/v1/websites/web_anything', ['GET', 'HEAD']],
+        ['PATCH', '/v1/websites/web_anything/versions', ['GET', 'HEAD', 'POST']],
+        ['GET', '/v1/websites/web_anything/versions/job_x/promote', ['POST']],
+        ['DELETE', '/v1/jobs/job_anything', ['GET', 'HEAD']],
+        ['POST', '/v1', ['GET', 'HEAD']],
+      ]
+      for (const [method, url, allowed] of cases) {
+        const res = await server.api(method, url, { token: owner.token })
+        assertEnvelope(res, 405, 'METHOD_NOT_ALLOWED')
+        conformsTo(res.body, 'Error')
+        const allow = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort()
+        assert.deepEqual(allow, [...allowed].sort(), `${method} ${url}`)
+      }
+    })
+
+    test('an internal fault is 500 INTERNAL with no stack and no SQL: database closed underneath a running server', async () => {
+      // A dedicated server whose database connection is destroyed while it runs: the token
+      // lookup of the next authenticated request then fails inside the driver.
+      const broken = await startTestServer(store.name)
+      try {
+        const user = await broken.user()
+        assert.equal((await broken.api('GET', '/v1/websites', { token: user.token })).status, 200)
+        await broken.server.db.kysely.destroy()
+        for (const [method, url, body] of [['GET', '/v1/websites'], ['POST', '/v1/websites', { category: 'other', files: bundle() }]] as const) {
+          const res = await broken.api(method, url, { token: user.token, body })
+          assertOpaqueInternal(res)
+          conformsTo(res.body, 'Error')
+        }
+        assert.equal((await broken.api('GET', '/v1')).status, 200, 'routes that need no database still answer')
+      } finally {
+        await broken.server.close().catch(() => {})
+        await broken.store.dispose()
+      }
+    })
+
+    test('an internal fault is 500 INTERNAL with no stack and no SQL: a table missing under a running server', async () => {
+      // A dedicated server whose versions table is renamed away: listing websites then fails with
+      // a driver error that names the table and carries the SQL.
+      const broken = await startTestServer(store.name)
+      try {
+        const user = await broken.user()
+        const created = await broken.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files: bundle() } })
+        assert.equal(created.status, 201)
+        await sql`ALTER TABLE versions RENAME TO versions_gone`.execute(broken.server.db.kysely)
+        for (const url of ['/v1/websites', `/v1/websites/${created.body.websiteId}`, `/v1/jobs/${created.body.jobId}`]) {
+          const res = await broken.api('GET', url, { token: user.token })
+          assertOpaqueInternal(res)
+          const template = url === '/v1/websites' ? '/v1/websites' : url.startsWith('/v1/jobs') ? '/v1/jobs/{jobId}' : '/v1/websites/{websiteId}'
+          const declared = doc.paths[template].get.responses['500']
+          assert.equal(declared?.content['application/json'].schema.$ref, '#/components/schemas/Error', `${template} documents 500`)
+          conformsTo(res.body, 'Error')
+        }
+      } finally {
+        await broken.server.close().catch(() => {})
+        await broken.store.dispose()
+      }
+    })
+
+    test('/openapi.json is served on the API host as OpenAPI 3.1.0, version 1.0.0', async () => {
+      const res = await getWithHost(server, new URL(BASE_URL).host, '/openapi.json')
+      assert.equal(res.status, 200)
+      assert.match(String(res.headers['content-type']), /^application\/json/)
+      const served = JSON.parse(res.text)
+      assert.deepEqual(served, doc, 'the same document as on any other non-site host of this process')
+      assert.equal(served.openapi, '3.1.0')
+      assert.equal(served.info.version, '1.0.0')
+      assert.equal(typeof served.info.title, 'string')
+      const index = await call('GET', '/v1', '/v1')
+      assert.equal(index.body.openapi, `${BASE_URL}/openapi.json`, 'the API index points at it')
+    })
+
+    test('the document passes the strict OpenAPI validator', async () => {
+      const result = await validate(structuredClone(doc) as any, { validate: { rules: { openapi: STRICT_RULES } } })
+      assert.equal(result.valid, true, result.valid ? '' : compileErrors(result))
+      assert.equal(result.specification, 'OpenAPI')
+      assert.deepEqual(result.warnings, [], 'no warnings either')
+    })
+
+    test('the document has exactly the nine operations, each with an operationId', async () => {
+      const ids: string[] = []
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const method of METHODS) {
+          const operation = item[method]
+          if (!operation) continue
+          assert.equal(typeof operation.operationId, 'string', `${method.toUpperCase()} ${path} has an operationId`)
+          ids.push(operation.operationId)
+        }
+      }
+      assert.deepEqual(ids.sort(), [...OPERATION_IDS].sort())
+      assert.ok(!('/openapi.json' in doc.paths) && !Object.keys(doc.paths).some((p) => p.startsWith('/.well-known')), 'infrastructure routes are hidden')
+    })
+
+    test('every authenticated operation documents the bearer scheme and 401 with the Error schema', async () => {
+      assert.deepEqual(
+        { type: doc.components.securitySchemes.bearerAuth?.type, scheme: doc.components.securitySchemes.bearerAuth?.scheme },
+        { type: 'http', scheme: 'bearer' },
+      )
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const method of METHODS) {
+          const operation = item[method]
+          if (!operation) continue
+          for (const [status, response] of Object.entries<any>(operation.responses)) {
+            if (Number(status) < 400) continue
+            assert.equal(response.content?.['application/json']?.schema?.$ref, '#/components/schemas/Error', `${operation.operationId} ${status} is an Error`)
+          }
+          if (operation.operationId === 'getApiIndex') {
+            assert.deepEqual(operation.security, [], 'getApiIndex needs no token')
+            continue
+          }
+          assert.deepEqual(operation.security, [{ bearerAuth: [] }], `${operation.operationId} (${method.toUpperCase()} ${path}) uses the bearer scheme`)
+          assert.equal(operation.responses['401']?.content?.['application/json']?.schema?.$ref, '#/components/schemas/Error', `${operation.operationId} documents 401`)
+        }
+      }
+      const anonymous = await call('GET', '/v1/websites', '/v1/websites')
+      assertEnvelope(anonymous, 401, 'AUTH_REQUIRED')
+      assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer .*resource_metadata="/)
+    })
+
+    test('createWebsite documents 201, 409, 422 and 429', async () => {
+      const responses = doc.paths['/v1/websites'].post.responses
+      assert.equal(doc.paths['/v1/websites'].post.operationId, 'createWebsite')
+      for (const status of ['201', '409', '422', '429']) assert.ok(responses[status], `createWebsite documents ${status}`)
+      assert.equal(responses['201'].content['application/json'].schema.$ref, '#/components/schemas/PublishWebsiteResult')
+      assert.equal(
+        doc.paths['/v1/websites'].post.requestBody?.content?.['application/json']?.schema?.$ref,
+        '#/components/schemas/PublishWebsiteRequest',
+      )
+    })
+
+    test('every response the API returns validates against the schema the document declares for it', async () => {
+      const editor = await server.user()
+      // Successes of every operation.
+      const index = await call('GET', '/v1', '/v1')
+      assert.equal(index.status, 200)
+      const created = await call('POST', '/v1/websites', '/v1/websites', {
+        token: owner.token,
+        body: { name: 'Schema check', slug: 'schema-check', description: 'A site to check schemas', category: 'portfolio', files: bundle('Schema') },
+      })
+      assert.equal(created.status, 201)
+      const { websiteId, jobId } = created.body
+      const version = await call('POST', `/v1/websites/${websiteId}/versions`, '/v1/websites/{websiteId}/versions', {
+        token: owner.token,
+        body: { files: bundle('Schema v2'), message: 'second', promote: false },
+      })
+      assert.equal(version.status, 201)
+      assert.equal(version.body.isCurrent, false)
+      await server.server.services.websites.share(websiteId, { id: editor.id, email: editor.email }, 'editor')
+
+      for (const token of [owner.token, editor.token]) {
+        const website = await call('GET', `/v1/websites/${websiteId}`, '/v1/websites/{websiteId}', { token })
+        assert.equal(website.status, 200)
+        assert.equal(website.body.role, token === owner.token ? 'owner' : 'editor')
+        const list = await call('GET', '/v1/websites', '/v1/websites', { token })
+        assert.equal(list.status, 200)
+        assert.ok(list.body.items.some((s: { id: string }) => s.id === websiteId))
+        const versions = await call('GET', `/v1/websites/${websiteId}/versions`, '/v1/websites/{websiteId}/versions', { token })
+        assert.deepEqual(versions.body.versions.map((v: { version: number }) => v.version), [2, 1])
+        for (const id of [jobId, version.body.jobId]) {
+          const job = await call('GET', `/v1/jobs/${id}`, '/v1/jobs/{jobId}', { token })
+          assert.equal(job.status, 200)
+          assert.equal(job.body.status, 'ready')
+        }
+      }
+      const promoted = await call('POST', `/v1/websites/${websiteId}/versions/${version.body.jobId}/promote`, '/v1/websites/{websiteId}/versions/{versionId}/promote', { token: owner.token })
+      assert.equal(promoted.status, 200)
+      assert.equal(promoted.body.isCurrent, true)
+      for (const value of ['Schema check', 'schema-check', 'My New Site', '--', 'admin', '9lives']) {
+        const suggestion = await call('GET', `/v1/slugs/suggest?value=${encodeURIComponent(value)}`, '/v1/slugs/suggest', { token: owner.token })
+        assert.equal(suggestion.status, 200)
+        assert.equal(typeof suggestion.body.suggestion, 'string')
+      }
+
+      // Error envelopes, each at a status its operation documents.
+      assertEnvelope(await call('GET', '/v1/websites', '/v1/websites', { token: 'plinth_not-a-real-token' }), 401, 'AUTH_REQUIRED')
+      assertEnvelope(await call('GET', '/v1/websites/web_unknown', '/v1/websites/{websiteId}', { token: owner.token }), 404, 'NOT_FOUND')
+      assertEnvelope(await call('GET', '/v1/jobs/job_unknown', '/v1/jobs/{jobId}', { token: owner.token }), 404, 'NOT_FOUND')
+      assertEnvelope(await call('GET', '/v1/websites/web_unknown/versions', '/v1/websites/{websiteId}/versions', { token: owner.token }), 404, 'NOT_FOUND')
+      assertEnvelope(await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: { slug: 'schema-check', category: 'other', files: bundle() } }), 409, 'SLUG_TAKEN')
+      const invalid = await call('POST', '/v1/websites', '/v1/websites', {
+        token: owner.token,
+        body: { category: 'other', files: [{ path: 'page.html', content: '<script src="https://cdn.example.com/x.js"></script>' }] },
+      })
+      assertEnvelope(invalid, 422, 'PUBLISH_INVALID')
+      assert.deepEqual(invalid.body.error.violations.map((v: { code: string }) => v.code).sort(), ['EXTERNAL_URL', 'MISSING_INDEX'])
+      assertEnvelope(await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: { category: 'castle', files: bundle() } }), 422, 'VALIDATION_FAILED')
+      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions`, '/v1/websites/{websiteId}/versions', { token: owner.token, body: { files: bundle(), promote: 'yes' } }), 422, 'VALIDATION_FAILED')
+      assertEnvelope(await call('GET', '/v1/slugs/suggest', '/v1/slugs/suggest', { token: owner.token }), 422, 'VALIDATION_FAILED')
+      assertEnvelope(await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: '{"category":', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_JSON')
+      assertEnvelope(await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: 'category=other', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UNSUPPORTED_MEDIA_TYPE')
+      const promote = '/v1/websites/{websiteId}/versions/{versionId}/promote'
+      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions/job_unknown/promote`, promote, { token: owner.token }), 404, 'NOT_FOUND')
+      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`, promote, { token: owner.token, body: '{"x":', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_JSON')
+      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`, promote, { token: owner.token, body: 'now', headers: { 'content-type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE')
+      const stranger = await server.user()
+      assertEnvelope(await call('GET', `/v1/websites/${websiteId}`, '/v1/websites/{websiteId}', { token: stranger.token }), 404, 'NOT_FOUND')
+      const restless = await server.user(undefined, 'mcp')
+      assertEnvelope(await call('GET', '/v1/websites', '/v1/websites', { token: restless.token }), 403, 'TOKEN_NOT_ALLOWED')
+    })
+  })
+}

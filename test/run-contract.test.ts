@@ -1,0 +1,67 @@
+/**
+ * The run contract as others use it: `npm start` with settings from the environment, data under
+ * PLINTH_DATA_DIR, a clean exit on SIGTERM, and a clear refusal of bad settings.
+ */
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, describe, test } from 'node:test'
+
+const ROOT = path.resolve(import.meta.dirname, '..')
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+
+function start(env: Record<string, string>) {
+  const child = spawn(npm, ['start', '--silent'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: '', PLINTH_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (c) => (output += c))
+  child.stderr.on('data', (c) => (output += c))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  /** Resolves with the address from the start-up log line. */
+  const listening = new Promise<string>((resolve, reject) => {
+    const onData = () => {
+      const match = /Plinth is serving on (http:\/\/[^"\s]+)/.exec(output)
+      if (match) resolve(match[1])
+    }
+    child.stdout.on('data', onData)
+    exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${output}`)))
+  })
+  return { child, exited, listening, output: () => output }
+}
+
+describe('npm start', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-run-'))
+  after(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  test('serves on PORT at HOST with data under PLINTH_DATA_DIR, and stops cleanly on SIGTERM', async () => {
+    const server = start({ PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, PLINTH_BASE_URL: 'http://api.example.test', PLINTH_SITE_DOMAIN: 'sites.example.test' })
+    try {
+      const address = await server.listening
+      assert.match(address, /^http:\/\/127\.0\.0\.1:\d+$/)
+      const index = await (await fetch(`${address}/v1`)).json()
+      assert.equal(index.openapi, 'http://api.example.test/openapi.json')
+      assert.equal(index.mcp, 'http://api.example.test/mcp')
+      assert.ok(existsSync(path.join(dataDir, 'plinth.sqlite')), 'the SQLite database lives in PLINTH_DATA_DIR')
+
+      server.child.kill('SIGTERM')
+      assert.equal(await server.exited, 0)
+      assert.match(server.output(), /SIGTERM received/)
+    } finally {
+      server.child.kill('SIGKILL')
+    }
+  })
+
+  test('refuses bad settings with a message naming them and a non-zero exit', async () => {
+    const server = start({ PORT: 'eighty', PLINTH_DATA_DIR: dataDir, PLINTH_PUBLISH_RATE_PER_MINUTE: '-1' })
+    const code = await server.exited
+    assert.notEqual(code, 0)
+    assert.match(server.output(), /PORT must be a whole number/)
+    assert.match(server.output(), /PLINTH_PUBLISH_RATE_PER_MINUTE must be a whole number/)
+    server.listening.catch(() => {})
+  })
+})

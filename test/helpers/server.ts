@@ -76,8 +76,11 @@ export class TestServer {
   }
 
   async close(): Promise<void> {
-    await this.server.close()
-    await this.store.dispose()
+    try {
+      await this.server.close()
+    } finally {
+      await this.store.dispose()
+    }
   }
 }
 

@@ -5,7 +5,7 @@ import { SHA256_HEX, type BlobEncoding, type BlobStore } from './blob-store.ts'
 
 const SUFFIX: Record<BlobEncoding, string> = { identity: '', br: '.br', gzip: '.gz' }
 
-/** Blobs under {root}/ab/cd/abcd...; writes go to a temp file, are fsynced, then renamed. */
+/** Blobs under {root}/ab/cd/abcd...; writes go to a temp file, are fsynced, renamed, and the folder fsynced. */
 export class FsBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
@@ -41,6 +41,13 @@ export class FsBlobStore implements BlobStore {
     } catch (error) {
       await unlink(temp).catch(() => {})
       throw error
+    }
+    // The rename itself must be durable before the metadata that points at the blob commits.
+    const dir = await open(path.dirname(target), 'r')
+    try {
+      await dir.sync()
+    } finally {
+      await dir.close()
     }
   }
 

@@ -13,7 +13,7 @@ import { serveIpc } from './lib/child-ipc.ts'
 
 const config = loadConfig(process.env)
 const server = await startServer(config)
-const user = await server.services.users.create({ email: 'bench@example.com', password: 'bench-password-1', name: 'Bench' })
+const user = await server.services.users.create({ email: `bench-${process.pid}@example.com`, password: 'bench-password-1', name: 'Bench' })
 const { token } = await server.services.tokens.create(user.id, { name: 'bench', access: 'rest' })
 
 const stats = () => ({ memory: process.memoryUsage(), site: server.siteServer.stats() })

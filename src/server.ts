@@ -17,6 +17,8 @@ import { createSiteServer, type SiteServer } from './modules/serving/site-handle
 import { createServices, type Services } from './services.ts'
 
 const hostnameOf = (host: string): string => host.toLowerCase().replace(/:\d+$/, '')
+/** Distinct Host values remembered; past it (a flood of made-up hosts) they are parsed each time. */
+const HOST_MEMO_LIMIT = 4096
 
 export interface RunningServer {
   app: App
@@ -43,9 +45,18 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const services = createServices(config, db, blobs, siteEvents)
 
   // The API and site hosts are never site hosts, even when they sit under the site domain.
+  // Decided once per distinct Host value: the site hot path pays one Map lookup here.
   const serviceHosts = new Set([new URL(config.baseUrl).hostname, new URL(config.siteUrl).hostname])
-  const isSiteHost = (host: string | undefined) =>
-    parseSiteHost(host, config.siteDomain) !== null && !serviceHosts.has(hostnameOf(host as string))
+  const siteHostMemo = new Map<string, boolean>()
+  const isSiteHost = (host: string | undefined): boolean => {
+    if (host === undefined) return false
+    let site = siteHostMemo.get(host)
+    if (site === undefined) {
+      site = parseSiteHost(host, config.siteDomain) !== null && !serviceHosts.has(hostnameOf(host))
+      if (siteHostMemo.size < HOST_MEMO_LIMIT) siteHostMemo.set(host, site)
+    }
+    return site
+  }
 
   const app: App = await buildApp({
     config,

@@ -16,6 +16,8 @@ export const SETTINGS = Object.freeze({
   slices: num('BENCH_SLICES', 5),
   /** Also measure the brotli variant of the page. */
   brotli: process.env.BENCH_BR !== '0',
+  /** Add rows that split the Plinth/bare gap (bench/variant-server.ts). */
+  diagnose: process.env.BENCH_DIAGNOSE === '1',
   /** 'auto': profile Plinth only when the ratio is below target; '1': always; '0': never. */
   profile: process.env.BENCH_PROFILE ?? 'auto',
   profileSeconds: num('BENCH_PROFILE_SECONDS', 5),

@@ -12,6 +12,8 @@ export interface BlobStore {
   put(hash: string, bytes: Buffer, encoding?: BlobEncoding): Promise<void>
   /** Throws an error with code 'ENOENT' when the blob is missing. */
   get(hash: string, encoding?: BlobEncoding): Promise<Buffer>
+  /** Removes the blob and its variants; a missing one is not an error. */
+  delete(hash: string): Promise<void>
 }
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/

@@ -54,4 +54,13 @@ export class FsBlobStore implements BlobStore {
   get(hash: string, encoding: BlobEncoding = 'identity'): Promise<Buffer> {
     return readFile(this.file(hash, encoding))
   }
+
+  async delete(hash: string): Promise<void> {
+    // Identity first: readers take a blob whose identity bytes exist as complete.
+    for (const encoding of ['identity', 'br', 'gzip'] as const) {
+      await unlink(this.file(hash, encoding)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error
+      })
+    }
+  }
 }

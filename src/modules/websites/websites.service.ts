@@ -54,16 +54,20 @@ export class WebsitesService {
     await this.assertCanCreate(principal.userId)
     if (input.slug !== undefined) await this.assertSlugClaimable(input.slug)
     const bundle = await this.pipeline.store(input.files)
+    const { slug, websiteId, version, rateLimit } = await this.pipeline.commit(bundle, () => this.insertWithFreeSlug(principal, input, bundle))
+    await this.siteEvents.siteChanged(slug)
+    const result = { websiteId, jobId: version.id, version: 1, slug, pageUrl: pageUrlFor(this.config, slug), bytesWritten: bundle.totalBytes }
+    return { result, rateLimit }
+  }
 
+  /** Inserts the website under its slug; a derived slug that a concurrent create took is derived again. */
+  private async insertWithFreeSlug(principal: Principal, input: PublishWebsiteRequest, bundle: StoredBundle) {
     for (let attempt = 1; ; attempt++) {
       const derivedFrom = input.name ?? input.category
       const slug =
         input.slug ?? (attempt <= SEQUENTIAL_SLUG_ATTEMPTS ? await this.freeSlugFor(derivedFrom) : randomSlugVariant(slugBase(derivedFrom)))
       try {
-        const { websiteId, version, rateLimit } = await this.insertWebsite(principal, input, slug, bundle)
-        await this.siteEvents.siteChanged(slug)
-        const result = { websiteId, jobId: version.id, version: 1, slug, pageUrl: pageUrlFor(this.config, slug), bytesWritten: bundle.totalBytes }
-        return { result, rateLimit }
+        return { slug, ...(await this.insertWebsite(principal, input, slug, bundle)) }
       } catch (error) {
         if (!isUniqueViolation(error)) throw error
         // Someone claimed the slug between our check and our insert.
@@ -109,7 +113,7 @@ export class WebsitesService {
     await this.rateLimiter.take(principal.userId)
     const bundle = await this.pipeline.store(input.files)
     const promote = input.promote ?? true
-    const { version, rateLimit } = await this.repo.transaction(async (trx) => {
+    const { version, rateLimit } = await this.pipeline.commit(bundle, () => this.repo.transaction(async (trx) => {
       const rateLimit = await this.rateLimiter.takeInTransaction(trx, principal.userId)
       const number = await this.repo.nextVersionNumber(trx, site.id)
       const row = versionRow(site.id, number, 'refinement', input.message ?? null, bundle, principal.userId)
@@ -117,7 +121,7 @@ export class WebsitesService {
       if (promote) await this.repo.setCurrentVersion(trx, site.id, row.id, row.created_at)
       else await this.repo.touchWebsite(trx, site.id, row.created_at)
       return { version: row, rateLimit }
-    })
+    }))
     // Also when not promoted: a preview host probed before this version existed is remembered as unknown.
     await this.siteEvents.siteChanged(site.slug)
     const result = {

@@ -1,0 +1,84 @@
+/** The publish pipeline on a real store: a failed publish leaves no bytes, a concurrent one keeps its own. */
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
+import { migrate, openDb, type Db } from '../../src/db/connect.ts'
+import { BlobsRepository } from '../../src/modules/publishing/blobs.repository.ts'
+import { PublishPipeline } from '../../src/modules/publishing/publish-pipeline.ts'
+import { STORES, createStore, type TestStore } from '../helpers/stores.ts'
+
+const files = (tag: string) => [
+  { path: 'index.html', content: `<h1>${tag}</h1>${'<p>text that compresses well.</p>'.repeat(40)}` },
+  { path: 'app.js', content: `console.log(${JSON.stringify(tag)})` },
+]
+
+for (const store of STORES) {
+  describe(`publish pipeline (${store.name})`, { skip: store.skip }, () => {
+    let testStore: TestStore
+    let db: Db
+    let blobs: FsBlobStore
+    let rows: BlobsRepository
+    let pipeline: PublishPipeline
+    before(async () => {
+      testStore = await createStore(store.name)
+      db = openDb({ dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl })
+      await migrate(db)
+      blobs = new FsBlobStore(path.join(testStore.dataDir, 'blobs'))
+      rows = new BlobsRepository(db.kysely)
+      pipeline = new PublishPipeline(blobs, rows)
+    })
+    after(async () => {
+      await db?.close()
+      await testStore?.dispose()
+    })
+
+    test('a publish whose metadata transaction fails removes the blobs and variants it wrote', async () => {
+      const bundle = await pipeline.store(files('failed'))
+      const hashes = bundle.newBlobs.map((b) => b.hash)
+      assert.equal(hashes.length, 2)
+      for (const hash of hashes) assert.equal(await blobs.has(hash), true)
+      assert.ok(bundle.newBlobs.some((b) => b.br_size !== null), 'the HTML got a brotli variant')
+
+      await assert.rejects(pipeline.commit(bundle, async () => { throw new Error('transaction failed') }), /transaction failed/)
+      for (const hash of hashes) {
+        assert.equal(await blobs.has(hash), false)
+        assert.equal(await blobs.has(hash, 'br'), false)
+        assert.equal(await blobs.has(hash, 'gzip'), false)
+      }
+    })
+
+    test('a failing publish keeps blobs that a concurrent publish recorded meanwhile', async () => {
+      const bundle = await pipeline.store(files('shared'))
+      // The concurrent publish of the same bytes commits its rows while ours fails.
+      await assert.rejects(
+        pipeline.commit(bundle, async () => {
+          await rows.insertMissing(db.kysely, bundle.newBlobs)
+          throw new Error('ours failed')
+        }),
+      )
+      for (const { hash } of bundle.newBlobs) assert.equal(await blobs.has(hash), true)
+    })
+
+    test('a succeeding publish rewrites a new blob that a failing one deleted under it', async () => {
+      const bundle = await pipeline.store(files('repaired'))
+      const [victim] = bundle.newBlobs
+      await pipeline.commit(bundle, async () => {
+        await rows.insertMissing(db.kysely, bundle.newBlobs)
+        // The failing publish of the same bytes cleaned up before our rows were visible to it.
+        await blobs.delete(victim.hash)
+      })
+      assert.equal(await blobs.has(victim.hash), true)
+      if (victim.br_size !== null) assert.equal(await blobs.has(victim.hash, 'br'), true)
+    })
+
+    test('an unchanged bundle writes nothing: its blobs are known by their rows', async () => {
+      const first = await pipeline.store(files('known'))
+      await pipeline.commit(first, () => rows.insertMissing(db.kysely, first.newBlobs))
+      const again = await pipeline.store(files('known'))
+      assert.equal(again.newBlobs.length, 0)
+      assert.equal(again.newBlobBytes, 0)
+      assert.equal(again.totalBytes, first.totalBytes)
+    })
+  })
+}

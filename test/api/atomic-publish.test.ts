@@ -12,7 +12,7 @@ import { readdirSync, statSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { brotliDecompressSync, deflateSync, gunzipSync } from 'node:zlib'
 import { sql, type Kysely } from 'kysely'
-import { STORES } from '../helpers/stores.ts'
+import { STORES, type StoreName } from '../helpers/stores.ts'
 import { startTestServer, bundle, type ApiResponse, type TestServer } from '../helpers/server.ts'
 
 type File = { path: string; content: string; contentEncoding?: 'utf8' | 'base64' }
@@ -277,15 +277,7 @@ for (const store of STORES) {
       // A real, deterministic failure: a trigger makes the last insert of the publish transaction
       // (its version_files rows) fail, after the blobs were written and after the website and
       // version rows were inserted inside the transaction.
-      const install = store.name === 'sqlite'
-        ? [sql`CREATE TRIGGER plinth_test_fail BEFORE INSERT ON version_files BEGIN SELECT RAISE(ABORT, 'simulated metadata failure'); END`]
-        : [
-            sql`CREATE FUNCTION plinth_test_fail() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'simulated metadata failure'; END $$`,
-            sql`CREATE TRIGGER plinth_test_fail BEFORE INSERT ON version_files FOR EACH ROW EXECUTE FUNCTION plinth_test_fail()`,
-          ]
-      const uninstall = store.name === 'sqlite'
-        ? [sql`DROP TRIGGER plinth_test_fail`]
-        : [sql`DROP TRIGGER plinth_test_fail ON version_files`, sql`DROP FUNCTION plinth_test_fail()`]
+      const { install, uninstall } = failingVersionFilesInsert(store.name)
 
       const existingFiles = bundle('Before the failure')
       const existing = await createSite(existingFiles, { name: 'Survivor' })
@@ -334,15 +326,7 @@ for (const store of STORES) {
     })
 
     test('a failed publish leaves no blob bytes behind either', async () => {
-      const install = store.name === 'sqlite'
-        ? [sql`CREATE TRIGGER plinth_test_fail2 BEFORE INSERT ON version_files BEGIN SELECT RAISE(ABORT, 'simulated'); END`]
-        : [
-            sql`CREATE FUNCTION plinth_test_fail2() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'simulated'; END $$`,
-            sql`CREATE TRIGGER plinth_test_fail2 BEFORE INSERT ON version_files FOR EACH ROW EXECUTE FUNCTION plinth_test_fail2()`,
-          ]
-      const uninstall = store.name === 'sqlite'
-        ? [sql`DROP TRIGGER plinth_test_fail2`]
-        : [sql`DROP TRIGGER plinth_test_fail2 ON version_files`, sql`DROP FUNCTION plinth_test_fail2()`]
+      const { install, uninstall } = failingVersionFilesInsert(store.name)
       const before = filesUnder(blobsDir)
       for (const statement of install) await statement.execute(db)
       try {
@@ -429,4 +413,20 @@ for (const store of STORES) {
       await assertServes(`${site.body.slug}--v2`, v2)
     })
   })
+}
+
+/** SQL that makes every insert into version_files fail (the last step of a publish transaction), and undoes it. */
+function failingVersionFilesInsert(storeName: StoreName) {
+  return storeName === 'sqlite'
+    ? {
+        install: [sql`CREATE TRIGGER plinth_test_fail BEFORE INSERT ON version_files BEGIN SELECT RAISE(ABORT, 'simulated metadata failure'); END`],
+        uninstall: [sql`DROP TRIGGER plinth_test_fail`],
+      }
+    : {
+        install: [
+          sql`CREATE FUNCTION plinth_test_fail() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'simulated metadata failure'; END $$`,
+          sql`CREATE TRIGGER plinth_test_fail BEFORE INSERT ON version_files FOR EACH ROW EXECUTE FUNCTION plinth_test_fail()`,
+        ],
+        uninstall: [sql`DROP TRIGGER plinth_test_fail ON version_files`, sql`DROP FUNCTION plinth_test_fail()`],
+      }
 }

@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../http/openapi.ts'
@@ -112,4 +111,3 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
   }
 }
 
-export type { FastifyInstance }

@@ -9,8 +9,17 @@ import type { Config } from './config.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { authenticate, registerResourceMetadata, resourceMetadataUrl } from './modules/auth/auth.http.ts'
+import { collectionsRoutes } from './modules/content/collections.routes.ts'
+import { CONTENT_SCHEMAS } from './modules/content/content.schemas.ts'
+import { entriesRoutes } from './modules/content/entries.routes.ts'
+import { mcpRoutes } from './modules/mcp/mcp.routes.ts'
+import { assetsRoutes } from './modules/content/assets.routes.ts'
+import { ASSET_SCHEMAS } from './modules/content/assets.schemas.ts'
+import { uploadContentRoutes, uploadsRoutes } from './modules/uploads/uploads.routes.ts'
+import { UPLOAD_SCHEMAS } from './modules/uploads/uploads.schemas.ts'
 import { ApiIndexSchema, WEBSITE_SCHEMAS } from './modules/websites/websites.schemas.ts'
 import { websitesRoutes } from './modules/websites/websites.routes.ts'
+import { websitesTools } from './modules/websites/websites.tools.ts'
 import { SHARED_SCHEMAS, ref } from './schemas.ts'
 import type { Services } from './services.ts'
 
@@ -37,7 +46,7 @@ export async function buildApp({ config, services, serverFactory }: AppOptions) 
 
   registerJsonBody(app)
   registerErrorHandling(app)
-  for (const schema of [...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS]) app.addSchema(schema)
+  for (const schema of [...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS, ...UPLOAD_SCHEMAS, ...CONTENT_SCHEMAS, ...ASSET_SCHEMAS]) app.addSchema(schema)
 
   await app.register(swagger, {
     openapi: {
@@ -76,7 +85,16 @@ export async function buildApp({ config, services, serverFactory }: AppOptions) 
   await app.register(async (v1) => {
     v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
     await v1.register(websitesRoutes(services.websites))
+    await v1.register(uploadsRoutes(services.uploads))
+    await v1.register(collectionsRoutes(services.collections))
+    await v1.register(entriesRoutes(services.entries))
+    await v1.register(assetsRoutes(services.assets))
   }, { prefix: '/v1' })
+  // The upload PUT carries no bearer token (its signed URL is the credential): outside the scope above.
+  await app.register(uploadContentRoutes(services.uploads), { prefix: '/v1' })
+  // One tools file per module, each tool calling the same service function as its REST twin.
+  const mcpTools = [...websitesTools(services.websites)]
+  await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit: BODY_LIMIT }))
 
   app.answerWrongMethods()
   return app

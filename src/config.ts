@@ -3,6 +3,7 @@
  * passed down. Nothing else in src/ reads process.env.
  */
 import path from 'node:path'
+import { parseHostList } from './net/allow-hosts.ts'
 
 export interface Config {
   port: number
@@ -22,6 +23,8 @@ export interface Config {
   freeChangesLimit: number
   serveCacheBytes: number
   logLevel: string
+  /** Hosts image fetching may reach although they are not public (tests, intranets); normalized `host` or `host:port`. */
+  fetchAllowHosts: readonly string[]
 }
 
 export class ConfigError extends Error {}
@@ -79,6 +82,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
   const logLevel = env.PLINTH_LOG_LEVEL || 'info'
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`PLINTH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
 
+  const fetchAllow = parseHostList(env.PLINTH_FETCH_ALLOW_HOSTS ?? '')
+  if (fetchAllow.invalid.length) {
+    problems.push(`PLINTH_FETCH_ALLOW_HOSTS must list host names or IP addresses, each with an optional :port, got ${fetchAllow.invalid.map((h) => `"${h}"`).join(', ')}`)
+  }
+
   const config: Config = {
     port,
     host,
@@ -93,6 +101,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     freeChangesLimit: int('PLINTH_FREE_CHANGES_LIMIT', 1000, 0, 1_000_000_000),
     serveCacheBytes: int('PLINTH_SERVE_CACHE_BYTES', 128 * 1024 * 1024, 0, 64 * 1024 * 1024 * 1024),
     logLevel,
+    fetchAllowHosts: Object.freeze(fetchAllow.hosts),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)
   return Object.freeze(config)

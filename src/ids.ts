@@ -14,7 +14,7 @@ export function randomBase62(length: number): string {
   return out
 }
 
-export type IdPrefix = 'usr' | 'tok' | 'web' | 'job'
+export type IdPrefix = 'usr' | 'tok' | 'web' | 'job' | 'upl' | 'col' | 'ent' | 'ast'
 
 /** Opaque, random (not sequential) ids: web_..., job_..., usr_..., tok_... */
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(22)}`

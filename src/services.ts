@@ -2,25 +2,50 @@
 import type { BlobStore } from './blobs/blob-store.ts'
 import type { Config } from './config.ts'
 import type { Db } from './db/connect.ts'
+import { CollectionsRepository } from './modules/content/collections.repository.ts'
+import { CollectionsService } from './modules/content/collections.service.ts'
+import { EntriesRepository } from './modules/content/entries.repository.ts'
+import { EntriesService } from './modules/content/entries.service.ts'
+import { libraryMedia } from './modules/content/entries.media.ts'
 import { TokensRepository } from './modules/auth/tokens.repository.ts'
 import { TokensService } from './modules/auth/tokens.service.ts'
 import { BlobsRepository } from './modules/publishing/blobs.repository.ts'
+import { UploadsRepository } from './modules/uploads/uploads.repository.ts'
+import { UploadsService } from './modules/uploads/uploads.service.ts'
 import { PublishPipeline } from './modules/publishing/publish-pipeline.ts'
 import { PublishRateLimiter } from './modules/publishing/rate-limit.ts'
 import { UsersRepository } from './modules/users/users.repository.ts'
 import { UsersService } from './modules/users/users.service.ts'
 import { WebsitesRepository } from './modules/websites/websites.repository.ts'
 import { WebsitesService, type SiteEvents } from './modules/websites/websites.service.ts'
+import { AssetLibrary } from './modules/content/asset-library.ts'
+import { AssetsRepository } from './modules/content/assets.repository.ts'
+import { AssetsService } from './modules/content/assets.service.ts'
 
 export interface Services {
   users: UsersService
   tokens: TokensService
   websites: WebsitesService
+  uploads: UploadsService
+  collections: CollectionsService
+  entries: EntriesService
+  assets: AssetsService
+  /** The image library (per collection and site-wide), for entries and importAsset. */
+  assetLibrary: AssetLibrary
 }
 
 export function createServices(config: Config, db: Db, blobs: BlobStore, siteEvents: SiteEvents): Services {
   const websitesRepo = new WebsitesRepository(db.kysely)
   const blobRows = new BlobsRepository(db.kysely)
+  const uploads = new UploadsService(config, new UploadsRepository(db.kysely), blobs, blobRows)
+  const collectionsRepo = new CollectionsRepository(db.kysely, db.dialect)
+  const collections = new CollectionsService(collectionsRepo, websitesRepo)
+  const assetLibrary = new AssetLibrary(
+    { allowHosts: new Set(config.fetchAllowHosts), userAgent: `Plinth/1.0 (+${config.siteUrl})` },
+    new AssetsRepository(db.kysely),
+    blobs,
+    blobRows,
+  )
   return {
     users: new UsersService(new UsersRepository(db.kysely)),
     tokens: new TokensService(new TokensRepository(db.kysely)),
@@ -28,9 +53,15 @@ export function createServices(config: Config, db: Db, blobs: BlobStore, siteEve
       config,
       websitesRepo,
       blobRows,
-      new PublishPipeline(blobs, blobRows),
+      new PublishPipeline(blobs, blobRows, uploads),
       new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),
       siteEvents,
+      (websiteId) => collectionsRepo.namesOf(websiteId),
     ),
+    uploads,
+    collections,
+    assets: new AssetsService(websitesRepo, assetLibrary, uploads),
+    assetLibrary,
+    entries: new EntriesService(collections, new EntriesRepository(db.kysely), libraryMedia(assetLibrary)),
   }
 }

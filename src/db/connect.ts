@@ -5,6 +5,9 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, 
 import pg from 'pg'
 import type { Config } from '../config.ts'
 import * as initial from './migrations/0001_initial.ts'
+import * as content from './migrations/0002_content.ts'
+import * as assets from './migrations/0003_assets.ts'
+import * as uploads from './migrations/0004_uploads.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -18,6 +21,9 @@ export interface Db {
 /** Migrations are listed explicitly: a reader finds them here, and no directory scan is needed. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
+  '0002_content': content,
+  '0003_assets': assets,
+  '0004_uploads': uploads,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -81,6 +81,74 @@ export interface BlobsTable {
   created_at: string
 }
 
+export interface CollectionsTable {
+  id: string
+  website_id: string
+  name: string
+  label: string
+  /** JSON text of Field[]. */
+  fields: string
+  /** JSON text of Field[]: removed fields whose stored values are kept. */
+  removed_fields: string
+  created_at: string
+  updated_at: string
+}
+
+export interface EntriesTable {
+  id: string
+  collection_id: string
+  slug: string
+  published_at: string
+  created_at: string
+  updated_at: string
+  /** JSON text: the values as sent (image URLs absolute), plus kept values of removed fields. */
+  data: string
+  /** JSON text: display-ready values (sanitized HTML, image library URLs). */
+  rendered: string
+  /** SHA-256 of the effective input, to report a re-sent identical entry as unchanged. */
+  content_hash: string
+}
+
+/** Server-wide secrets shared by every instance, generated on first use. */
+export interface SecretsTable {
+  name: string
+  value: string
+  created_at: string
+}
+
+/**
+ * A file reserved by createUploads. `pending` until its bytes are PUT to the signed URL, then
+ * `complete` with the SHA-256 of the stored blob. `expires_at` is the end of the signed URL while
+ * pending and the end of the time it may be used once complete.
+ */
+export interface UploadsTable {
+  id: string
+  user_id: string
+  filename: string | null
+  content_type: string | null
+  size: number
+  status: 'pending' | 'complete'
+  sha256: string | null
+  expires_at: string
+  created_at: string
+  completed_at: string | null
+}
+
+/** An image of a site's library (per collection, or site-wide when collection_id is null). */
+export interface AssetsTable {
+  id: string
+  website_id: string
+  collection_id: string | null
+  /** The URL it was fetched from; null for bytes that came without one (uploads, data: URLs). */
+  source_url: string | null
+  hash: string
+  content_type: string
+  size: number
+  width: number | null
+  height: number | null
+  created_at: string
+}
+
 export interface Database {
   users: UsersTable
   tokens: TokensTable
@@ -89,6 +157,11 @@ export interface Database {
   versions: VersionsTable
   version_files: VersionFilesTable
   blobs: BlobsTable
+  secrets: SecretsTable
+  uploads: UploadsTable
+  collections: CollectionsTable
+  entries: EntriesTable
+  assets: AssetsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -97,3 +170,7 @@ export type WebsiteRow = Selectable<WebsitesTable>
 export type VersionRow = Selectable<VersionsTable>
 export type VersionFileRow = Selectable<VersionFilesTable>
 export type NewVersion = Insertable<VersionsTable>
+export type CollectionRow = Selectable<CollectionsTable>
+export type EntryRow = Selectable<EntriesTable>
+export type UploadRow = Selectable<UploadsTable>
+export type AssetRow = Selectable<AssetsTable>

@@ -106,15 +106,21 @@ export function registerErrorHandling(app: FastifyInstance): void {
 
   // A known path with an unsupported method is 405 with Allow, not 404. Routes are collected as
   // they are added; answerWrongMethods() registers the 405 routes once all are known.
+  // Keyed by the path's shape: `entries/:entry` (GET) and `entries/:slug` (PUT) are one path to
+  // the router, which refuses a second PUT there.
   const methodsByUrl = new Map<string, Set<string>>()
+  const urlByShape = new Map<string, string>()
   app.addHook('onRoute', (route) => {
     if (route.config && (route.config as { wrongMethod?: boolean }).wrongMethod) return
-    const methods = methodsByUrl.get(route.url) ?? new Set<string>()
+    const shape = route.url.replace(/:[^/]+/g, ':')
+    const methods = methodsByUrl.get(shape) ?? new Set<string>()
     for (const m of [route.method].flat()) methods.add(m)
-    methodsByUrl.set(route.url, methods)
+    methodsByUrl.set(shape, methods)
+    if (!urlByShape.has(shape)) urlByShape.set(shape, route.url)
   })
   app.decorate('answerWrongMethods', () => {
-    for (const [url, methods] of methodsByUrl) {
+    for (const [shape, methods] of methodsByUrl) {
+      const url = urlByShape.get(shape)!
       const others = ROUTE_METHODS.filter((m) => !methods.has(m))
       if (others.length === 0) continue
       const allow = [...methods].join(', ')

@@ -5,7 +5,7 @@
  *
  * Order of violations (deterministic): bundle-level ones first (MISSING_INDEX, TOO_MANY_FILES,
  * BUNDLE_TOO_LARGE, TOO_MANY_PAGES), then per file in input order: INVALID_PATH, DUPLICATE_PATH,
- * INVALID_ENCODING, FILE_TOO_LARGE, then the content rules in document order.
+ * RESERVED_PATH, INVALID_ENCODING, FILE_TOO_LARGE, then the content rules in document order.
  * Which content rules apply to a file is decided by its content type (see contentTypeFor):
  * text/html -> html-rules; image/svg+xml and application/xhtml+xml -> html-rules in XML mode;
  * text/css -> css-rules; JavaScript types -> js-rules.
@@ -13,6 +13,7 @@
 
 import { lookup } from 'mime-types'
 import type { PublishViolation } from '../../errors.ts'
+import { reservedPathProblem } from '../content/collections.paths.ts'
 import { pathProblems, quoted, type Emit } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
 import { scanMarkup } from './html-rules.ts'
@@ -32,6 +33,37 @@ export interface DecodedFile {
   contentType: string
 }
 
+/**
+ * A file whose bytes are already in the blob store (an upload, or bytes published before), checked
+ * exactly like an inline file sent base64-encoded. `bytes` are needed only when the content rules
+ * read the file (see needsScanning); for other types its size is all the rules use.
+ */
+export interface StoredFileInput {
+  path: string
+  contentType?: string
+  stored: { hash: string; size: number; bytes?: Buffer }
+}
+
+/**
+ * A file given by reference that names no usable bytes: its violation is reported in its place,
+ * and only its path is checked. `null` when the reference was not looked up (a bundle over the
+ * file limit, refused for that already).
+ */
+export interface UnresolvedFileInput {
+  path: string
+  contentType?: string
+  unresolved: PublishViolation | null
+}
+
+export type AnyFileInput = BundleFileInput | StoredFileInput | UnresolvedFileInput
+
+export interface CheckedStoredFile {
+  path: string
+  hash: string
+  size: number
+  contentType: string
+}
+
 export interface BundleLimits {
   maxFiles: number
   maxFileBytes: number
@@ -48,13 +80,13 @@ export const BUNDLE_LIMITS: BundleLimits = Object.freeze({
   maxViolations: 100,
 })
 
-export interface BundleCheck {
+export interface BundleCheck<F = DecodedFile> {
   /**
-   * Every input file, in input order. `bytes` are exact for files with no INVALID_ENCODING
-   * violation; for invalid base64 they are a lenient best-effort decode (used only for the size
-   * checks). Publish only when `violations` is empty.
+   * Every input file except unresolved ones, in input order. `bytes` are exact for files with no
+   * INVALID_ENCODING violation; for invalid base64 they are a lenient best-effort decode (used
+   * only for the size checks). Publish only when `violations` is empty.
    */
-  files: DecodedFile[]
+  files: F[]
   /** Sum of the decoded sizes. */
   totalBytes: number
   violations: PublishViolation[]
@@ -77,10 +109,13 @@ export function contentTypeFor(path: string, override?: string): string {
   return inferred === false ? 'application/octet-stream' : inferred.toLowerCase()
 }
 
-export function checkBundle(files: BundleFileInput[], limits: BundleLimits = BUNDLE_LIMITS): BundleCheck {
+/** `collectionNames`: the site's collections, whose reserved root paths a file may not take (RESERVED_PATH). */
+export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck
+export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck<DecodedFile | CheckedStoredFile>
+export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, collectionNames: readonly string[] = []): BundleCheck<DecodedFile | CheckedStoredFile> {
   const perFile = new Collector(limits.maxViolations)
   const emit: Emit = (v) => perFile.add(v)
-  const decoded: DecodedFile[] = []
+  const decoded: Array<DecodedFile | CheckedStoredFile> = []
   let totalBytes = 0
   let htmlPages = 0
 
@@ -105,19 +140,38 @@ export function checkBundle(files: BundleFileInput[], limits: BundleLimits = BUN
         message: `The path ${quoted(path)} appears ${count} times in the bundle; every path must be unique (paths are case-sensitive): remove or rename the extra copies.`,
       })
     }
+    const reserved = reservedPathProblem(path, collectionNames)
+    if (reserved) emit({ code: 'RESERVED_PATH', path, detail: quoted(path, 200), message: reserved })
 
     const contentType = contentTypeFor(path, file.contentType)
-    const { bytes, text, encodingError } = decode(file, needsText(contentType))
-    if (encodingError) emit({ code: 'INVALID_ENCODING', path, ...encodingError })
-    if (bytes.length > limits.maxFileBytes) {
+    if (contentType === HTML) htmlPages++
+    if ('unresolved' in file) {
+      if (file.unresolved) emit(file.unresolved)
+      continue
+    }
+    let size: number
+    let text: string | undefined
+    if ('stored' in file) {
+      size = file.stored.size
+      if (needsScanning(contentType)) {
+        if (!file.stored.bytes) throw new Error(`the bytes of ${path} are needed to check it`)
+        text = bytesToText(file.stored.bytes)
+      }
+      decoded.push({ path, hash: file.stored.hash, size, contentType })
+    } else {
+      const result = decode(file, needsScanning(contentType))
+      if (result.encodingError) emit({ code: 'INVALID_ENCODING', path, ...result.encodingError })
+      size = result.bytes.length
+      text = result.text
+      decoded.push({ path, bytes: result.bytes, contentType })
+    }
+    if (size > limits.maxFileBytes) {
       emit({
-        code: 'FILE_TOO_LARGE', path, detail: `${bytes.length} bytes`,
-        message: `${path} is ${formatBytes(bytes.length)} after decoding; each file may be at most ${formatBytes(limits.maxFileBytes)}: shrink it (compress or resize images, minify code) or split it into several files.`,
+        code: 'FILE_TOO_LARGE', path, detail: `${size} bytes`,
+        message: `${path} is ${formatBytes(size)} after decoding; each file may be at most ${formatBytes(limits.maxFileBytes)}: shrink it (compress or resize images, minify code) or split it into several files.`,
       })
     }
-    totalBytes += bytes.length
-    if (contentType === HTML) htmlPages++
-    decoded.push({ path, bytes, contentType })
+    totalBytes += size
 
     if (text === undefined) continue
     if (contentType === HTML) scanMarkup(text, path, false, emit)
@@ -186,7 +240,8 @@ function capViolations(all: PublishViolation[], max: number): PublishViolation[]
   return all.filter((_, i) => keep.has(i))
 }
 
-function needsText(contentType: string): boolean {
+/** Whether the content rules read files of this type (so their bytes are needed). */
+export function needsScanning(contentType: string): boolean {
   return contentType === HTML || MARKUP_XML.has(contentType) || contentType === 'text/css' || JS_CONTENT_TYPES.has(contentType)
 }
 

@@ -16,4 +16,9 @@ export class BlobsRepository {
     if (rows.length === 0) return Promise.resolve()
     return trx.insertInto('blobs').values(rows).onConflict((oc) => oc.column('hash').doNothing()).execute()
   }
+
+  /** The same, for one blob stored outside a publish (an upload). */
+  insertOneMissing(row: BlobsTable): Promise<unknown> {
+    return this.insertMissing(this.db, [row])
+  }
 }

@@ -1,18 +1,20 @@
 /**
  * Turns a request bundle into durable blobs and the rows that describe them, before any metadata
- * is written: decode and check every authoring rule (all violations at once), hash, precompress
- * new blobs, write them atomically. The caller then commits one metadata transaction through
- * commit(), so a crash at any instant leaves the whole version or none of it, and a failed
- * publish removes the blobs it wrote.
+ * is written: resolve files given by upload or by hash to stored blobs, decode and check every
+ * authoring rule (all violations at once), hash, precompress new blobs, write them atomically.
+ * The caller then commits one metadata transaction through commit(), so a crash at any instant
+ * leaves the whole version or none of it, and a failed publish removes the blobs it wrote.
  */
 import { createHash } from 'node:crypto'
 import type { BlobStore } from '../../blobs/blob-store.ts'
 import type { BlobsTable } from '../../db/types.ts'
-import { AppError } from '../../errors.ts'
-import { nowIso } from '../../ids.ts'
-import { checkBundle, type BundleFileInput } from './authoring-rules.ts'
+import { AppError, type PublishViolation } from '../../errors.ts'
+import type { Principal } from '../auth/tokens.service.ts'
+import { checkBundle } from './authoring-rules.ts'
+import { blobRow, writeBlob } from './blob-writes.ts'
 import type { BlobsRepository } from './blobs.repository.ts'
 import { compressVariants, type Variants } from './compression.ts'
+import { resolveFiles, type ContentReferences, type PublishFileInput } from './file-references.ts'
 
 export interface StoredFile {
   path: string
@@ -45,26 +47,23 @@ export class PublishPipeline {
   constructor(
     private readonly blobs: BlobStore,
     private readonly blobRows: BlobsRepository,
+    /** Resolves files given by uploadId or sha256; without it (or a caller) they name nothing. */
+    private readonly references: ContentReferences | null = null,
   ) {}
 
-  async store(input: BundleFileInput[]): Promise<StoredBundle> {
-    const check = checkBundle(input)
-    if (check.violations.length > 0) {
-      const count = check.violations.length
-      throw new AppError(
-        'PUBLISH_INVALID',
-        `The bundle breaks ${count === 1 ? 'an authoring rule' : `${count} authoring rules`}; fix every listed violation and publish again.`,
-        { violations: check.violations },
-      )
-    }
+  /** `collectionNames`: the site's collections, whose reserved paths no file may take. */
+  async store(input: PublishFileInput[], caller?: Principal, collectionNames: readonly string[] = []): Promise<StoredBundle> {
+    const check = checkBundle(await resolveFiles(input, caller?.userId ?? null, this.references, this.blobRows, this.blobs), undefined, collectionNames)
+    if (check.violations.length > 0) throw publishInvalid(check.violations)
 
-    const files: StoredFile[] = check.files.map((file) => ({
-      path: file.path,
-      hash: createHash('sha256').update(file.bytes).digest('hex'),
-      size: file.bytes.length,
-      contentType: file.contentType,
-    }))
-    const bytesByHash = new Map(check.files.map((file, i) => [files[i].hash, { bytes: file.bytes, contentType: file.contentType }]))
+    // Files given by reference are stored already: only inline bytes are hashed, and maybe written.
+    const bytesByHash = new Map<string, { bytes: Buffer; contentType: string }>()
+    const files: StoredFile[] = check.files.map((file) => {
+      if ('hash' in file) return file
+      const hash = createHash('sha256').update(file.bytes).digest('hex')
+      bytesByHash.set(hash, { bytes: file.bytes, contentType: file.contentType })
+      return { path: file.path, hash, size: file.bytes.length, contentType: file.contentType }
+    })
     const known = await this.blobRows.findExisting([...bytesByHash.keys()])
     const missing = [...bytesByHash].filter(([hash]) => !known.has(hash))
 
@@ -74,9 +73,8 @@ export class PublishPipeline {
       while (next < missing.length) {
         const [hash, { bytes, contentType }] = missing[next++]
         const variants = await compressVariants(bytes, contentType)
-        await this.write(hash, bytes, variants)
-        const row = { hash, size: bytes.length, br_size: variants.br?.length ?? null, gzip_size: variants.gzip?.length ?? null, created_at: nowIso() }
-        written.push({ row, bytes, variants })
+        await writeBlob(this.blobs, hash, bytes, variants)
+        written.push({ row: blobRow(hash, bytes, variants), bytes, variants })
       }
     }
     await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, missing.length) }, worker))
@@ -107,7 +105,7 @@ export class PublishPipeline {
       throw error
     }
     for (const blob of bundle.written) {
-      if (!(await this.blobs.has(blob.row.hash))) await this.write(blob.row.hash, blob.bytes, blob.variants)
+      if (!(await this.blobs.has(blob.row.hash))) await writeBlob(this.blobs, blob.row.hash, blob.bytes, blob.variants)
     }
     return result
   }
@@ -120,14 +118,18 @@ export class PublishPipeline {
     for (const blob of orphans) await this.blobs.delete(blob.row.hash)
     const claimedMeanwhile = await this.blobRows.findExisting(orphans.map((w) => w.row.hash))
     for (const blob of orphans) {
-      if (claimedMeanwhile.has(blob.row.hash)) await this.write(blob.row.hash, blob.bytes, blob.variants)
+      if (claimedMeanwhile.has(blob.row.hash)) await writeBlob(this.blobs, blob.row.hash, blob.bytes, blob.variants)
     }
   }
+}
 
-  private async write(hash: string, bytes: Buffer, variants: Variants): Promise<void> {
-    // Variants first: a blob whose identity bytes exist is taken as complete by readers.
-    if (variants.br) await this.blobs.put(hash, variants.br, 'br')
-    if (variants.gzip) await this.blobs.put(hash, variants.gzip, 'gzip')
-    await this.blobs.put(hash, bytes)
-  }
+function publishInvalid(violations: PublishViolation[]): AppError {
+  const count = violations.length
+  const unknownHashes = violations.filter((v) => v.code === 'UNKNOWN_HASH').length
+  const resend = unknownHashes === 0 ? '' : ` ${unknownHashes === 1 ? 'One file is' : `${unknownHashes} files are`} given by a sha256 the service cannot use for you (UNKNOWN_HASH): send ${unknownHashes === 1 ? 'it' : 'those files'} with content instead.`
+  return new AppError(
+    'PUBLISH_INVALID',
+    `The bundle breaks ${count === 1 ? 'an authoring rule' : `${count} authoring rules`}; fix every listed violation and publish again.${resend}`,
+    { violations },
+  )
 }

@@ -6,8 +6,8 @@ import { principalOf } from '../auth/auth.http.ts'
 import { rateLimitHeaders } from '../publishing/rate-limit.ts'
 import type { WebsitesService } from './websites.service.ts'
 import {
-  JobSchema, PublishVersionRequestSchema, PublishVersionResultSchema, PublishWebsiteRequestSchema,
-  PublishWebsiteResultSchema, SlugSuggestionSchema, VersionListSchema, VersionSchema, WebsiteIdParam,
+  JobIdParam, JobSchema, PublishVersionRequestSchema, PublishVersionResultSchema, PublishWebsiteRequestSchema,
+  PublishWebsiteResultSchema, SlugSuggestValue, SlugSuggestionSchema, VersionIdParam, VersionListSchema, VersionSchema, WebsiteIdParam,
   WebsiteListSchema, WebsiteSchema,
 } from './websites.schemas.ts'
 
@@ -83,7 +83,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
         operationId: 'promoteWebsiteVersion', tags, security,
         summary: 'Make a stored version live (review or instant rollback)',
         description: 'Serves the given version at the live URL from the next request on. Works for any stored version: one published with promote false, or an older one to roll back to. Owners and editors may promote.',
-        params: Type.Object({ websiteId: WebsiteIdParam, versionId: Type.String({ minLength: 1, maxLength: 100, description: 'Version id (job_...).' }) }),
+        params: Type.Object({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
         // A POST: a body, though not needed, is still parsed, so the body errors apply too.
         response: { 200: ref(VersionSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']) },
       },
@@ -94,7 +94,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
         operationId: 'getJob', tags, security,
         summary: 'Get a publish job',
         description: 'Jobs created through the API are already ready; useful for auditing.',
-        params: Type.Object({ jobId: Type.String({ minLength: 1, maxLength: 100 }) }),
+        params: Type.Object({ jobId: JobIdParam }),
         response: { 200: ref(JobSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
       },
     }, (request) => websites.getJob(principalOf(request), request.params.jobId))
@@ -104,7 +104,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
         operationId: 'suggestSlug', tags, security,
         summary: 'Check a slug and get an available one',
         description: 'Always returns an available suggestion, whether or not the input is valid and free.',
-        querystring: Type.Object({ value: Type.String({ minLength: 1, maxLength: 120, description: 'A site name or draft slug.' }) }),
+        querystring: Type.Object({ value: SlugSuggestValue }),
         response: { 200: ref(SlugSuggestionSchema), ...errorResponses([...AUTH_ERRORS, 'VALIDATION_FAILED']) },
       },
     }, (request) => websites.suggestSlug(request.query.value))

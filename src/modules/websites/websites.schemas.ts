@@ -4,18 +4,30 @@ import { JobStatusSchema, Nullable, Timestamp, ref } from '../../schemas.ts'
 export const CATEGORIES = ['real_estate', 'restaurant', 'service', 'portfolio', 'event', 'resume', 'other'] as const
 
 export const SLUG_PATTERN = '^[a-z][a-z0-9-]*$'
+/** A MIME type with optional parameters, as accepted in a contentType override. */
+export const CONTENT_TYPE_PATTERN = '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\\s*;.*)?$'
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Website id (web_...).' })
+export const VersionIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Version id (job_...).' })
+export const JobIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Job id (job_...), also the id of the version the job produced.' })
+export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: 120, description: 'A site name or draft slug.' })
 
 export const PublishFileSchema = Type.Object(
   {
     path: Type.String({ minLength: 1, maxLength: 1024, description: 'Relative path within the bundle, e.g. `index.html`, `assets/site.css`, `images/logo.png`.' }),
-    content: Type.String({ description: 'UTF-8 text by default; base64 text when contentEncoding is `base64`.' }),
-    contentEncoding: Type.Optional(Type.Enum(['utf8', 'base64'], { default: 'utf8', description: 'Use `base64` for images and other binaries.' })),
+    content: Type.Optional(Type.String({ description: 'UTF-8 text by default; base64 text when contentEncoding is `base64`.' })),
+    // No schema default: it would be filled in on files given by uploadId or sha256 too.
+    contentEncoding: Type.Optional(Type.Enum(['utf8', 'base64'], { description: 'How content is encoded: `utf8` (the default) or `base64` (for images and other binaries). Only with content.' })),
     contentType: Type.Optional(
-      Type.String({ maxLength: 200, pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\\s*;.*)?$', description: 'MIME type override; inferred from the extension when omitted.' }),
+      Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type override; inferred from the extension when omitted.' }),
     ),
+    uploadId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The file is the bytes PUT to this upload (`upl_...`, from createUploads) instead of content. The upload must be yours, complete and unexpired.' })),
+    sha256: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The file is the bytes with this SHA-256 (lowercase hex) that you have already published (in a version of a site you own or edit) or uploaded, instead of content. Unknown hashes are refused with PUBLISH_INVALID / UNKNOWN_HASH.' })),
   },
-  { $id: 'PublishFile', additionalProperties: false },
+  {
+    $id: 'PublishFile',
+    additionalProperties: false,
+    description: 'One bundle file. Give exactly one of content, uploadId and sha256 (contentEncoding only with content); otherwise the request is refused with VALIDATION_FAILED naming `files[i]`. Files given by uploadId or sha256 are checked against every limit and authoring rule exactly like inline ones.',
+  },
 )
 
 const filesField = Type.Array(ref(PublishFileSchema), {

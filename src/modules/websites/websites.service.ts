@@ -38,6 +38,8 @@ export class WebsitesService {
     private readonly pipeline: PublishPipeline,
     private readonly rateLimiter: PublishRateLimiter,
     private readonly siteEvents: SiteEvents,
+    /** Names of a site's content collections: a publish may not add files where they serve entries. */
+    private readonly collectionNames: (websiteId: string) => Promise<string[]> = async () => [],
   ) {}
 
   async list(principal: Principal): Promise<WebsiteList> {
@@ -53,7 +55,7 @@ export class WebsitesService {
     await this.rateLimiter.take(principal.userId)
     await this.assertCanCreate(principal.userId)
     if (input.slug !== undefined) await this.assertSlugClaimable(input.slug)
-    const bundle = await this.pipeline.store(input.files)
+    const bundle = await this.pipeline.store(input.files, principal)
     const { slug, websiteId, version, rateLimit } = await this.pipeline.commit(bundle, () => this.insertWithFreeSlug(principal, input, bundle))
     await this.siteEvents.siteChanged(slug)
     const result = { websiteId, jobId: version.id, version: 1, slug, pageUrl: pageUrlFor(this.config, slug), bytesWritten: bundle.totalBytes }
@@ -111,7 +113,7 @@ export class WebsitesService {
   async publishVersion(principal: Principal, websiteId: string, input: PublishVersionRequest): Promise<Published<PublishVersionResult>> {
     const site = await this.requireVisible(principal, websiteId)
     await this.rateLimiter.take(principal.userId)
-    const bundle = await this.pipeline.store(input.files)
+    const bundle = await this.pipeline.store(input.files, principal, await this.collectionNames(site.id))
     const promote = input.promote ?? true
     const { version, rateLimit } = await this.pipeline.commit(bundle, () => this.repo.transaction(async (trx) => {
       const rateLimit = await this.rateLimiter.takeInTransaction(trx, principal.userId)

@@ -1,0 +1,197 @@
+/**
+ * Checks one entry item against the collection's fields, with a message per offending field.
+ * Used for putEntry and for every batch item alike, so a bad item fails alone and says why.
+ */
+import type { EntryError, Field } from './content.schemas.ts'
+import { ENTRY_SLUG_PATTERN } from './content.schemas.ts'
+
+/** Why one entry could not be written; a batch reports it as that item's result. */
+export class EntryFailure extends Error {
+  constructor(
+    readonly code: 'VALIDATION_FAILED' | 'DUPLICATE_SLUG' | 'IMAGE_IMPORT_FAILED',
+    message: string,
+    readonly fields: Record<string, string>,
+  ) {
+    super(message)
+  }
+
+  toResult(): EntryError {
+    const field = Object.keys(this.fields)[0]
+    return { code: this.code, message: this.message, ...(field ? { field } : {}), fields: this.fields }
+  }
+}
+
+export type RichText = { html: string } | { markdown: string }
+
+export interface CheckedEntry {
+  slug: string
+  publishedAt?: string
+  createdAt?: string
+  /** Values of the current fields; image values resolved to absolute URLs; nulls dropped. */
+  data: Record<string, unknown>
+  /** True when a relative image URL was resolved against baseUrl (so baseUrl is part of the content). */
+  usedBaseUrl: boolean
+}
+
+export type EntryCheck = { ok: true; entry: CheckedEntry } | { ok: false; fields: Record<string, string> }
+
+const DEFAULT_TEXT_MAX = 10_000
+const RICH_TEXT_MAX = 500_000
+const URL_MAX = 2048
+const MAX_NAMED_UNKNOWN = 20
+const SLUG = new RegExp(ENTRY_SLUG_PATTERN)
+const ITEM_KEYS = new Set(['slug', 'publishedAt', 'createdAt', 'data'])
+// RFC 3339 date-time with an offset, as the listing order and "live" depend on it being exact.
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** An ISO instant normalized to UTC with milliseconds (so timestamps sort as text), or null. */
+export function normalizeInstant(value: unknown): string | null {
+  if (typeof value !== 'string' || !DATE_TIME.test(value)) return null
+  const ms = Date.parse(value)
+  if (Number.isNaN(ms)) return null
+  const year = new Date(ms).getUTCFullYear()
+  return year >= 1000 && year <= 9999 ? new Date(ms).toISOString() : null
+}
+
+function isRealDate(value: string): boolean {
+  const date = new Date(`${value}T00:00:00Z`)
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value
+}
+
+/** A base URL for relative image paths: absolute http(s). */
+export function baseUrlProblem(baseUrl: string | undefined): string | null {
+  if (baseUrl === undefined) return null
+  try {
+    const url = new URL(baseUrl)
+    return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'must be an absolute http(s) URL'
+  } catch {
+    return 'must be an absolute http(s) URL'
+  }
+}
+
+/** Resolves an image reference; a relative one needs baseUrl. Returns the URL or why it is unusable. */
+export function resolveImageUrl(value: string, baseUrl: string | undefined): { url: string; relative: boolean } | { problem: string } {
+  if (value.length > URL_MAX) return { problem: `is longer than ${URL_MAX} characters` }
+  let absolute: URL | null = null
+  try {
+    absolute = new URL(value)
+  } catch {
+    absolute = null
+  }
+  if (absolute) {
+    return absolute.protocol === 'http:' || absolute.protocol === 'https:'
+      ? { url: absolute.href, relative: false }
+      : { problem: `must be an http(s) URL, not ${absolute.protocol}` }
+  }
+  if (baseUrl === undefined) return { problem: `"${value.slice(0, 100)}" is a relative URL: give an absolute URL, or send the batch with a baseUrl to resolve it against` }
+  return { url: new URL(value, baseUrl).href, relative: true }
+}
+
+function urlProblem(value: string): string | null {
+  if (value.length > URL_MAX) return `is longer than ${URL_MAX} characters`
+  if (value.startsWith('/') && !value.startsWith('//')) return null
+  try {
+    const url = new URL(value)
+    return ['http:', 'https:', 'mailto:'].includes(url.protocol) ? null : 'must be an http(s) or mailto URL, or a site path starting with "/"'
+  } catch {
+    return 'must be an absolute URL or a site path starting with "/"'
+  }
+}
+
+/** Why a value does not fit its field, or null. Image values are checked by resolveImageUrl. */
+function valueProblem(field: Field, value: unknown): string | null {
+  switch (field.type) {
+    case 'text': {
+      if (typeof value !== 'string') return 'must be a string'
+      const max = field.maxLength ?? DEFAULT_TEXT_MAX
+      return value.length > max ? `must be at most ${max} characters (it has ${value.length})` : null
+    }
+    case 'richText': {
+      if (!isObject(value)) return 'must be an object {"html": "..."} or {"markdown": "..."}'
+      const keys = Object.keys(value)
+      if (keys.length !== 1 || (keys[0] !== 'html' && keys[0] !== 'markdown')) return 'must have exactly one key, "html" or "markdown"'
+      const text = value[keys[0]!]
+      if (typeof text !== 'string') return `.${keys[0]} must be a string`
+      return text.length > RICH_TEXT_MAX ? `must be at most ${RICH_TEXT_MAX} characters` : null
+    }
+    case 'image':
+      return typeof value === 'string' && value !== '' ? null : 'must be an image URL (string)'
+    case 'date':
+      if (typeof value !== 'string') return 'must be a date string (YYYY-MM-DD or an ISO-8601 date-time)'
+      if (DATE_ONLY.test(value)) return isRealDate(value) ? null : 'is not a real calendar date'
+      return normalizeInstant(value) ? null : 'must be YYYY-MM-DD or an ISO-8601 date-time with a time zone (e.g. 2024-05-01T09:00:00Z)'
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a number'
+      if (field.min !== undefined && value < field.min) return `must be at least ${field.min}`
+      if (field.max !== undefined && value > field.max) return `must be at most ${field.max}`
+      return null
+    case 'boolean':
+      return typeof value === 'boolean' ? null : 'must be true or false'
+    case 'url':
+      return typeof value === 'string' ? urlProblem(value) : 'must be a URL string'
+    case 'choice':
+      return typeof value === 'string' && field.options?.includes(value)
+        ? null
+        : `must be one of ${(field.options ?? []).map((o) => JSON.stringify(o)).join(', ')}`
+  }
+}
+
+/** Checks the slug alone (putEntry takes it from the path, batch items from the body). */
+export function slugProblem(slug: unknown): string | null {
+  if (typeof slug !== 'string') return 'is required: 1 to 80 lowercase letters, digits and single hyphens'
+  if (slug.length < 1 || slug.length > 80) return 'must be 1 to 80 characters'
+  return SLUG.test(slug) ? null : 'may hold only lowercase letters, digits and single hyphens inside (no "/", ".", "_" or spaces)'
+}
+
+export function checkEntry(item: unknown, fields: Field[], baseUrl: string | undefined): EntryCheck {
+  if (!isObject(item)) return { ok: false, fields: { entry: 'must be an object with slug, data and optional publishedAt, createdAt' } }
+  const problems: Record<string, string> = {}
+  let unknown = 0
+  // Named up to a bound, so an item with thousands of stray keys gets a bounded answer.
+  const stray = (key: string, message: string) => {
+    if (unknown++ < MAX_NAMED_UNKNOWN) problems[key] = message
+  }
+  for (const key of Object.keys(item)) if (!ITEM_KEYS.has(key)) stray(key, 'is not an accepted field (field values go under data)')
+  const slug = slugProblem(item.slug)
+  if (slug) problems.slug = slug
+  const instants: Record<string, string | undefined> = {}
+  for (const key of ['publishedAt', 'createdAt'] as const) {
+    if (item[key] === undefined) continue
+    const normalized = normalizeInstant(item[key])
+    if (normalized) instants[key] = normalized
+    else problems[key] = 'must be an ISO-8601 date-time with a time zone (e.g. 2024-05-01T09:00:00Z)'
+  }
+  const data: Record<string, unknown> = {}
+  let usedBaseUrl = false
+  if (!isObject(item.data)) problems.data = 'is required: an object of field values'
+  else {
+    const byName = new Map(fields.map((f) => [f.name, f]))
+    for (const key of Object.keys(item.data)) if (!byName.has(key)) stray(`data.${key}`, 'is not a field of this collection')
+    for (const field of fields) {
+      const value = Object.hasOwn(item.data, field.name) ? item.data[field.name] : undefined
+      const at = `data.${field.name}`
+      if (value === undefined || value === null || value === '') {
+        if (field.required) problems[at] = 'is required'
+        continue
+      }
+      const problem = valueProblem(field, value)
+      if (problem) {
+        problems[at] = problem
+        continue
+      }
+      if (field.type === 'image') {
+        const resolved = resolveImageUrl(value as string, baseUrl)
+        if ('problem' in resolved) problems[at] = resolved.problem
+        else {
+          data[field.name] = resolved.url
+          usedBaseUrl ||= resolved.relative
+        }
+      } else data[field.name] = value
+    }
+  }
+  if (Object.keys(problems).length > 0) return { ok: false, fields: problems }
+  return { ok: true, entry: { slug: item.slug as string, ...instants, data, usedBaseUrl } }
+}

@@ -1,0 +1,39 @@
+/**
+ * What a module declares to offer an operation as an MCP tool: the same schemas and the same
+ * service call as its REST route. Each module keeps its tools in its own `*.tools.ts`; the MCP
+ * server knows nothing of them beyond this shape.
+ */
+import type { Static, TSchema } from 'typebox'
+import type { Principal } from '../auth/tokens.service.ts'
+
+/** All four hints, always set explicitly: clients assume the worst for a hint left out. */
+export interface ToolHints {
+  /** Reads only; changes nothing. */
+  readOnlyHint: boolean
+  /** May change what a live site serves (meaningful only when not read-only). */
+  destructiveHint: boolean
+  /** Calling it again with the same arguments changes nothing more. */
+  idempotentHint: boolean
+  /** Reaches beyond Plinth's own data (the web at large). */
+  openWorldHint: boolean
+}
+
+export interface McpTool<In extends TSchema = TSchema, Out extends TSchema = TSchema> {
+  name: string
+  title: string
+  /** Written for agents: what it is for, when to use it, its rules and limits, what to do next. */
+  description: string
+  /** A TypeBox object schema (named schemas by ref(); they are inlined for MCP clients). */
+  input: In
+  /** The schema of the result, the same as the REST response's. */
+  output: Out
+  hints: ToolHints
+  /** One service call. Throws AppError for business errors, like the service itself. */
+  run(principal: Principal, input: Static<In>): Promise<Static<Out>>
+}
+
+/** Keeps the input and output types of one tool tied to its schemas. */
+export const defineTool = <In extends TSchema, Out extends TSchema>(tool: McpTool<In, Out>): McpTool<In, Out> => tool
+
+/** Any module's tool, for the server's list (each was type-checked by defineTool). */
+export type AnyMcpTool = McpTool<any, any>

@@ -21,5 +21,21 @@ if (files.length === 0) {
 if (!process.env.DATABASE_URL) {
   console.log('PostgreSQL: DATABASE_URL is not set, so the PostgreSQL runs of the API suites are skipped (SQLite runs in full).')
 }
+/** Drops the schemas PostgreSQL test runs create (test/helpers/stores.ts), left by this or an earlier run. */
+async function dropTestSchemas() {
+  if (!process.env.DATABASE_URL) return
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL })
+  await client.connect()
+  try {
+    const { rows } = await client.query(`select nspname from pg_namespace where nspname like 'plinth\\_test\\_%'`)
+    for (const { nspname } of rows) await client.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`)
+  } finally {
+    await client.end()
+  }
+}
+
+await dropTestSchemas()
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=3', ...files], { cwd: root, stdio: 'inherit' })
+await dropTestSchemas()
 process.exit(result.status ?? 1)

@@ -20,6 +20,7 @@ import { UPLOAD_SCHEMAS } from './modules/uploads/uploads.schemas.ts'
 import { ApiIndexSchema, WEBSITE_SCHEMAS } from './modules/websites/websites.schemas.ts'
 import { websitesRoutes } from './modules/websites/websites.routes.ts'
 import { websitesTools } from './modules/websites/websites.tools.ts'
+import { contentTools } from './modules/content/content.tools.ts'
 import { SHARED_SCHEMAS, ref } from './schemas.ts'
 import type { Services } from './services.ts'
 
@@ -93,7 +94,7 @@ export async function buildApp({ config, services, serverFactory }: AppOptions) 
   // The upload PUT carries no bearer token (its signed URL is the credential): outside the scope above.
   await app.register(uploadContentRoutes(services.uploads), { prefix: '/v1' })
   // One tools file per module, each tool calling the same service function as its REST twin.
-  const mcpTools = [...websitesTools(services.websites)]
+  const mcpTools = [...websitesTools(services.websites), ...contentTools(services)]
   await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit: BODY_LIMIT }))
 
   app.answerWrongMethods()

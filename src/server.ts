@@ -10,6 +10,8 @@ import { buildApp, type App } from './app.ts'
 import { FsBlobStore } from './blobs/fs-blob-store.ts'
 import type { Config } from './config.ts'
 import { migrate, openDb, type Db } from './db/connect.ts'
+import { SiteContent } from './modules/content/site-content.ts'
+import { SiteContentRepository } from './modules/content/site-content.repository.ts'
 import { DbSiteLookup } from './modules/serving/db-site-lookup.ts'
 import { createSiteEvents } from './modules/serving/site-events.ts'
 import { parseSiteHost } from './modules/serving/site-host.ts'
@@ -40,7 +42,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
   const blobs = new FsBlobStore(path.join(config.dataDir, 'blobs'))
   const log = { error: (obj: unknown, msg?: string) => app.log.error(obj, msg), warn: (obj: unknown, msg?: string) => app.log.warn(obj, msg) }
-  const siteServer = createSiteServer({ siteDomain: config.siteDomain, lookup: new DbSiteLookup(db.kysely), blobs, cacheBytes: config.serveCacheBytes, log })
+  const content = new SiteContent({ repo: new SiteContentRepository(db.kysely), blobs, scheme: config.siteScheme, log })
+  const siteServer = createSiteServer({ siteDomain: config.siteDomain, lookup: new DbSiteLookup(db.kysely), blobs, cacheBytes: config.serveCacheBytes, log, content })
   const siteEvents = await createSiteEvents(db, config.databaseUrl, (slug) => siteServer.invalidate(slug), log)
   const services = createServices(config, db, blobs, siteEvents)
 

@@ -39,7 +39,12 @@ export function createServices(config: Config, db: Db, blobs: BlobStore, siteEve
   const blobRows = new BlobsRepository(db.kysely)
   const uploads = new UploadsService(config, new UploadsRepository(db.kysely), blobs, blobRows)
   const collectionsRepo = new CollectionsRepository(db.kysely, db.dialect)
-  const collections = new CollectionsService(collectionsRepo, websitesRepo)
+  // Content changes reach the site caches (of every instance) through the same event as a publish.
+  const contentChanged = async (websiteId: string): Promise<void> => {
+    const site = await websitesRepo.findById(websiteId)
+    if (site) await siteEvents.siteChanged(site.slug)
+  }
+  const collections = new CollectionsService(collectionsRepo, websitesRepo, contentChanged)
   const assetLibrary = new AssetLibrary(
     { allowHosts: new Set(config.fetchAllowHosts), userAgent: `Plinth/1.0 (+${config.siteUrl})` },
     new AssetsRepository(db.kysely),
@@ -62,6 +67,6 @@ export function createServices(config: Config, db: Db, blobs: BlobStore, siteEve
     collections,
     assets: new AssetsService(websitesRepo, assetLibrary, uploads),
     assetLibrary,
-    entries: new EntriesService(collections, new EntriesRepository(db.kysely), libraryMedia(assetLibrary)),
+    entries: new EntriesService(collections, new EntriesRepository(db.kysely), libraryMedia(assetLibrary), contentChanged),
   }
 }

@@ -3,10 +3,13 @@
  * getWebsite, createWebsiteVersion, listWebsiteVersions, promote, getJob and suggestSlug; who may
  * see and change a site (owner, editor, stranger); the website limit and the publish rate limit.
  */
+import { createHash } from 'node:crypto'
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { STORES } from '../helpers/stores.ts'
 import { startTestServer, bundle, SITE_DOMAIN, type TestServer, type ApiResponse } from '../helpers/server.ts'
+
+const sha256Hex = (bytes: string | Buffer): string => createHash('sha256').update(bytes).digest('hex')
 
 type User = Awaited<ReturnType<TestServer['user']>>
 type File = { path: string; content: string; contentEncoding?: 'utf8' | 'base64'; contentType?: string }
@@ -455,11 +458,11 @@ for (const store of STORES) {
         assert.equal(typeof v.isCurrent, 'boolean')
         assert.match(v.createdAt, ISO)
       }
-      assert.deepEqual(v2.files, [{ originalName: 'index.html', contentType: 'text/html', size: Buffer.byteLength(v2Files[0].content) }])
+      assert.deepEqual(v2.files, [{ originalName: 'index.html', contentType: 'text/html', size: Buffer.byteLength(v2Files[0].content), sha256: sha256Hex(v2Files[0].content) }])
       const byName = Object.fromEntries(v1.files.map((f: any) => [f.originalName, f]))
       assert.deepEqual(Object.keys(byName).sort(), ['images/dot.png', 'index.html', 'style.css'])
-      assert.deepEqual(byName['images/dot.png'], { originalName: 'images/dot.png', contentType: 'image/png', size: Buffer.from(PNG_BASE64, 'base64').length })
-      assert.deepEqual(byName['style.css'], { originalName: 'style.css', contentType: 'text/css', size: Buffer.byteLength(v1Files[1].content) })
+      assert.deepEqual(byName['images/dot.png'], { originalName: 'images/dot.png', contentType: 'image/png', size: Buffer.from(PNG_BASE64, 'base64').length, sha256: sha256Hex(Buffer.from(PNG_BASE64, 'base64')) })
+      assert.deepEqual(byName['style.css'], { originalName: 'style.css', contentType: 'text/css', size: Buffer.byteLength(v1Files[1].content), sha256: sha256Hex(v1Files[1].content) })
       assert.equal(byName['index.html'].size, Buffer.byteLength(v1Files[0].content))
     })
 

@@ -1,6 +1,6 @@
 /**
  * The stores a suite runs on: a temp SQLite database and data dir always, and real PostgreSQL
- * (a schema of its own, dropped afterwards) when DATABASE_URL is set.
+ * (a schema of its own, named plinth_test_*) when DATABASE_URL is set.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -33,15 +33,8 @@ export async function createStore(name: StoreName): Promise<TestStore> {
   await admin.end()
   const url = new URL(adminUrl)
   url.searchParams.set('options', `-c search_path=${schema}`)
-  return {
-    dataDir,
-    databaseUrl: url.toString(),
-    async dispose() {
-      const client = new pg.Client({ connectionString: adminUrl })
-      await client.connect()
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-      await client.end()
-      removeDir()
-    },
-  }
+  // The schema is not dropped here: dropping it while another test file's migrations introspect
+  // the catalog makes their queries fail. scripts/run-tests.js drops every test schema before and
+  // after the whole run.
+  return { dataDir, databaseUrl: url.toString(), dispose: async () => removeDir() }
 }

@@ -4,34 +4,14 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import type { Client } from '@modelcontextprotocol/client'
 import { STORES } from '../helpers/stores.ts'
 import { BASE_URL, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
-
-const REVISIONS = ['2025-06-18', '2025-11-25', '2026-07-28'] as const
-type Revision = (typeof REVISIONS)[number]
+import { REVISIONS, call, connect } from '../helpers/mcp.ts'
 
 const PUBLISHING_TOOLS = ['publish_website', 'publish_version', 'promote_version', 'list_websites', 'get_website', 'list_versions', 'get_job_status', 'suggest_slug']
 const READ_ONLY = ['list_websites', 'get_website', 'list_versions', 'get_job_status', 'suggest_slug']
 const CHANGES_LIVE_SITE = ['publish_version', 'promote_version']
-
-async function connect(server: TestServer, token: string, revision: Revision = '2026-07-28'): Promise<Client> {
-  const options = revision === '2026-07-28' ? { versionNegotiation: { mode: { pin: revision } } } : { supportedProtocolVersions: [revision] }
-  const client = new Client({ name: 'plinth-test', version: '1.0.0' }, options)
-  const url = new URL(`${server.url}/mcp`)
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
-  return client
-}
-
-/** Calls a tool; checks that the text content is the same JSON as structuredContent. */
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const result = await client.callTool({ name, arguments: args })
-  const content = result.content as Array<{ type: string; text: string }>
-  assert.equal(content.length, 1)
-  assert.equal(content[0].type, 'text')
-  assert.deepEqual(JSON.parse(content[0].text), result.structuredContent)
-  return { isError: result.isError === true, data: result.structuredContent as any }
-}
 
 const schemaHasRef = (schema: unknown): boolean => JSON.stringify(schema).includes('"$ref"')
 

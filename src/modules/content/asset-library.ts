@@ -36,7 +36,8 @@ export const ASSET_FETCH_LIMITS = { maxBytes: ASSET_MAX_BYTES, connectTimeoutMs:
 const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1'
 const MAX_URL_LENGTH = 2048
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+)?(;[^,]*)?,/i
-const EXT_OF: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/avif': 'avif' }
+/** File extension of library URLs per image type (site serving checks it too). */
+export const EXT_OF: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/avif': 'avif' }
 
 export interface AssetLibraryOptions {
   /** Hosts exempt from the public-address rule (PLINTH_FETCH_ALLOW_HOSTS). */

@@ -11,7 +11,7 @@ export const tags = ['Content']
 export const security = [{ bearerAuth: [] }]
 export const CollectionParam = Type.String({ minLength: 1, maxLength: 40, description: 'Collection name.' })
 const SiteParams = Type.Object({ websiteId: WebsiteIdParam })
-const CollectionParams = Type.Object({ websiteId: WebsiteIdParam, collection: CollectionParam })
+export const CollectionParams = Type.Object({ websiteId: WebsiteIdParam, collection: CollectionParam })
 
 /** listCollections, createCollection, getCollection, updateCollection. Owners and editors alike. */
 export function collectionsRoutes(collections: CollectionsService): FastifyPluginAsyncTypebox {

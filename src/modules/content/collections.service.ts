@@ -24,6 +24,8 @@ export class CollectionsService {
   constructor(
     private readonly repo: CollectionsRepository,
     private readonly websites: WebsitesRepository,
+    /** Told after a collection changed (its label and fields shape its pages on the site). */
+    private readonly contentChanged: (websiteId: string) => Promise<void> = async () => {},
   ) {}
 
   async list(principal: Principal, websiteId: string): Promise<{ items: Collection[] }> {
@@ -70,6 +72,7 @@ export class CollectionsService {
       if (!isUniqueViolation(error)) throw error
       throw new AppError('COLLECTION_EXISTS', `This website already has a collection named "${input.name}".`, { fields: { name: 'is already used by another collection of this website' } })
     }
+    await this.contentChanged(site.id)
     return collectionView({ ...row, entry_count: 0 })
   }
 
@@ -106,6 +109,7 @@ export class CollectionsService {
       changes.removed_fields = JSON.stringify([...removed.values()])
     }
     await this.repo.update(row.id, changes)
+    await this.contentChanged(row.website_id)
     return collectionView({ ...row, ...changes })
   }
 

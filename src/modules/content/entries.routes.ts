@@ -4,16 +4,20 @@ import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../../http/openapi.ts'
 import { ref } from '../../schemas.ts'
 import { principalOf } from '../auth/auth.http.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
-import { CollectionParam, security, tags } from './collections.routes.ts'
+import { CollectionParam, CollectionParams, security, tags } from './collections.routes.ts'
 import { EntryBatchRequestSchema, EntryBatchResultSchema, EntryListSchema, EntryPutSchema, EntrySchema, MAX_BATCH } from './content.schemas.ts'
 import type { EntriesService } from './entries.service.ts'
 
-const CollectionParams = Type.Object({ websiteId: WebsiteIdParam, collection: CollectionParam })
-const EntryParams = Type.Object({
+export { CollectionParams }
+export const EntryParams = Type.Object({
   websiteId: WebsiteIdParam,
   collection: CollectionParam,
   entry: Type.String({ minLength: 1, maxLength: 100, description: 'Entry id (ent_...) or slug.' }),
 })
+export const EntryListQuery = Type.Object({
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+}, { additionalProperties: false })
 // The same path as getEntry/deleteEntry (OpenAPI allows one parameter name per path shape); for
 // putEntry the segment is always the slug, since an entry is created or replaced by slug.
 const SlugParams = Type.Object({ websiteId: WebsiteIdParam, collection: CollectionParam, entry: Type.String({ minLength: 1, maxLength: 100, description: 'Entry slug (putEntry creates or replaces by slug).' }) })
@@ -34,10 +38,7 @@ export function entriesRoutes(entries: EntriesService): FastifyPluginAsyncTypebo
         summary: 'List entries, newest publishedAt first',
         description: 'Pages with an opaque cursor in a stable order (publishedAt descending, ties by id), fast at any size. Scheduled entries (publishedAt in the future) are included with live false.',
         params: CollectionParams,
-        querystring: Type.Object({
-          cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page.' })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-        }, { additionalProperties: false }),
+        querystring: EntryListQuery,
         response: { 200: ref(EntryListSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND', 'VALIDATION_FAILED']) },
       },
     }, (request) => entries.list(principalOf(request), request.params.websiteId, request.params.collection, request.query))

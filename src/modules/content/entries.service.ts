@@ -26,6 +26,8 @@ export class EntriesService {
     private readonly collections: CollectionsService,
     private readonly repo: EntriesRepository,
     private readonly media: EntryMedia,
+    /** Told after entries of a website changed, so its site shows them on the next request. */
+    private readonly contentChanged: (websiteId: string) => Promise<void> = async () => {},
   ) {}
 
   async list(principal: Principal, websiteId: string, name: string, query: { cursor?: string; limit?: number }): Promise<EntryList> {
@@ -51,6 +53,7 @@ export class EntriesService {
     const collection = await this.collections.load(principal, websiteId, name)
     const row = await this.requireEntry(collection, entry)
     if (!(await this.repo.delete(collection.id, row.id))) throw notFound(`Entry "${entry}"`)
+    await this.contentChanged(collection.websiteId)
   }
 
   /** Creates or replaces the entry at `slug`; sending the same entry again changes nothing. */
@@ -63,6 +66,7 @@ export class EntriesService {
     const { baseUrl, ...item } = input
     try {
       const written = await this.write(collection, { ...item, slug }, baseUrl, await this.repo.findBySlug(collection.id, slug))
+      if (written.status !== 'unchanged') await this.contentChanged(collection.websiteId)
       return { status: written.status, entry: entryView(collection, written.row, nowIso()) }
     } catch (error) {
       if (!(error instanceof EntryFailure)) throw error
@@ -101,6 +105,7 @@ export class EntriesService {
     await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, input.entries.length) }, worker))
     const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 }
     for (const result of results) counts[result.status]++
+    if (counts.created + counts.updated > 0) await this.contentChanged(collection.websiteId)
     return { results, counts }
   }
 

@@ -26,6 +26,7 @@ const INSTRUCTIONS = `Plinth hosts static websites. You write the whole site (HT
 - New site: suggest_slug (optional), then publish_website. Change a site: publish_version with the complete new bundle (not a diff); files you do not change can be passed by sha256 instead of content.
 - Review before going live: publish_version with promote false, open its previewUrl, then promote_version. promote_version also rolls back to any older version.
 - Find your sites with list_websites; inspect one with get_website or list_versions.
+- Large binaries: create_upload, PUT the bytes to uploadUrl, then publish { path, uploadId }. Collection content (posts, products...): upsert_entries, list_entries, delete_entry.
 - Every error result carries error.code and error.message; PUBLISH_INVALID lists every broken rule in error.violations, so fix them all before retrying.`
 
 /** The SDK checks arguments before the tool runs; Plinth checks them itself to answer exactly like REST. */

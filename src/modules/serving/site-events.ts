@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { sql } from 'kysely'
 import type { Db } from '../../db/connect.ts'
@@ -25,11 +26,19 @@ export async function createSiteEvents(
     return { siteChanged: async (slug) => onChange(slug), close: async () => {} }
   }
 
+  // Our own notifications come back to us: the change was applied locally already, and applying
+  // it again later would drop caches rebuilt in between. The payload is `{instance} {slug}`.
+  const instance = randomUUID()
+  const received = (payload: string): void => {
+    const space = payload.indexOf(' ')
+    if (space === -1) onChange(payload)
+    else if (payload.slice(0, space) !== instance) onChange(payload.slice(space + 1))
+  }
   let listener: pg.Client | null = null
   let closed = false
   const connect = async (): Promise<void> => {
     const client = new pg.Client({ connectionString: databaseUrl })
-    client.on('notification', (message) => message.payload && onChange(message.payload))
+    client.on('notification', (message) => message.payload && received(message.payload))
     client.on('error', (err) => {
       log.warn({ err }, 'site change listener lost its connection; reconnecting')
       listener = null
@@ -45,7 +54,7 @@ export async function createSiteEvents(
   return {
     async siteChanged(slug) {
       onChange(slug)
-      await sql`select pg_notify(${CHANNEL}, ${slug})`.execute(db.kysely)
+      await sql`select pg_notify(${CHANNEL}, ${`${instance} ${slug}`})`.execute(db.kysely)
     },
     async close() {
       closed = true

@@ -39,6 +39,19 @@ export interface SiteServer {
   stats(): { sites: number; blobBytes: number; blobEntries: number }
 }
 
+/** What a content responder falls back on when it has nothing at the path, or failed. */
+export interface ContentFallback {
+  notFound(): void
+  fail(error: unknown): void
+}
+
+/** Answers site paths that are not files of the version (entries, listings, feeds; see modules/content/site-content.ts). */
+export interface ContentResponder {
+  /** False when the path is none of its own (the 404 is sent at once); true when it took over the response. */
+  serve(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, fallback: ContentFallback): boolean
+  invalidate(slug: string): void
+}
+
 export interface SiteServerOptions {
   siteDomain: string
   lookup: SiteLookup
@@ -52,6 +65,8 @@ export interface SiteServerOptions {
   manifestFiles?: number
   /** How long unknown sites are remembered, in ms (default 5,000). */
   negativeTtlMs?: number
+  /** Content pages served where the version has no file. */
+  content?: ContentResponder
 }
 
 interface HostEntry {
@@ -74,7 +89,7 @@ function sendPage(res: ServerResponse, page: BuiltinPage, head: boolean): void {
 }
 
 export function createSiteServer(options: SiteServerOptions): SiteServer {
-  const { siteDomain } = options
+  const { siteDomain, content } = options
   const log = options.log ?? consoleLog
   const negotiator = new EncodingNegotiator()
   const blobs = new BlobCache(options.blobs, options.cacheBytes)
@@ -205,7 +220,13 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       res.end()
     } else if (target === BAD_PATH) {
       sendPage(res, BAD_REQUEST_PAGE, head)
-    } else if (version.notFound === null) {
+    } else if (content === undefined || !content.serve(req, res, version, head, { notFound: () => sendMissing(req, res, version, head), fail: (error) => fail(req, res, error) })) {
+      sendMissing(req, res, version, head)
+    }
+  }
+
+  function sendMissing(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean): void {
+    if (version.notFound === null) {
       sendPage(res, PAGE_NOT_FOUND_PAGE, head)
     } else {
       const page = version.notFound
@@ -249,6 +270,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     handle,
     invalidate(slug: string): void {
       manifests.invalidate(String(slug).toLowerCase())
+      content?.invalidate(String(slug).toLowerCase())
     },
     stats() {
       return { sites: manifests.size, blobBytes: blobs.bytes, blobEntries: blobs.entries }

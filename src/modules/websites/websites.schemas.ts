@@ -92,6 +92,7 @@ export const VersionFileSchema = Type.Object(
     originalName: Type.String({ description: 'Path within the bundle.' }),
     contentType: Nullable(Type.String()),
     size: Type.Integer({ description: 'Bytes.' }),
+    sha256: Type.String({ description: 'SHA-256 of the bytes, lowercase hex: give it as a bundle file\'s sha256 to republish the file unchanged without sending it.' }),
   },
   { $id: 'VersionFile' },
 )

@@ -51,7 +51,7 @@ Next: give the user pageUrl; keep websiteId (and slug) to refine the site with p
     defineTool({
       name: 'publish_version',
       title: 'Publish a new version of a website',
-      description: `Publish a new version of an existing website: the COMPLETE replacement bundle, every file the site needs, not a diff (resend unchanged files cheaply by sha256). message is a short changelog entry.
+      description: `Publish a new version of an existing website: the COMPLETE replacement bundle, every file the site needs, not a diff: resend an unchanged file cheaply as { path, sha256 }, its hash being the files[].sha256 that get_website and list_versions return. message is a short changelog entry.
 promote true (the default) makes it live at once at pageUrl. promote false leaves the live site untouched: the version is only stored and served for review at its previewUrl (https://{slug}--v{n}.{site_domain}/). Show previewUrl to the user; once approved, call promote_version with this websiteId and versionId = the jobId returned here.
 ${BUNDLE_RULES}
 ${ERRORS}`,
@@ -99,7 +99,7 @@ Next: the site's pageUrl now serves this version; get_website shows which versio
     defineTool({
       name: 'list_versions',
       title: "List a website's versions",
-      description: `List a website's versions, newest first: id (the versionId for promote_version), number, kind, status, instruction (the changelog message), files (path, contentType, size), isCurrent and previewUrl. Use it to pick a version to review or to roll back to.`,
+      description: `List a website's versions, newest first: id (the versionId for promote_version), number, kind, status, instruction (the changelog message), files (originalName, contentType, size, sha256), isCurrent and previewUrl. Use it to pick a version to review or to roll back to.`,
       input: args({ websiteId: WebsiteIdParam }),
       output: ref(VersionListSchema),
       hints: READ,

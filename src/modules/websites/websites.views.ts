@@ -12,7 +12,7 @@ export function versionView(config: Config, slug: string, row: VersionRow, files
     kind: row.kind,
     status: row.status,
     ...(row.instruction === null ? {} : { instruction: row.instruction }),
-    files: files.map((f) => ({ originalName: f.path, contentType: f.content_type, size: Number(f.size) })),
+    files: files.map((f) => ({ originalName: f.path, contentType: f.content_type, size: Number(f.size), sha256: f.hash })),
     isCurrent: row.id === currentVersionId,
     previewUrl: pageUrlFor(config, slug, row.number),
     createdAt: row.created_at,

@@ -1,0 +1,206 @@
+/**
+ * The upload and entry tools over real HTTP, driven by the SDK's own Client on every store:
+ * create_upload then a signed PUT then a publish by uploadId; upsert_entries, list_entries and
+ * delete_entry against the same service calls as REST; ownership and bad input.
+ */
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { after, before, describe, it } from 'node:test'
+import type { Client } from '@modelcontextprotocol/client'
+import { STORES } from '../helpers/stores.ts'
+import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { call, connect } from '../helpers/mcp.ts'
+import { siteWithCollection } from '../content/helpers.ts'
+
+const TOOLS = [
+  'create_upload', 'delete_entry', 'get_job_status', 'get_website', 'list_entries', 'list_versions',
+  'list_websites', 'promote_version', 'publish_version', 'publish_website', 'suggest_slug', 'upsert_entries',
+]
+
+const POSTS = [
+  { slug: 'hello-world', publishedAt: '2026-01-03T10:00:00Z', data: { title: 'Hello world', body: { markdown: '# Hi\n\nFirst *post*.' } } },
+  { slug: 'second', publishedAt: '2026-01-02T10:00:00Z', data: { title: 'Second', body: { html: '<p>Two<script>alert(1)</script></p>' }, price: 12 } },
+  { slug: 'coming-soon', publishedAt: '2999-01-01T00:00:00Z', data: { title: 'Later', kind: 'news' } },
+]
+
+for (const store of STORES) {
+  describe(`MCP content tools (${store.name})`, { skip: store.skip }, () => {
+    let server: TestServer
+    let owner: Awaited<ReturnType<typeof siteWithCollection>>
+    let client: Client
+
+    before(async () => {
+      server = await startTestServer(store.name)
+      owner = await siteWithCollection(server)
+      client = await connect(server, owner.user.token)
+    })
+    after(async () => {
+      await client?.close()
+      await server?.close()
+    })
+
+    const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
+
+    it('lists exactly the twelve tools, with the hints of what each changes', async () => {
+      const { tools } = await client.listTools()
+      assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
+      const hints = (name: string) => {
+        const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tools.find((t) => t.name === name)!.annotations!
+        return { readOnlyHint, destructiveHint, idempotentHint, openWorldHint }
+      }
+      assert.deepEqual(hints('create_upload'), { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false })
+      assert.deepEqual(hints('list_entries'), { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })
+      assert.deepEqual(hints('upsert_entries'), { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
+      assert.deepEqual(hints('delete_entry'), { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
+
+      // Flat arguments: the path parameters next to the REST body's or query's own fields.
+      const input = (name: string) => tools.find((t) => t.name === name)!.inputSchema as any
+      assert.deepEqual(Object.keys(input('upsert_entries').properties), ['websiteId', 'collection', 'baseUrl', 'entries'])
+      assert.deepEqual(Object.keys(input('list_entries').properties), ['websiteId', 'collection', 'cursor', 'limit'])
+      assert.deepEqual(Object.keys(input('delete_entry').properties), ['websiteId', 'collection', 'entry'])
+      assert.deepEqual(Object.keys(input('create_upload').properties.files.items.properties), ['filename', 'contentType', 'size'])
+      for (const name of ['create_upload', 'list_entries', 'upsert_entries', 'delete_entry']) assert.equal(input(name).additionalProperties, false, name)
+      const versionFile = (tools.find((t) => t.name === 'get_website')!.outputSchema as any).properties.versions.items.properties.files.items
+      assert.ok('sha256' in versionFile.properties, 'VersionFile carries sha256')
+    })
+
+    it('reserves an upload, takes the bytes by signed PUT, publishes them by uploadId and republishes them by sha256', async () => {
+      const photo = randomBytes(150 * 1024)
+      const reserved = await call(client, 'create_upload', { files: [{ filename: 'photo.webp', contentType: 'image/webp', size: photo.length }] })
+      assert.equal(reserved.isError, false)
+      const [upload] = reserved.data.uploads
+      assert.equal(upload.method, 'PUT')
+      assert.equal(upload.size, photo.length)
+
+      const target = new URL(upload.uploadUrl)
+      assert.deepEqual(upload.headers, { 'Content-Type': 'image/webp' })
+      // As an agent would: the returned headers and the bytes, no token (lowercased to replace the helper's JSON default).
+      const headers = Object.fromEntries(Object.entries(upload.headers as Record<string, string>).map(([name, value]) => [name.toLowerCase(), value]))
+      const put = await server.api('PUT', target.pathname + target.search, { body: photo, headers })
+      assert.equal(put.status, 200, put.text)
+      assert.equal(put.body.uploadId, upload.uploadId)
+
+      const files = [...bundle('With a photo'), { path: 'images/photo.webp', uploadId: upload.uploadId }]
+      const published = await call(client, 'publish_version', { websiteId: owner.websiteId, files, message: 'Add a photo' })
+      assert.equal(published.isError, false, JSON.stringify(published.data))
+      const site = await call(client, 'get_website', { websiteId: owner.websiteId })
+      const served = await server.site(site.data.slug, '/images/photo.webp')
+      assert.equal(served.status, 200)
+      assert.ok(served.body.equals(photo), 'the site serves the uploaded bytes')
+
+      // Every file of the live version, sent back by the hash get_website reports.
+      const live = site.data.versions.find((v: any) => v.isCurrent)
+      assert.equal(live.files.find((f: any) => f.originalName === 'images/photo.webp').sha256, put.body.sha256)
+      const byHash = live.files.map((f: any) => ({ path: f.originalName, sha256: f.sha256 }))
+      const again = await call(client, 'publish_version', { websiteId: owner.websiteId, files: byHash, message: 'Same files' })
+      assert.equal(again.isError, false, JSON.stringify(again.data))
+      assert.equal(again.data.version, published.data.version + 1)
+      assert.ok((await server.site(site.data.slug, '/images/photo.webp')).body.equals(photo))
+      assert.match((await server.site(site.data.slug)).body.toString(), /With a photo/)
+    })
+
+    it('upserts entries re-runnably, pages through them and deletes by slug and by id, like REST', async () => {
+      const first = await call(client, 'upsert_entries', entryArgs({ entries: POSTS }))
+      assert.equal(first.isError, false, JSON.stringify(first.data))
+      assert.deepEqual(first.data.counts, { created: 3, updated: 0, unchanged: 0, failed: 0 })
+      assert.deepEqual(first.data.results.map((r: any) => [r.slug, r.status]), POSTS.map((p) => [p.slug, 'created']))
+      const [hello, second, later] = first.data.results.map((r: any) => r.entry)
+      assert.match(hello.rendered.body, /<h1>Hi<\/h1>/)
+      assert.doesNotMatch(second.rendered.body, /script/)
+      assert.equal(later.live, false, 'a future publishedAt keeps the entry off the site')
+
+      const rerun = await call(client, 'upsert_entries', entryArgs({ entries: POSTS }))
+      assert.deepEqual(rerun.data.counts, { created: 0, updated: 0, unchanged: 3, failed: 0 })
+      assert.ok(rerun.data.results.every((r: any) => r.status === 'unchanged'))
+
+      const page1 = await call(client, 'list_entries', entryArgs({ limit: 2 }))
+      assert.equal(page1.isError, false)
+      assert.deepEqual(page1.data.items.map((e: any) => e.slug), ['coming-soon', 'hello-world'])
+      assert.equal(typeof page1.data.nextCursor, 'string')
+      const page2 = await call(client, 'list_entries', entryArgs({ limit: 2, cursor: page1.data.nextCursor }))
+      assert.deepEqual(page2.data.items.map((e: any) => e.slug), ['second'])
+      assert.equal(page2.data.nextCursor, null)
+      const rest = await server.api('GET', `${owner.base}/entries?limit=2`, { token: owner.user.token })
+      assert.deepEqual(page1.data, rest.body, 'the same page as listEntries')
+
+      const bySlug = await call(client, 'delete_entry', entryArgs({ entry: 'second' }))
+      assert.deepEqual(bySlug, { isError: false, data: { deleted: true } })
+      const byId = await call(client, 'delete_entry', entryArgs({ entry: later.id }))
+      assert.equal(byId.isError, false)
+      const remaining = await call(client, 'list_entries', entryArgs())
+      assert.deepEqual(remaining.data.items.map((e: any) => e.slug), ['hello-world'])
+      const gone = await call(client, 'delete_entry', entryArgs({ entry: 'second' }))
+      assert.equal(gone.isError, true)
+      assert.equal(gone.data.error.code, 'NOT_FOUND')
+    })
+
+    it('fails one bad entry on its own result, not the call', async () => {
+      const entries = [
+        { slug: 'good-one', data: { title: 'Good' } },
+        { slug: 'Bad Slug!', data: { title: 'Bad slug' } },
+        { slug: 'no-title', data: { title: 42, price: -1 } },
+        { slug: 'twice', data: { title: 'A' } },
+        { slug: 'twice', data: { title: 'B' } },
+      ]
+      const result = await call(client, 'upsert_entries', entryArgs({ collection: 'posts', entries }))
+      assert.equal(result.isError, false)
+      assert.deepEqual(result.data.results.map((r: any) => r.status), ['created', 'failed', 'failed', 'failed', 'failed'])
+      assert.deepEqual(result.data.counts, { created: 1, updated: 0, unchanged: 0, failed: 4 })
+      const [, badSlug, badData, dup] = result.data.results
+      assert.equal(badSlug.error.code, 'VALIDATION_FAILED')
+      assert.equal(badSlug.error.field, 'slug')
+      assert.equal(badData.error.code, 'VALIDATION_FAILED')
+      assert.ok('data.title' in badData.error.fields && 'data.price' in badData.error.fields)
+      assert.equal(dup.error.code, 'DUPLICATE_SLUG')
+      const rest = await server.api('GET', `${owner.base}/entries/twice`, { token: owner.user.token })
+      assert.equal(rest.status, 404, 'no item of a duplicated slug is written')
+    })
+
+    it('refuses malformed calls as a whole with VALIDATION_FAILED, like REST, and writes nothing', async () => {
+      const before = (await call(client, 'list_entries', entryArgs({ limit: 100 }))).data.items.length
+      const cases: Array<[string, Record<string, unknown>, string[]]> = [
+        ['upsert_entries', entryArgs({ entries: 'all of them' }), ['entries']],
+        ['upsert_entries', entryArgs({ entries: Array.from({ length: 101 }, (_, i) => ({ slug: `s${i}`, data: { title: 'x' } })) }), ['entries']],
+        ['upsert_entries', entryArgs({ entries: [], collectionn: 'posts' }), ['collectionn']],
+        ['list_entries', entryArgs({ limit: 0 }), ['limit']],
+        ['list_entries', entryArgs({ limit: '5' }), ['limit']],
+        ['list_entries', { websiteId: owner.websiteId }, ['collection']],
+        ['delete_entry', entryArgs({ entry: 'x'.repeat(101) }), ['entry']],
+        ['create_upload', { files: [{ size: 3 * 1024 * 1024, filename: '../etc/passwd' }] }, ['files[0].size', 'files[0].filename']],
+        ['create_upload', { files: [] }, ['files']],
+      ]
+      for (const [tool, args, fields] of cases) {
+        const result = await call(client, tool, args)
+        assert.equal(result.isError, true, tool)
+        assert.equal(result.data.error.code, 'VALIDATION_FAILED', tool)
+        for (const field of fields) assert.ok(field in result.data.error.fields, `${tool}: ${field} named in ${JSON.stringify(result.data.error.fields)}`)
+      }
+      const badBase = await call(client, 'upsert_entries', entryArgs({ baseUrl: 'javascript:alert(1)', entries: [{ slug: 'x', data: { title: 'x' } }] }))
+      assert.equal(badBase.isError, true)
+      assert.equal(badBase.data.error.code, 'VALIDATION_FAILED')
+      const unknownCollection = await call(client, 'list_entries', entryArgs({ collection: 'nope' }))
+      assert.equal(unknownCollection.data.error.code, 'NOT_FOUND')
+      assert.equal((await call(client, 'list_entries', entryArgs({ limit: 100 }))).data.items.length, before)
+    })
+
+    it("keeps another user's site invisible: NOT_FOUND, and nothing changes", async () => {
+      const stranger = await server.user()
+      const other = await connect(server, stranger.token)
+      try {
+        const before = await call(client, 'list_entries', entryArgs({ limit: 100 }))
+        for (const [tool, args] of [
+          ['list_entries', entryArgs()],
+          ['upsert_entries', entryArgs({ entries: [{ slug: 'hello-world', data: { title: 'Defaced' } }] })],
+          ['delete_entry', entryArgs({ entry: 'hello-world' })],
+        ] as const) {
+          const result = await call(other, tool, args)
+          assert.equal(result.isError, true, tool)
+          assert.equal(result.data.error.code, 'NOT_FOUND', tool)
+        }
+        assert.deepEqual(await call(client, 'list_entries', entryArgs({ limit: 100 })), before)
+      } finally {
+        await other.close()
+      }
+    })
+  })
+}

@@ -6,15 +6,20 @@
  * IPC requests from the parent (besides profile-start/profile-stop, see lib/child-ipc.ts):
  *   stats  -> process.memoryUsage() and the site server's cache stats
  *   gc     -> two full GCs (needs --expose-gc), then stats
+ *
+ * With BENCH_SEED_ENTRIES=N set, before reporting ready it also creates the content benchmark's
+ * site and collections through the services and bulk-inserts N entries (lib/seed.ts); the ready
+ * line then carries a `seed` object (websiteId, siteSlug, archiveId, seeded, seedSeconds).
  */
 import { loadConfig } from '../src/config.ts'
 import { startServer } from '../src/server.ts'
 import { serveIpc } from './lib/child-ipc.ts'
+import { seedContent } from './lib/seed.ts'
 
 const config = loadConfig(process.env)
 const server = await startServer(config)
 const user = await server.services.users.create({ email: `bench-${process.pid}@example.com`, password: 'bench-password-1', name: 'Bench' })
-const { token } = await server.services.tokens.create(user.id, { name: 'bench', access: 'rest' })
+const { token, row } = await server.services.tokens.create(user.id, { name: 'bench', access: 'rest' })
 
 const stats = () => ({ memory: process.memoryUsage(), site: server.siteServer.stats() })
 
@@ -32,4 +37,11 @@ serveIpc(
   () => server.close(),
 )
 
-console.log(JSON.stringify({ ready: true, address: server.address, pid: process.pid, token, siteDomain: config.siteDomain }))
+// After serveIpc, so a SIGTERM or the parent going away during a long seed still shuts down cleanly.
+const seedCount = process.env.BENCH_SEED_ENTRIES
+const seed =
+  seedCount === undefined || seedCount === ''
+    ? undefined
+    : await seedContent(server, { userId: user.id, email: user.email, name: user.name ?? null, tokenId: row.id, access: 'rest' }, Number(seedCount))
+
+console.log(JSON.stringify({ ready: true, address: server.address, pid: process.pid, token, siteDomain: config.siteDomain, seed }))

@@ -1,12 +1,14 @@
 /**
  * `npm run bench`: serving throughput against a bare node:http baseline, publish latency of a
- * maximal bundle (and of an unchanged republish, which must write no blob bytes), and resident
- * memory after 1,000 small sites. Servers run in child processes on temp data dirs, listening on
+ * maximal bundle (and of an unchanged republish, which must write no blob bytes), resident
+ * memory after 1,000 small sites, and content: upsertEntries latency, listEntries on 100,000
+ * entries, and a warm entry page under load. Servers run in child processes on temp data dirs, listening on
  * 127.0.0.1 only; everything is cleaned up at the end, on failure and on Ctrl-C.
  *
  * Quick runs: BENCH_DURATION=3 BENCH_WARMUP=1 BENCH_PUBLISH_ITERATIONS=3 BENCH_SITES=100 npm run bench
  * Other knobs: BENCH_CONNECTIONS (50), BENCH_SLICES (5), BENCH_BR=0, BENCH_PROFILE=auto|1|0,
- * BENCH_PROFILE_SECONDS (5), BENCH_PROFILE_OUT=/path/file.cpuprofile, BENCH_DIAGNOSE=1.
+ * BENCH_PROFILE_SECONDS (5), BENCH_PROFILE_OUT=/path/file.cpuprofile, BENCH_DIAGNOSE=1,
+ * BENCH_CONTENT_ENTRIES (100000).
  * See bench/README.md.
  */
 import os from 'node:os'
@@ -14,6 +16,7 @@ import { performance } from 'node:perf_hooks'
 import { cleanupAll, killAllSync } from './lib/children.ts'
 import { fmtInt, fmtMiB, fmtMs } from './lib/load.ts'
 import { SETTINGS, TARGET_RATIO } from './lib/settings.ts'
+import { contentPhase, type ContentResult } from './content.ts'
 import { memoryPhase, type MemoryResult } from './memory.ts'
 import { publishingPhase, type PublishingResult } from './publishing.ts'
 import { servingPhase, type ServingResult } from './serving.ts'
@@ -25,7 +28,7 @@ function table(rows: string[][]): string {
   return [fmt(rows[0]), rule, ...rows.slice(1).map(fmt)].join('\n')
 }
 
-function summary(serving: ServingResult, publishing: PublishingResult, memory: MemoryResult): string {
+function summary(serving: ServingResult, publishing: PublishingResult, memory: MemoryResult, content: ContentResult): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`
   const rows = [
     ['Benchmark', 'Figure', 'Value', 'Target', 'Result'],
@@ -50,6 +53,16 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
     ['', 'RSS increment per site', `${(memory.perSite / 1024).toFixed(1)} KiB`, '', ''],
     ['', 'JS heap retained per site (after GC)', `${((memory.heapAfter - memory.heapBefore) / memory.sites / 1024).toFixed(1)} KiB`, '(info)', ''],
   )
+  const ms1 = (n: number) => `${n.toFixed(1)} ms`
+  rows.push(
+    [`upsertEntries, ${content.batchSize} entries (REST)`, 'new entries p50 / p95', `${ms(content.fresh.p50)} / ${ms(content.fresh.p95)}`, '', ''],
+    ['', 'same batch again (all unchanged) p50', ms(content.unchanged.p50), '', ''],
+    [`listEntries, ${content.entries.toLocaleString('en-US')} entries`, `first page (${content.pageLimit}) p50 / p95`, `${ms1(content.firstPage.p50)} / ${ms1(content.firstPage.p95)}`, '', ''],
+    ['', `page at entry ${content.deepPosition.toLocaleString('en-US')} (cursor) p50 / p95`, `${ms1(content.deepPage.p50)} / ${ms1(content.deepPage.p95)}`, '', ''],
+    ['Entry page, warm (default template)', 'Plinth req/s, p99', `${fmtInt(content.entryPage.rps)} req/s, ${fmtMs(content.entryPage.p99)}`, '', ''],
+    ['', 'same site, static 4 KB page, req/s, p99', `${fmtInt(content.staticPage.rps)} req/s, ${fmtMs(content.staticPage.p99)}`, '', ''],
+    ['', 'ratio entry page / static page', (content.entryPage.rps / content.staticPage.rps).toFixed(3), '(info)', ''],
+  )
   return table(rows)
 }
 
@@ -72,18 +85,19 @@ async function main(): Promise<void> {
   console.log(`  SQLite store on temp dirs under ${os.tmpdir()}; every server listens on 127.0.0.1 in its own child process`)
   console.log(
     `  settings: ${SETTINGS.connections} connections, ${SETTINGS.warmupSeconds} s warm-up + ${SETTINGS.durationSeconds} s (${SETTINGS.slices} slices) per load run, ` +
-      `${SETTINGS.publishIterations} publishes per kind, ${SETTINGS.sites} small sites, profile=${SETTINGS.profile}`,
+      `${SETTINGS.publishIterations} publishes per kind, ${SETTINGS.sites} small sites, ${SETTINGS.contentEntries} content entries, profile=${SETTINGS.profile}`,
   )
   if (cpu.length <= 2) console.log('  note: with 2 cores, autocannon takes one and the server under test the other')
   try {
     const serving = await servingPhase()
     const publishing = await publishingPhase()
     const memory = await memoryPhase()
+    const content = await contentPhase()
     console.log('\n== Summary ==')
-    console.log(summary(serving, publishing, memory))
-    if (!serving.clean) console.log('!! load runs had errors or non-2xx responses (see above)')
+    console.log(summary(serving, publishing, memory, content))
+    if (!serving.clean || !content.clean) console.log('!! load runs had errors or non-2xx responses (see above)')
     console.log(`Total time: ${((performance.now() - started) / 1000).toFixed(0)} s`)
-    if (publishing.blobBytesAdded !== 0 || publishing.blobFilesAdded !== 0 || !serving.clean) process.exitCode = 1
+    if (publishing.blobBytesAdded !== 0 || publishing.blobFilesAdded !== 0 || !serving.clean || !content.clean) process.exitCode = 1
   } finally {
     await cleanup()
   }

@@ -129,3 +129,44 @@ export function smallSite(n: number): BundleFile[] {
     { path: 'app.js', content: js(500, nonce, false) },
   ]
 }
+
+/**
+ * Content benchmark: the collection's fields (text, markdown rich text, number; no images) and
+ * entries for upsertEntries. `entryData` is deterministic per (slug, nonce), so re-sending the
+ * same batch is "unchanged".
+ */
+export const CONTENT_FIELDS = [
+  { name: 'title', label: 'Title', type: 'text', required: true, maxLength: 200 },
+  { name: 'summary', label: 'Summary', type: 'text', maxLength: 1000 },
+  { name: 'body', label: 'Body', type: 'richText' },
+  { name: 'rank', label: 'Rank', type: 'number', min: 0, max: 10_000_000 },
+]
+
+/** A ~1.2 KB markdown article: heading, paragraphs with emphasis and a link, a list, a quote. */
+export function articleMarkdown(seed: number): string {
+  return (
+    `## ${words(5, seed)}\n\n` +
+    `${words(30, seed + 1)} **${words(3, seed + 2)}** ${words(20, seed + 3)}.\n\n` +
+    `- ${words(6, seed + 4)}\n- ${words(6, seed + 5)}\n- [${words(2, seed + 6)}](https://example.com/${seed})\n\n` +
+    `${words(40, seed + 7)} *${words(4, seed + 8)}*.\n\n` +
+    `> ${words(18, seed + 9)}\n\n` +
+    `${words(35, seed + 10)}.\n`
+  )
+}
+
+export function entryData(i: number, nonce: string): Record<string, unknown> {
+  return {
+    title: `${words(6, i)} ${nonce}`,
+    summary: words(25, i + 100),
+    body: { markdown: articleMarkdown(i * 31) },
+    rank: i,
+  }
+}
+
+/** A batch of `count` entries with slugs `{prefix}-{start..}`. */
+export function entryBatch(prefix: string, start: number, count: number, nonce: string): Array<{ slug: string; data: Record<string, unknown> }> {
+  return Array.from({ length: count }, (_, k) => ({ slug: `${prefix}-${start + k}`, data: entryData(start + k, nonce) }))
+}
+
+/** Words for the seeded rows (deterministic). */
+export const seedWords = words

@@ -25,6 +25,8 @@ export const SETTINGS = Object.freeze({
   profileOut: process.env.BENCH_PROFILE_OUT ?? '',
   publishIterations: num('BENCH_PUBLISH_ITERATIONS', 15),
   sites: num('BENCH_SITES', 1000),
+  /** Entries bulk-inserted into the collection listEntries is timed on. */
+  contentEntries: num('BENCH_CONTENT_ENTRIES', 100_000),
 })
 
 export const TARGET_RATIO = 0.8

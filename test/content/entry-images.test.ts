@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { deflateSync } from 'node:zlib'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { siteWithCollection } from './helpers.ts'
+import { siteWithCollection, startImageHost } from './helpers.ts'
 
 /** A valid 1x1 PNG of the given grey level (so each one has other bytes). */
 function png(grey: number): Buffer {
@@ -37,23 +35,17 @@ function png(grey: number): Buffer {
 for (const store of STORES) {
   describe(`entry images (${store.name})`, { skip: store.skip }, () => {
     let server: TestServer
-    let images: http.Server
+    let images: Awaited<ReturnType<typeof startImageHost>>
     let origin: string
-    const hits = new Map<string, number>()
+    let hits: Map<string, number>
     before(async () => {
-      images = http.createServer((req, res) => {
-        hits.set(req.url!, (hits.get(req.url!) ?? 0) + 1)
-        const match = /^\/img\/(\d+)\.png$/.exec(req.url ?? '')
-        if (!match) return res.writeHead(404).end()
-        res.writeHead(200, { 'content-type': 'image/png' }).end(png(Number(match[1])))
-      })
-      await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve))
-      origin = `http://127.0.0.1:${(images.address() as AddressInfo).port}`
-      server = await startTestServer(store.name, { PLINTH_FETCH_ALLOW_HOSTS: new URL(origin).host })
+      images = await startImageHost((n) => png(n))
+      ;({ origin, hits } = images)
+      server = await startTestServer(store.name, images.env)
     })
     after(async () => {
       await server?.close()
-      await new Promise((resolve) => images?.close(resolve))
+      await images?.close()
     })
 
     test('image fields and rich-text images are imported once per URL and point at the library', async () => {

@@ -1,5 +1,31 @@
-/** Shared set-up of the content suites: a user with a site, and a collection of every field type. */
+/** Shared set-up of the content suites: a user with a site, a collection of every field type, an image host. */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { bundle, type TestServer } from '../helpers/server.ts'
+
+/**
+ * A local image host on 127.0.0.1 serving `/img/{n}.png` from `image(n)` (404 when it returns
+ * undefined), counting the requests per path. Plinth reaches it through PLINTH_FETCH_ALLOW_HOSTS.
+ */
+export async function startImageHost(image: (n: number) => Buffer | undefined) {
+  const hits = new Map<string, number>()
+  const server = http.createServer((req, res) => {
+    hits.set(req.url!, (hits.get(req.url!) ?? 0) + 1)
+    const match = /^\/img\/(\d+)\.png$/.exec(req.url ?? '')
+    const bytes = match ? image(Number(match[1])) : undefined
+    if (!bytes) return res.writeHead(404).end()
+    res.writeHead(200, { 'content-type': 'image/png' }).end(bytes)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return {
+    origin,
+    hits,
+    /** The setting that lets Plinth fetch from this host. */
+    env: { PLINTH_FETCH_ALLOW_HOSTS: new URL(origin).host },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
 
 export const FIELDS = [
   { name: 'title', label: 'Title', type: 'text', required: true, maxLength: 100 },

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { FIELDS } from './helpers.ts'
+import { FIELDS, startImageHost } from './helpers.ts'
 
 /** A valid 1x1 PNG; a second one differs in one pixel (other bytes, other hash). */
 const PNG = [
@@ -17,21 +15,16 @@ type Files = ReturnType<typeof bundle>
 for (const store of STORES) {
   describe(`content on the site (${store.name})`, { skip: store.skip }, () => {
     let server: TestServer
-    let images: http.Server
+    let images: Awaited<ReturnType<typeof startImageHost>>
     let origin: string
     before(async () => {
-      images = http.createServer((req, res) => {
-        const match = /^\/img\/(\d)\.png$/.exec(req.url ?? '')
-        if (!match || !PNG[Number(match[1])]) return res.writeHead(404).end()
-        res.writeHead(200, { 'content-type': 'image/png' }).end(PNG[Number(match[1])])
-      })
-      await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve))
-      origin = `http://127.0.0.1:${(images.address() as AddressInfo).port}`
-      server = await startTestServer(store.name, { PLINTH_FETCH_ALLOW_HOSTS: new URL(origin).host })
+      images = await startImageHost((n) => PNG[n])
+      origin = images.origin
+      server = await startTestServer(store.name, images.env)
     })
     after(async () => {
       await server?.close()
-      await new Promise((resolve) => images?.close(resolve))
+      await images?.close()
     })
 
     async function site(files: Files = bundle()) {

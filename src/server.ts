@@ -14,13 +14,8 @@ import { SiteContent } from './modules/content/site-content.ts'
 import { SiteContentRepository } from './modules/content/site-content.repository.ts'
 import { DbSiteLookup } from './modules/serving/db-site-lookup.ts'
 import { createSiteEvents } from './modules/serving/site-events.ts'
-import { parseSiteHost } from './modules/serving/site-host.ts'
 import { createSiteServer, type SiteServer } from './modules/serving/site-handler.ts'
 import { createServices, type Services } from './services.ts'
-
-const hostnameOf = (host: string): string => host.toLowerCase().replace(/:\d+$/, '')
-/** Distinct Host values remembered; past it (a flood of made-up hosts) they are parsed each time. */
-const HOST_MEMO_LIMIT = 4096
 
 export interface RunningServer {
   app: App
@@ -43,30 +38,25 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const blobs = new FsBlobStore(path.join(config.dataDir, 'blobs'))
   const log = { error: (obj: unknown, msg?: string) => app.log.error(obj, msg), warn: (obj: unknown, msg?: string) => app.log.warn(obj, msg) }
   const content = new SiteContent({ repo: new SiteContentRepository(db.kysely), blobs, scheme: config.siteScheme, log })
-  const siteServer = createSiteServer({ siteDomain: config.siteDomain, lookup: new DbSiteLookup(db.kysely), blobs, cacheBytes: config.serveCacheBytes, log, content })
+  const siteServer = createSiteServer({
+    siteDomain: config.siteDomain,
+    // The API and web site hosts are never site hosts, even when they sit under the site domain.
+    serviceHosts: [new URL(config.baseUrl).hostname, new URL(config.siteUrl).hostname],
+    lookup: new DbSiteLookup(db.kysely),
+    blobs,
+    cacheBytes: config.serveCacheBytes,
+    log,
+    content,
+  })
   const siteEvents = await createSiteEvents(db, config.databaseUrl, (slug) => siteServer.invalidate(slug), log)
   const services = createServices(config, db, blobs, siteEvents)
-
-  // The API and site hosts are never site hosts, even when they sit under the site domain.
-  // Decided once per distinct Host value: the site hot path pays one Map lookup here.
-  const serviceHosts = new Set([new URL(config.baseUrl).hostname, new URL(config.siteUrl).hostname])
-  const siteHostMemo = new Map<string, boolean>()
-  const isSiteHost = (host: string | undefined): boolean => {
-    if (host === undefined) return false
-    let site = siteHostMemo.get(host)
-    if (site === undefined) {
-      site = parseSiteHost(host, config.siteDomain) !== null && !serviceHosts.has(hostnameOf(host))
-      if (siteHostMemo.size < HOST_MEMO_LIMIT) siteHostMemo.set(host, site)
-    }
-    return site
-  }
 
   const app: App = await buildApp({
     config,
     services,
     serverFactory: (fastifyHandler) =>
       http.createServer((req, res) => {
-        if (isSiteHost(req.headers.host)) siteServer.handle(req, res)
+        if (siteServer.isSiteHost(req.headers.host)) siteServer.handle(req, res)
         else fastifyHandler(req, res)
       }),
   })

@@ -15,7 +15,7 @@ import {
   type BuiltinPage,
 } from './security-headers.ts'
 import { BlobCache, ManifestCache } from './site-cache.ts'
-import { parseSiteHost, siteLabel, type SiteHost } from './site-host.ts'
+import { hostName, parseSiteHost, siteLabel, type SiteHost } from './site-host.ts'
 import type { SiteLookup } from './site-lookup.ts'
 import {
   BAD_PATH,
@@ -34,6 +34,8 @@ import {
 
 export interface SiteServer {
   handle(req: IncomingMessage, res: ServerResponse): void
+  /** Whether a Host header names a site (memoized per Host value): the dispatch in front of the API. */
+  isSiteHost(host: string | undefined): boolean
   /** Forget everything cached for this slug's live site (called after publish/promote, also from other instances). */
   invalidate(slug: string): void
   stats(): { sites: number; blobBytes: number; blobEntries: number }
@@ -54,6 +56,8 @@ export interface ContentResponder {
 
 export interface SiteServerOptions {
   siteDomain: string
+  /** Host names that are never sites even under the site domain (the API and web site hosts). */
+  serviceHosts?: Iterable<string>
   lookup: SiteLookup
   blobs: BlobStore
   /** Byte budget of the blob cache; 0 disables it. Files over a quarter of it are never cached. */
@@ -103,13 +107,14 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   })
   /** Host header value -> parsed site host (or null): parsing is skipped for repeat hosts. */
   const hosts = new Map<string, HostEntry | null>()
+  const serviceHosts = new Set([...(options.serviceHosts ?? [])].map((h) => h.toLowerCase()))
 
   function hostEntry(host: string | undefined): HostEntry | null {
     if (host === undefined) return null
     const hit = hosts.get(host)
     if (hit !== undefined) return hit
     const site = parseSiteHost(host, siteDomain)
-    const entry = site === null ? null : { label: siteLabel(site), site }
+    const entry = site === null || serviceHosts.has(hostName(host) ?? '') ? null : { label: siteLabel(site), site }
     if (hosts.size >= HOST_MEMO_LIMIT) hosts.clear()
     hosts.set(host, entry)
     return entry
@@ -268,6 +273,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
 
   return {
     handle,
+    isSiteHost: (host) => hostEntry(host) !== null,
     invalidate(slug: string): void {
       manifests.invalidate(String(slug).toLowerCase())
       content?.invalidate(String(slug).toLowerCase())

@@ -13,7 +13,7 @@ const SLUG = /^[a-z][a-z0-9-]*$/
 const VERSION_SUFFIX = /^v[1-9][0-9]{0,8}$/
 
 /** The host name of a Host value (lowercased, port and one trailing dot removed); null when malformed. */
-function hostName(host: string): string | null {
+export function hostName(host: string): string | null {
   let name = host.trim().toLowerCase()
   if (name.startsWith('[')) {
     // IPv6 literal: never a site host, but return it whole so it simply fails to match.
@@ -53,28 +53,14 @@ export function siteLabel(site: SiteHost): string {
   return site.version === null ? site.slug : `${site.slug}--v${site.version}`
 }
 
-const MEMO_LIMIT = 4096
-/** siteDomain -> Host value -> result: repeat hosts skip parsing (results are frozen, shared). */
-const memo = new Map<string, Map<string, SiteHost | null>>()
-
 /**
  * Parses a Host header against the site domain. Returns null for anything that is not exactly one
- * valid label left of the domain. Never throws. Results are memoized per distinct Host value.
+ * valid label left of the domain. Never throws. (The site server memoizes it per Host value.)
  */
 export function parseSiteHost(host: string | undefined, siteDomain: string): SiteHost | null {
   if (typeof host !== 'string' || typeof siteDomain !== 'string') return null
-  let hosts = memo.get(siteDomain)
-  if (hosts === undefined) {
-    if (memo.size >= 16) memo.clear()
-    memo.set(siteDomain, (hosts = new Map()))
-  }
-  const hit = hosts.get(host)
-  if (hit !== undefined) return hit
   const parsed = parseUncached(host, siteDomain)
-  const result = parsed === null ? null : Object.freeze(parsed)
-  if (hosts.size >= MEMO_LIMIT) hosts.clear()
-  hosts.set(host, result)
-  return result
+  return parsed === null ? null : Object.freeze(parsed)
 }
 
 function parseUncached(host: string, siteDomain: string): SiteHost | null {

@@ -10,12 +10,12 @@ import { buildApp, type App } from './app.ts'
 import { FsBlobStore } from './blobs/fs-blob-store.ts'
 import type { Config } from './config.ts'
 import { migrate, openDb, type Db } from './db/connect.ts'
-import { SiteContent } from './modules/content/site-content.ts'
-import { SiteContentRepository } from './modules/content/site-content.repository.ts'
-import { DbSiteLookup } from './modules/serving/db-site-lookup.ts'
-import { createSiteEvents } from './modules/serving/site-events.ts'
-import { createSiteServer, type SiteServer } from './modules/serving/site-handler.ts'
-import { createServices, type Services } from './services.ts'
+import { SiteContent } from './site-content/site-content.ts'
+import { SiteContentRepository } from './site-content/site-content.repository.ts'
+import { DbSiteLookup } from './serving/db-site-lookup.ts'
+import { createSiteEvents } from './serving/site-events.ts'
+import { createSiteServer, type SiteServer } from './serving/site-handler.ts'
+import { createServices, type Services } from './compose.ts'
 
 export interface RunningServer {
   app: App

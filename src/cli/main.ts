@@ -8,9 +8,9 @@ import { parseArgs } from 'node:util'
 import { FsBlobStore } from '../blobs/fs-blob-store.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { migrate, openDb } from '../db/connect.ts'
-import { AppError } from '../errors.ts'
-import { createSiteEvents } from '../modules/serving/site-events.ts'
-import { createServices, type Services } from '../services.ts'
+import { AppError } from '../core/errors.ts'
+import { createSiteEvents } from '../serving/site-events.ts'
+import { createServices, type Services } from '../compose.ts'
 
 export const USAGE = `Usage:
   plinth user create --email E --password P [--name N]        prints the new user's id

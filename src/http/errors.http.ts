@@ -3,7 +3,7 @@
  * body parsing, unknown routes and wrong methods, and internal faults (logged, never leaked).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, type ErrorCode } from '../errors.ts'
+import { AppError, type ErrorCode } from '../core/errors.ts'
 
 interface AjvIssue {
   instancePath: string

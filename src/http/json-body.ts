@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer'
 import type { FastifyInstance } from 'fastify'
-import { AppError } from '../errors.ts'
+import { AppError } from '../core/errors.ts'
 
 /**
  * JSON bodies must be UTF-8 (RFC 8259). Decoding invalid bytes would silently turn them into

@@ -1,5 +1,5 @@
 import { Type } from 'typebox'
-import { ERROR_STATUS, type ErrorCode } from '../errors.ts'
+import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts'
 
 const MEANING: Record<ErrorCode, string> = {
   BAD_REQUEST: 'the request is malformed',

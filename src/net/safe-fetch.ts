@@ -11,7 +11,7 @@ import net, { type LookupFunction } from 'node:net'
 import { pipeline, type Readable } from 'node:stream'
 import zlib from 'node:zlib'
 import { Agent, buildConnector, request } from 'undici'
-import { AppError } from '../errors.ts'
+import { AppError } from '../core/errors.ts'
 import { isHostAllowed, normalizeHostSet } from './allow-hosts.ts'
 import { addressProblem } from './public-address.ts'
 

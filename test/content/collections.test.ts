@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { FIELDS, siteWithCollection } from './helpers.ts'
+import { FIELDS, siteWithCollection } from '../helpers/content.ts'
 
 for (const store of STORES) {
   describe(`collections (${store.name})`, { skip: store.skip }, () => {

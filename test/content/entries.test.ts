@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { siteWithCollection } from './helpers.ts'
+import { siteWithCollection } from '../helpers/content.ts'
 
 /** An image URL no library may fetch (loopback, port 1): its entry must fail alone. */
 const UNREACHABLE_IMAGE = 'http://127.0.0.1:1/cover.png'
@@ -183,7 +183,7 @@ for (const store of STORES) {
       assert.deepEqual(res.body.results.map((r: { entry: { live: boolean } }) => r.entry.live), [true, false])
       const api = await server.api('GET', `${base}/entries`, { token: user.token })
       assert.deepEqual(api.body.items.map((e: { slug: string }) => e.slug), ['later', 'now'], 'the API lists scheduled entries too, newest first')
-      const { EntriesRepository } = await import('../../src/modules/content/entries.repository.ts')
+      const { EntriesRepository } = await import('../../src/content/entries.repository.ts')
       const repo = new EntriesRepository(server.server.db.kysely)
       const collectionId = (await server.api('GET', base, { token: user.token })).body.id
       const live = await repo.listLive(collectionId, new Date().toISOString(), 10)
@@ -237,8 +237,8 @@ for (const store of STORES) {
     test('10,000 entries page through without a gap or a duplicate, newest first', async () => {
       const { user, base } = await siteWithCollection(server)
       const collectionId = (await server.api('GET', base, { token: user.token })).body.id
-      const { EntriesRepository } = await import('../../src/modules/content/entries.repository.ts')
-      const { newId } = await import('../../src/ids.ts')
+      const { EntriesRepository } = await import('../../src/content/entries.repository.ts')
+      const { newId } = await import('../../src/core/ids.ts')
       const rows = Array.from({ length: 10_000 }, (_, i) => {
         // Many entries share a publishedAt, so the id tie-break is exercised.
         const at = new Date(Date.UTC(2020, 0, 1) + Math.floor(i / 7) * 60_000).toISOString()

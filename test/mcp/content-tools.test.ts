@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/client'
 import { STORES } from '../helpers/stores.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { call, connect } from '../helpers/mcp.ts'
-import { siteWithCollection } from '../content/helpers.ts'
+import { siteWithCollection } from '../helpers/content.ts'
 
 const TOOLS = [
   'create_upload', 'delete_entry', 'get_job_status', 'get_website', 'list_entries', 'list_versions',

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { schemaRegistry, selfContained } from '../../src/modules/mcp/json-schema.ts'
-import { allowedOrigins } from '../../src/modules/mcp/origins.ts'
-import { PublishVersionRequestSchema, PublishFileSchema, WEBSITE_SCHEMAS } from '../../src/modules/websites/websites.schemas.ts'
-import { SHARED_SCHEMAS } from '../../src/schemas.ts'
+import { schemaRegistry, selfContained } from '../../src/mcp/json-schema.ts'
+import { allowedOrigins } from '../../src/mcp/origins.ts'
+import { PublishVersionRequestSchema, PublishFileSchema, WEBSITE_SCHEMAS } from '../../src/websites/websites.schemas.ts'
+import { SHARED_SCHEMAS } from '../../src/core/schemas.ts'
 
 describe('selfContained: named schemas inlined for MCP clients', () => {
   const registry = schemaRegistry([...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS])

@@ -1,13 +1,13 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import type { PublishViolation } from '../../src/errors.ts'
+import type { PublishViolation } from '../../src/core/errors.ts'
 import {
   BUNDLE_LIMITS,
   checkBundle,
   contentTypeFor,
   type BundleFileInput,
   type BundleLimits,
-} from '../../src/modules/publishing/authoring-rules.ts'
+} from '../../src/publishing/authoring-rules.ts'
 
 const INDEX = { path: 'index.html', content: '<!doctype html><title>Home</title><p>Hello</p>' }
 

@@ -4,8 +4,8 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { migrate, openDb, type Db } from '../../src/db/connect.ts'
-import { BlobsRepository } from '../../src/modules/publishing/blobs.repository.ts'
-import { PublishPipeline } from '../../src/modules/publishing/publish-pipeline.ts'
+import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
+import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import { STORES, createStore, type TestStore } from '../helpers/stores.ts'
 
 const files = (tag: string) => [

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import http from 'node:http'
 import { after, before, describe, test } from 'node:test'
-import { uploadSignature } from '../../src/modules/uploads/upload-urls.ts'
+import { uploadSignature } from '../../src/uploads/upload-urls.ts'
 import { STORES } from '../helpers/stores.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 

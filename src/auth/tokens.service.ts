@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto'
+import type { TokenRow } from '../db/types.ts'
+import { AppError, validationFailed } from '../core/errors.ts'
+import { newId, nowIso, randomBase62 } from '../core/ids.ts'
+import type { TokensRepository } from './tokens.repository.ts'
+
+export const TOKEN_PREFIX = 'plinth'
+export const TOKEN_ACCESS = ['rest', 'mcp', 'both'] as const
+export type TokenAccess = (typeof TOKEN_ACCESS)[number]
+export type Surface = 'rest' | 'mcp'
+
+/** 43 base62 characters carry 256 bits, the 32 random bytes the token format asks for. */
+const SECRET_LENGTH = 43
+const TOKEN_SHAPE = new RegExp(`^${TOKEN_PREFIX}_[A-Za-z0-9]{${SECRET_LENGTH}}$`)
+/** last_used_at is written at most this often per token, so reads do not become writes. */
+const TOUCH_INTERVAL_MS = 60_000
+
+/** Who is calling: resolved from a token on every authenticated request. */
+export interface Principal {
+  userId: string
+  email: string
+  name: string | null
+  tokenId: string
+  access: TokenAccess
+}
+
+export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid' | 'expired' | 'revoked' }
+
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex')
+
+export const tokenReaches = (access: TokenAccess, surface: Surface): boolean => access === 'both' || access === surface
+
+export class TokensService {
+  constructor(private readonly tokens: TokensRepository) {}
+
+  /** Creates a token and returns its secret: the only time the secret exists outside the caller. */
+  async create(userId: string, input: { name?: string; access?: string; expiresAt?: string | null }): Promise<{ token: string; row: TokenRow }> {
+    const access = (input.access ?? 'both') as TokenAccess
+    const fields: Record<string, string> = {}
+    if (!TOKEN_ACCESS.includes(access)) fields.access = `must be one of ${TOKEN_ACCESS.join(', ')}`
+    const name = (input.name ?? 'Personal access token').trim()
+    if (name === '' || name.length > 120) fields.name = 'must be 1 to 120 characters'
+    let expiresAt: string | null = null
+    if (input.expiresAt) {
+      const at = new Date(input.expiresAt)
+      if (Number.isNaN(at.getTime())) fields.expiresAt = 'must be an ISO-8601 date'
+      else if (at.getTime() <= Date.now()) fields.expiresAt = 'must be in the future'
+      else expiresAt = at.toISOString()
+    }
+    if (Object.keys(fields).length) throw validationFailed(fields)
+
+    const token = `${TOKEN_PREFIX}_${randomBase62(SECRET_LENGTH)}`
+    const row: TokenRow = {
+      id: newId('tok'),
+      user_id: userId,
+      name,
+      token_hash: hashToken(token),
+      token_hint: token.slice(0, TOKEN_PREFIX.length + 5),
+      access,
+      created_at: nowIso(),
+      last_used_at: null,
+      expires_at: expiresAt,
+      revoked_at: null,
+    }
+    await this.tokens.insert(row)
+    return { token, row }
+  }
+
+  list(userId: string): Promise<TokenRow[]> {
+    return this.tokens.listByUser(userId)
+  }
+
+  /** Revokes a token: the user's own, or any (administration) when userId is null. */
+  async revoke(userId: string | null, tokenId: string): Promise<void> {
+    if (!(await this.tokens.revoke(userId, tokenId, nowIso()))) {
+      throw new AppError('NOT_FOUND', `No live token with the id ${tokenId}.`)
+    }
+  }
+
+  /** Resolves an `Authorization` header value to a principal; never throws for bad input. */
+  async authenticate(authorization: string | undefined): Promise<AuthResult> {
+    if (!authorization) return { ok: false, reason: 'missing' }
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization)
+    if (!match) return { ok: false, reason: 'invalid' }
+    const token = match[1]
+    if (!TOKEN_SHAPE.test(token)) return { ok: false, reason: 'invalid' }
+    const row = await this.tokens.findByHash(hashToken(token))
+    if (!row) return { ok: false, reason: 'invalid' }
+    if (row.revoked_at) return { ok: false, reason: 'revoked' }
+    const now = Date.now()
+    if (row.expires_at && Date.parse(row.expires_at) <= now) return { ok: false, reason: 'expired' }
+    if (!row.last_used_at || now - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
+      await this.tokens.touch(row.id, new Date(now).toISOString())
+    }
+    return {
+      ok: true,
+      principal: { userId: row.user_id, email: row.user_email, name: row.user_name, tokenId: row.id, access: row.access },
+    }
+  }
+}

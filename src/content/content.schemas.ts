@@ -1,0 +1,203 @@
+/**
+ * Shapes of collections and entries: the single source for validation, types and OpenAPI.
+ * Entry items of a batch are checked one by one in the service (see entry-input.ts), so that one
+ * bad item fails alone instead of the whole request.
+ */
+import { Type, type Static } from 'typebox'
+import { Nullable, Timestamp, ref } from '../core/schemas.ts'
+
+export const FIELD_TYPES = ['text', 'richText', 'image', 'date', 'number', 'boolean', 'url', 'choice'] as const
+export type FieldType = (typeof FIELD_TYPES)[number]
+
+export const COLLECTION_NAME_PATTERN = '^[a-z][a-z0-9]{1,39}$'
+export const FIELD_NAME_PATTERN = '^[a-zA-Z][a-zA-Z0-9_]{0,39}$'
+/** Lowercase words joined by single hyphens: never a path separator, a dot, or an entry id (ent_...). */
+export const ENTRY_SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$'
+export const MAX_FIELDS = 50
+export const MAX_BATCH = 100
+
+export const FieldTypeSchema = Type.Enum(FIELD_TYPES, {
+  $id: 'FieldType',
+  description:
+    'text: string; richText: {html} or {markdown}; image: URL string (absolute, or relative to the batch baseUrl), imported into the collection\'s image library; date: `YYYY-MM-DD` or an ISO-8601 date-time; number; boolean; url: absolute http(s)/mailto URL or a site path starting with "/"; choice: one of the field\'s options.',
+})
+
+export const FieldSchema = Type.Object(
+  {
+    name: Type.String({ pattern: FIELD_NAME_PATTERN, description: 'Key of the value in entry data. Unique in the collection (case-insensitively).' }),
+    label: Type.String({ minLength: 1, maxLength: 120 }),
+    type: ref(FieldTypeSchema),
+    required: Type.Optional(Type.Boolean({ default: false, description: 'A required field must hold a value (not null, not an empty string).' })),
+    options: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 200, uniqueItems: true, description: 'choice only, and required for it: the allowed values.' }),
+    ),
+    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'text only: most characters (default 10000).' })),
+    min: Type.Optional(Type.Number({ description: 'number only: smallest allowed value.' })),
+    max: Type.Optional(Type.Number({ description: 'number only: largest allowed value.' })),
+    helpText: Type.Optional(Type.String({ maxLength: 500, description: 'Shown to editors; no effect on validation.' })),
+  },
+  { $id: 'Field', additionalProperties: false },
+)
+export type Field = Static<typeof FieldSchema>
+
+const fieldsList = Type.Array(ref(FieldSchema), {
+  maxItems: MAX_FIELDS,
+  description: `Up to ${MAX_FIELDS} fields, in display order.`,
+})
+
+export const CollectionCreateSchema = Type.Object(
+  {
+    name: Type.String({
+      pattern: COLLECTION_NAME_PATTERN,
+      description: 'URL-safe name: 2 to 40 lowercase letters and digits, starting with a letter, no hyphen. Entries are served at `/{name}-{slug}`. Some names are reserved (see docs).',
+    }),
+    label: Type.String({ minLength: 1, maxLength: 120 }),
+    fields: fieldsList,
+  },
+  { $id: 'CollectionCreate', additionalProperties: false },
+)
+export type CollectionCreate = Static<typeof CollectionCreateSchema>
+
+export const CollectionUpdateSchema = Type.Object(
+  {
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 120 })),
+    fields: Type.Optional(Type.Array(ref(FieldSchema), {
+      maxItems: MAX_FIELDS,
+      description: 'The complete new list of fields (not a diff). A removed field keeps its stored values (see removedFields); a field whose type changes is refused while entries hold values for it.',
+    })),
+  },
+  { $id: 'CollectionUpdate', additionalProperties: false, minProperties: 1 },
+)
+export type CollectionUpdate = Static<typeof CollectionUpdateSchema>
+
+export const CollectionSchema = Type.Object(
+  {
+    id: Type.String({ description: 'col_...' }),
+    name: Type.String(),
+    label: Type.String(),
+    fields: Type.Array(ref(FieldSchema)),
+    removedFields: Type.Array(ref(FieldSchema), {
+      description: 'Fields removed by updateCollection whose stored values are kept and still returned in entry data. Adding a field of the same name and type again brings them back into use.',
+    }),
+    entryPath: Type.String({ description: 'Where an entry is served on the site, e.g. `/posts-{slug}`.' }),
+    reservedPaths: Type.Array(Type.String(), { description: 'Root paths of the site this collection reserves; a publish may not add files there (RESERVED_PATH).' }),
+    entryCount: Type.Integer(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Collection', additionalProperties: false },
+)
+export type Collection = Static<typeof CollectionSchema>
+
+export const CollectionListSchema = Type.Object({ items: Type.Array(ref(CollectionSchema), { description: 'By name.' }) }, { $id: 'CollectionList' })
+
+
+export const EntryInputSchema = Type.Object(
+  {
+    slug: Type.String({ minLength: 1, maxLength: 80, pattern: ENTRY_SLUG_PATTERN, description: 'Identity of the entry: 1 to 80 lowercase letters, digits and single hyphens.' }),
+    publishedAt: Type.Optional(Type.String({ maxLength: 40, description: 'ISO-8601 date-time with a time zone, stored in UTC. Default: kept on update, now on create. A future instant keeps the entry off the public site until then.' })),
+    createdAt: Type.Optional(Type.String({ maxLength: 40, description: 'ISO-8601 date-time with a time zone, stored in UTC. Default: kept on update, now on create (set it when importing an archive).' })),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Field values by field name, checked against the collection\'s fields. A richText value is {html} or {markdown}; an image value is a URL.',
+      examples: [{ title: 'Hello', body: { markdown: '# Hi' } }],
+    }),
+  },
+  { $id: 'EntryInput', additionalProperties: false },
+)
+export type EntryInput = Static<typeof EntryInputSchema>
+
+/** putEntry: the slug comes from the path. */
+export const EntryPutSchema = Type.Object(
+  {
+    publishedAt: EntryInputSchema.properties.publishedAt,
+    createdAt: EntryInputSchema.properties.createdAt,
+    data: EntryInputSchema.properties.data,
+    baseUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'Resolves relative image URLs.' })),
+  },
+  { $id: 'EntryPut', additionalProperties: false },
+)
+export type EntryPut = Static<typeof EntryPutSchema>
+
+export const EntrySchema = Type.Object(
+  {
+    id: Type.String({ description: 'ent_...' }),
+    slug: Type.String(),
+    collection: Type.String({ description: 'Name of the collection.' }),
+    path: Type.String({ description: 'Where the entry is served on the site: `/{collection}-{slug}`.' }),
+    live: Type.Boolean({ description: 'False while publishedAt is in the future: the entry is stored but not on the public site yet.' }),
+    publishedAt: Timestamp,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Values as sent (image URLs made absolute), plus kept values of removed fields.',
+    }),
+    rendered: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Display-ready values of the current fields: richText as sanitized HTML whose images point at the image library; image as its library URL; other types as stored.',
+    }),
+  },
+  { $id: 'Entry', additionalProperties: false },
+)
+export type Entry = Static<typeof EntrySchema>
+
+export const EntryListSchema = Type.Object(
+  {
+    items: Type.Array(ref(EntrySchema), { description: 'Newest publishedAt first (ties by id), scheduled entries included.' }),
+    nextCursor: Nullable(Type.String({ description: 'Pass as `cursor` for the next page; null on the last page.' })),
+  },
+  { $id: 'EntryList' },
+)
+export type EntryList = Static<typeof EntryListSchema>
+
+export const EntryBatchRequestSchema = Type.Object(
+  {
+    baseUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'Absolute http(s) URL that relative image URLs (image fields and <img> in rich text) are resolved against.' })),
+    entries: Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'An EntryInput. Each item is checked on its own: a bad item fails alone with its own result.' }), {
+      maxItems: MAX_BATCH,
+      description: `Up to ${MAX_BATCH} entries.`,
+    }),
+  },
+  { $id: 'EntryBatchRequest', additionalProperties: false },
+)
+export type EntryBatchRequest = Static<typeof EntryBatchRequestSchema>
+
+export const ENTRY_RESULT_STATUSES = ['created', 'updated', 'unchanged', 'failed'] as const
+
+export const EntryErrorSchema = Type.Object(
+  {
+    code: Type.String({ description: 'VALIDATION_FAILED, DUPLICATE_SLUG, IMAGE_IMPORT_FAILED or INTERNAL.' }),
+    message: Type.String(),
+    field: Type.Optional(Type.String({ description: 'The first offending field, e.g. `slug` or `data.title`.' })),
+    fields: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Every offending field with its message.' })),
+  },
+  { $id: 'EntryError', additionalProperties: false },
+)
+export type EntryError = Static<typeof EntryErrorSchema>
+
+export const EntryResultSchema = Type.Object(
+  {
+    slug: Nullable(Type.String({ description: 'The item\'s slug as sent (null when it sent none).' })),
+    status: Type.Enum(ENTRY_RESULT_STATUSES),
+    entry: Type.Optional(ref(EntrySchema)),
+    error: Type.Optional(ref(EntryErrorSchema)),
+  },
+  { $id: 'EntryResult', additionalProperties: false },
+)
+export type EntryResult = Static<typeof EntryResultSchema>
+
+export const EntryBatchResultSchema = Type.Object(
+  {
+    results: Type.Array(ref(EntryResultSchema), { description: 'One result per input item, in input order.' }),
+    counts: Type.Object(
+      { created: Type.Integer(), updated: Type.Integer(), unchanged: Type.Integer(), failed: Type.Integer() },
+      { additionalProperties: false },
+    ),
+  },
+  { $id: 'EntryBatchResult', additionalProperties: false },
+)
+export type EntryBatchResult = Static<typeof EntryBatchResultSchema>
+
+export const CONTENT_SCHEMAS = [
+  FieldTypeSchema, FieldSchema, CollectionCreateSchema, CollectionUpdateSchema, CollectionSchema, CollectionListSchema,
+  EntryInputSchema, EntryPutSchema, EntrySchema, EntryListSchema, EntryBatchRequestSchema, EntryErrorSchema,
+  EntryResultSchema, EntryBatchResultSchema,
+]

@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely'
+import type { Database, EntryRow } from '../db/types.ts'
+
+/** A position in the listing order: newest published_at first, ties broken by id, descending. */
+export interface EntryPosition {
+  publishedAt: string
+  id: string
+}
+
+/** Queries over entries. One query per method; listings are keyset-paged on entries_listing_idx. */
+export class EntriesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /** One page in listing order, after `after` when given; `liveAt` keeps only entries published by then. */
+  page(collectionId: string, limit: number, after?: EntryPosition, liveAt?: string): Promise<EntryRow[]> {
+    let query = this.db.selectFrom('entries').selectAll().where('collection_id', '=', collectionId)
+    if (liveAt !== undefined) query = query.where('published_at', '<=', liveAt)
+    if (after) {
+      // A row-value comparison: both SQLite and PostgreSQL seek the index to it instead of scanning.
+      query = query.where((eb) => eb(eb.refTuple('published_at', 'id'), '<', eb.tuple(after.publishedAt, after.id)))
+    }
+    return query.orderBy('published_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
+  }
+
+  /**
+   * Entries on the public site at `now` (published at or before it), in listing order: what the
+   * site rendering lists. Scheduled entries appear once their publishedAt has passed.
+   */
+  listLive(collectionId: string, now: string, limit: number, after?: EntryPosition): Promise<EntryRow[]> {
+    return this.page(collectionId, limit, after, now)
+  }
+
+  findBySlug(collectionId: string, slug: string): Promise<EntryRow | undefined> {
+    return this.db.selectFrom('entries').selectAll().where('collection_id', '=', collectionId).where('slug', '=', slug).executeTakeFirst()
+  }
+
+  findById(collectionId: string, id: string): Promise<EntryRow | undefined> {
+    return this.db.selectFrom('entries').selectAll().where('collection_id', '=', collectionId).where('id', '=', id).executeTakeFirst()
+  }
+
+  /** The stored entries among the given slugs (a batch looks its items up in one query). */
+  findBySlugs(collectionId: string, slugs: string[]): Promise<EntryRow[]> {
+    if (slugs.length === 0) return Promise.resolve([])
+    return this.db.selectFrom('entries').selectAll().where('collection_id', '=', collectionId).where('slug', 'in', slugs).execute()
+  }
+
+  insert(row: EntryRow): Promise<unknown> {
+    return this.db.insertInto('entries').values(row).execute()
+  }
+
+  /** Inserts many rows in chunks (imports and tests); each chunk is one statement. */
+  async insertMany(rows: EntryRow[], chunk = 500): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += chunk) await trx.insertInto('entries').values(rows.slice(i, i + chunk)).execute()
+    })
+  }
+
+  replace(id: string, row: Omit<EntryRow, 'id' | 'collection_id' | 'slug'>): Promise<unknown> {
+    return this.db.updateTable('entries').set(row).where('id', '=', id).execute()
+  }
+
+  async delete(collectionId: string, id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('entries').where('collection_id', '=', collectionId).where('id', '=', id).executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
+  }
+}

@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto'
+import { isUniqueViolation } from '../db/connect.ts'
+import type { EntryRow } from '../db/types.ts'
+import { AppError, notFound, validationFailed } from '../core/errors.ts'
+import { newId, nowIso } from '../core/ids.ts'
+import type { Principal } from '../auth/tokens.service.ts'
+import type { CollectionsService, LoadedCollection } from './collections.service.ts'
+import type { Entry, EntryBatchRequest, EntryBatchResult, EntryList, EntryPut, EntryResult } from './content.schemas.ts'
+import type { EntriesRepository } from './entries.repository.ts'
+import { renderEntry } from './entries.render.ts'
+import type { EntryMedia } from './entries.media.ts'
+import { EntryFailure, baseUrlProblem, checkEntry, slugProblem, type CheckedEntry } from './entries.validation.ts'
+import { canonicalJson, decodeCursor, encodeCursor, entryView } from './entries.views.ts'
+
+export const DEFAULT_PAGE = 20
+/** Batch items written at once: image imports overlap, the database sees a few writes at a time. */
+const BATCH_CONCURRENCY = 4
+
+interface Written {
+  status: 'created' | 'updated' | 'unchanged'
+  row: EntryRow
+}
+
+export class EntriesService {
+  constructor(
+    private readonly collections: CollectionsService,
+    private readonly repo: EntriesRepository,
+    private readonly media: EntryMedia,
+    /** Told after entries of a website changed, so its site shows them on the next request. */
+    private readonly contentChanged: (websiteId: string) => Promise<void> = async () => {},
+  ) {}
+
+  async list(principal: Principal, websiteId: string, name: string, query: { cursor?: string; limit?: number }): Promise<EntryList> {
+    const collection = await this.collections.load(principal, websiteId, name)
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+    const limit = query.limit ?? DEFAULT_PAGE
+    const rows = await this.repo.page(collection.id, limit + 1, after)
+    const page = rows.slice(0, limit)
+    const last = page.at(-1)
+    const now = nowIso()
+    return {
+      items: page.map((row) => entryView(collection, row, now)),
+      nextCursor: rows.length > limit && last ? encodeCursor({ publishedAt: last.published_at, id: last.id }) : null,
+    }
+  }
+
+  async get(principal: Principal, websiteId: string, name: string, entry: string): Promise<Entry> {
+    const collection = await this.collections.load(principal, websiteId, name)
+    return entryView(collection, await this.requireEntry(collection, entry), nowIso())
+  }
+
+  async delete(principal: Principal, websiteId: string, name: string, entry: string): Promise<void> {
+    const collection = await this.collections.load(principal, websiteId, name)
+    const row = await this.requireEntry(collection, entry)
+    if (!(await this.repo.delete(collection.id, row.id))) throw notFound(`Entry "${entry}"`)
+    await this.contentChanged(collection.websiteId)
+  }
+
+  /** Creates or replaces the entry at `slug`; sending the same entry again changes nothing. */
+  async put(principal: Principal, websiteId: string, name: string, slug: string, input: EntryPut): Promise<{ status: Written['status']; entry: Entry }> {
+    const collection = await this.collections.load(principal, websiteId, name)
+    const problem = slugProblem(slug)
+    if (problem) throw validationFailed({ slug: problem })
+    const baseProblem = baseUrlProblem(input.baseUrl)
+    if (baseProblem) throw validationFailed({ baseUrl: baseProblem })
+    const { baseUrl, ...item } = input
+    try {
+      const written = await this.write(collection, { ...item, slug }, baseUrl, await this.repo.findBySlug(collection.id, slug))
+      if (written.status !== 'unchanged') await this.contentChanged(collection.websiteId)
+      return { status: written.status, entry: entryView(collection, written.row, nowIso()) }
+    } catch (error) {
+      if (!(error instanceof EntryFailure)) throw error
+      throw new AppError(error.code === 'IMAGE_IMPORT_FAILED' ? 'IMAGE_IMPORT_FAILED' : 'VALIDATION_FAILED', error.message, { fields: error.fields })
+    }
+  }
+
+  /** Writes up to 100 entries; each item gets its own result, in input order. Not all-or-nothing. */
+  async upsert(principal: Principal, websiteId: string, name: string, input: EntryBatchRequest): Promise<EntryBatchResult> {
+    const collection = await this.collections.load(principal, websiteId, name)
+    const baseProblem = baseUrlProblem(input.baseUrl)
+    if (baseProblem) throw validationFailed({ baseUrl: baseProblem })
+    const slugs = input.entries.map((item) => (typeof item.slug === 'string' ? item.slug : null))
+    const occurrences = new Map<string, number>()
+    for (const slug of slugs) if (slug !== null) occurrences.set(slug, (occurrences.get(slug) ?? 0) + 1)
+    const stored = new Map((await this.repo.findBySlugs(collection.id, [...occurrences.keys()].filter((s) => !slugProblem(s)))).map((r) => [r.slug, r]))
+
+    const results: EntryResult[] = new Array(input.entries.length)
+    let next = 0
+    const worker = async () => {
+      while (next < input.entries.length) {
+        const i = next++
+        const slug = slugs[i]!
+        try {
+          if (slug !== null && occurrences.get(slug)! > 1) {
+            throw new EntryFailure('DUPLICATE_SLUG', `The slug "${slug}" appears ${occurrences.get(slug)} times in this batch; send each slug once. None of its items was written.`, { slug: 'appears more than once in this batch' })
+          }
+          const written = await this.write(collection, input.entries[i], input.baseUrl, slug === null ? undefined : stored.get(slug))
+          results[i] = { slug, status: written.status, entry: entryView(collection, written.row, nowIso()) }
+        } catch (error) {
+          if (!(error instanceof EntryFailure)) throw error
+          results[i] = { slug, status: 'failed', error: error.toResult() }
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, input.entries.length) }, worker))
+    const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 }
+    for (const result of results) counts[result.status]++
+    if (counts.created + counts.updated > 0) await this.contentChanged(collection.websiteId)
+    return { results, counts }
+  }
+
+  private async requireEntry(collection: LoadedCollection, entry: string): Promise<EntryRow> {
+    const row = entry.startsWith('ent_') ? await this.repo.findById(collection.id, entry) : await this.repo.findBySlug(collection.id, entry)
+    if (!row) throw notFound(`Entry "${entry}"`)
+    return row
+  }
+
+  /**
+   * Checks, renders and stores one entry. Stored values of removed fields are carried over, and
+   * an entry whose effective content (timestamps, data, and baseUrl when it resolved something)
+   * hashes as stored is left alone and reported unchanged, without fetching any image again.
+   */
+  private async write(collection: LoadedCollection, item: unknown, baseUrl: string | undefined, existing: EntryRow | undefined): Promise<Written> {
+    const check = checkEntry(item, collection.fields, baseUrl)
+    if (!check.ok) {
+      const list = Object.entries(check.fields).map(([k, v]) => `${k} ${v}`)
+      throw new EntryFailure('VALIDATION_FAILED', `Invalid entry: ${list.slice(0, 5).join('; ')}${list.length > 5 ? '; ...' : ''}`, check.fields)
+    }
+    const entry = check.entry
+    const now = nowIso()
+    const data = { ...keptValues(collection, existing), ...entry.data }
+    const publishedAt = entry.publishedAt ?? existing?.published_at ?? now
+    const createdAt = entry.createdAt ?? existing?.created_at ?? now
+    const hash = contentHash(collection, entry, data, publishedAt, createdAt, baseUrl)
+    if (existing && existing.content_hash === hash) return { status: 'unchanged', row: existing }
+
+    const rendered = await renderEntry(this.media, collection, data, baseUrl)
+    const stored = { published_at: publishedAt, created_at: createdAt, updated_at: now, data: JSON.stringify(data), rendered: JSON.stringify(rendered), content_hash: hash }
+    if (existing) {
+      await this.repo.replace(existing.id, stored)
+      return { status: 'updated', row: { ...existing, ...stored } }
+    }
+    const row: EntryRow = { id: newId('ent'), collection_id: collection.id, slug: entry.slug, ...stored }
+    try {
+      await this.repo.insert(row)
+      return { status: 'created', row }
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error
+      // A concurrent request created the same slug first: replace it, as putEntry promises.
+      const winner = await this.repo.findBySlug(collection.id, entry.slug)
+      if (!winner) throw error
+      await this.repo.replace(winner.id, stored)
+      return { status: 'updated', row: { ...winner, ...stored } }
+    }
+  }
+}
+
+/** Stored values of fields that are no longer in the collection: kept on every write. */
+function keptValues(collection: LoadedCollection, existing: EntryRow | undefined): Record<string, unknown> {
+  if (!existing) return {}
+  const current = new Set(collection.fields.map((f) => f.name))
+  return Object.fromEntries(Object.entries(JSON.parse(existing.data) as Record<string, unknown>).filter(([k]) => !current.has(k)))
+}
+
+function contentHash(collection: LoadedCollection, entry: CheckedEntry, data: Record<string, unknown>, publishedAt: string, createdAt: string, baseUrl?: string): string {
+  // A relative <img> in rich text depends on baseUrl too; so does any resolved image field.
+  const hasRichText = collection.fields.some((f) => f.type === 'richText' && data[f.name] !== undefined)
+  const base = entry.usedBaseUrl || hasRichText ? (baseUrl ?? null) : null
+  // Field names and types too: after a schema change, sending the entry again renders it afresh.
+  const fields = collection.fields.map((f) => [f.name, f.type])
+  return createHash('sha256').update(canonicalJson({ publishedAt, createdAt, data, base, fields })).digest('hex')
+}

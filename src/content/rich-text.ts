@@ -1,0 +1,180 @@
+/**
+ * Rich text of entries: `{html}` or `{markdown}` from an untrusted client, turned into HTML that
+ * is safe to put on a page. Markdown is rendered by markdown-it with raw HTML escaped; then all of
+ * it goes through DOMPurify (on one jsdom window per process) with an allowlist made for article
+ * content. What survives: text structure, links to http(s)/mailto/relative targets, images from
+ * http(s)/relative/inline raster data. What never does: scripts, event handlers, styles (they can
+ * load remote resources), frames, forms, SVG and MathML, and any other URL scheme.
+ */
+import createDOMPurify, { type Config as PurifyConfig } from 'dompurify'
+import { JSDOM } from 'jsdom'
+import MarkdownIt from 'markdown-it'
+import { parseFragment } from 'parse5'
+import { AppError } from '../core/errors.ts'
+
+export type RichTextValue = { html: string } | { markdown: string }
+
+export interface RenderedRichText {
+  /** Sanitized HTML: what pages show. */
+  html: string
+  /** The src of every image left after sanitizing, in order, without repeats. */
+  images: string[]
+}
+
+/** Longest source accepted, in characters: a long article is well under 100,000. */
+export const RICH_TEXT_MAX_CHARS = 500_000
+/**
+ * Deepest element nesting accepted. Articles nest a dozen levels; jsdom walks trees recursively
+ * (a few thousand levels overflow the stack) and DOMPurify's cost grows with depth times size.
+ */
+export const RICH_TEXT_MAX_DEPTH = 256
+/** Most attributes on one element: DOMPurify's cost grows with their square. */
+export const RICH_TEXT_MAX_ATTRIBUTES = 100
+
+const ALLOWED_TAGS = [
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'div', 'span',
+  'ul', 'ol', 'li', 'dl', 'dt', 'dd',
+  'a', 'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'sub', 'sup', 'mark', 'small', 'abbr', 'q', 'cite', 'dfn', 'time',
+  'code', 'pre', 'kbd', 'samp', 'var', 'blockquote',
+  'table', 'caption', 'colgroup', 'col', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td',
+  'figure', 'figcaption', 'img',
+]
+const ALLOWED_ATTR = [
+  'href', 'title', 'src', 'alt', 'width', 'height', 'loading',
+  'colspan', 'rowspan', 'scope', 'headers', 'span', 'start', 'reversed', 'datetime', 'lang', 'dir', 'class',
+]
+
+const PURIFY_CONFIG: PurifyConfig = {
+  ALLOWED_TAGS,
+  ALLOWED_ATTR,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  KEEP_CONTENT: true,
+  WHOLE_DOCUMENT: false,
+}
+
+const LINK_SCHEMES = new Set(['http:', 'https:', 'mailto:'])
+const IMAGE_SCHEMES = new Set(['http:', 'https:'])
+const RASTER_DATA_URL = /^data:image\/(png|jpeg|gif|webp|avif);base64,[a-z0-9+/=\s]*$/i
+/** Stands in for "this page" when telling relative URLs from absolute ones. */
+const RELATIVE_BASE = 'https://relative.invalid/'
+const RELATIVE_ORIGIN = new URL(RELATIVE_BASE).origin
+
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false })
+
+// One window and one purifier for the whole process: building a jsdom window costs milliseconds.
+const window = new JSDOM('').window
+const purifier = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0])
+purifier.setConfig(PURIFY_CONFIG)
+
+/**
+ * jsdom 27 registers listeners on the window for every Document it creates (its selector engine
+ * does, and DOMPurify parses each call into a new Document) and never removes them: the list would
+ * grow with every call, making each call slower and keeping every document alive. After each call
+ * the window's listener lists are cut back to what they held before the first one. (Documents are
+ * also held until the current job ends, through the WeakRef jsdom keeps of each NodeIterator: a
+ * caller rendering thousands of values in one synchronous loop should yield now and then.)
+ */
+const windowListeners = (() => {
+  const impl = Object.getOwnPropertySymbols(window).find((s) => s.description === 'impl')
+  const lists = impl ? ((window as unknown as Record<symbol, { _eventListeners?: Record<string, unknown[]> }>)[impl]._eventListeners ?? null) : null
+  const baseline = new Map(Object.entries(lists ?? {}).map(([type, list]) => [type, list.length]))
+  return {
+    reset(): void {
+      for (const [type, list] of Object.entries(lists ?? {})) list.length = baseline.get(type) ?? 0
+    },
+  }
+})()
+
+/**
+ * State of the sanitize call in progress. DOMPurify runs synchronously and hooks are global to
+ * the purifier, so one slot per process is enough and never shared between two calls.
+ */
+let pass: { images: Set<string>; rewrite: ((src: string) => string) | null } = { images: new Set(), rewrite: null }
+
+purifier.addHook('afterSanitizeAttributes', (node) => {
+  const element = node as Element
+  if (element.tagName === 'A') {
+    const href = element.getAttribute('href')
+    if (href === null) return
+    const url = parseUrl(href)
+    if (!url || !LINK_SCHEMES.has(url.protocol)) element.removeAttribute('href')
+    else if (url.origin !== RELATIVE_ORIGIN && url.protocol !== 'mailto:') element.setAttribute('rel', 'noopener nofollow')
+  } else if (element.tagName === 'IMG') {
+    const original = element.getAttribute('src')
+    const src = original !== null && pass.rewrite ? pass.rewrite(original) : original
+    if (src === null || !isSafeImageSource(src)) {
+      // An image without a source shows nothing but its broken-image box.
+      element.remove()
+      return
+    }
+    if (src !== original) element.setAttribute('src', src)
+    pass.images.add(src)
+  }
+})
+
+function parseUrl(value: string): URL | null {
+  try {
+    // The URL parser strips what browsers strip (tabs, newlines, leading controls), so
+    // `java\tscript:` is read as the javascript: URL it would be in a browser.
+    return new URL(value, RELATIVE_BASE)
+  } catch {
+    return null
+  }
+}
+
+function isSafeImageSource(src: string): boolean {
+  if (/^\s*data:/i.test(src)) return RASTER_DATA_URL.test(src.trim())
+  const url = parseUrl(src)
+  return url !== null && IMAGE_SCHEMES.has(url.protocol)
+}
+
+/**
+ * Why the markup's shape would make sanitizing it a denial of service, or null. Parsed as a
+ * browser would by parse5, which builds trees without recursion, and walked without recursion.
+ */
+function shapeProblem(html: string): string | null {
+  type Node = { childNodes?: Node[]; content?: Node; attrs?: unknown[] }
+  const stack: Array<[Node, number]> = [[parseFragment(html) as Node, 0]]
+  let deepest = 0
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [node, depth] = item
+    if (depth > deepest) deepest = depth
+    const attributes = node.attrs?.length ?? 0
+    if (attributes > RICH_TEXT_MAX_ATTRIBUTES) return `has an element with ${attributes} attributes; at most ${RICH_TEXT_MAX_ATTRIBUTES} are accepted`
+    for (const child of node.childNodes ?? []) stack.push([child, depth + 1])
+    if (node.content) stack.push([node.content, depth + 1])
+  }
+  return deepest > RICH_TEXT_MAX_DEPTH ? `nests elements ${deepest} levels deep; at most ${RICH_TEXT_MAX_DEPTH} are accepted` : null
+}
+
+function sanitize(html: string, rewrite: ((src: string) => string) | null): RenderedRichText {
+  const problem = shapeProblem(html)
+  if (problem) throw new AppError('VALIDATION_FAILED', `Rich text ${problem}.`)
+  pass = { images: new Set(), rewrite }
+  try {
+    const clean = purifier.sanitize(html) as unknown as string
+    return { html: clean, images: [...pass.images] }
+  } finally {
+    windowListeners.reset()
+    pass = { images: new Set(), rewrite: null }
+  }
+}
+
+/** Sanitized HTML of a rich-text value, and the images it shows. */
+export function renderRichText(value: RichTextValue): RenderedRichText {
+  const source = 'markdown' in value ? value.markdown : value.html
+  if (typeof source !== 'string') throw new AppError('VALIDATION_FAILED', 'Rich text must be {"html": string} or {"markdown": string}.')
+  if (source.length > RICH_TEXT_MAX_CHARS) {
+    throw new AppError('VALIDATION_FAILED', `Rich text is ${source.length} characters long; at most ${RICH_TEXT_MAX_CHARS} are accepted.`)
+  }
+  return sanitize('markdown' in value ? markdown.render(source) : source, null)
+}
+
+/**
+ * Replaces the src of every image in sanitized HTML (with the library copy, typically). The
+ * result is sanitized again in the same pass, so a replacement can never smuggle in a bad URL.
+ */
+export function rewriteImageSources(html: string, replace: (src: string) => string): string {
+  return sanitize(html, replace).html
+}

@@ -1,0 +1,150 @@
+/**
+ * The image library of a site: images of entries (and imported one by one) are copied here, so
+ * pages never hotlink other servers. One library per collection, plus a site-wide one
+ * (collectionId null). A URL is fetched once per library: a known URL returns the stored asset.
+ * Bytes go to the content-addressed blob store, so identical images are stored once whatever
+ * their URLs. Every fetch goes through safeFetch (SSRF-safe) and every image is sniffed from its
+ * bytes: only PNG, JPEG, GIF, WebP and AVIF are kept.
+ */
+import { createHash } from 'node:crypto'
+import type { BlobStore } from '../blobs/blob-store.ts'
+import type { AssetRow } from '../db/types.ts'
+import { isUniqueViolation } from '../db/connect.ts'
+import { AppError, type ErrorCode } from '../core/errors.ts'
+import { newId, nowIso } from '../core/ids.ts'
+import { safeFetch } from '../net/safe-fetch.ts'
+import { storeBlob } from '../blobs/blob-writes.ts'
+import type { BlobsRepository } from '../blobs/blobs.repository.ts'
+import type { AssetsRepository } from './assets.repository.ts'
+import { sniffImage, type ImageType } from './image-type.ts'
+
+export interface LibraryAsset {
+  id: string
+  /** Where the site serves it, site-relative: /_assets/{hash}.{ext} */
+  url: string
+  sourceUrl: string | null
+  contentType: string
+  size: number
+  hash: string
+  width: number | null
+  height: number | null
+}
+
+/** Largest image kept: 2 MiB, the bundle's per-file limit too. */
+export const ASSET_MAX_BYTES = 2 * 1024 * 1024
+export const ASSET_FETCH_LIMITS = { maxBytes: ASSET_MAX_BYTES, connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxRedirects: 5 }
+const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1'
+const MAX_URL_LENGTH = 2048
+const DATA_URL = /^data:(image\/[a-z0-9.+-]+)?(;[^,]*)?,/i
+/** File extension of library URLs per image type (site serving checks it too). */
+export const EXT_OF: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/avif': 'avif' }
+
+export interface AssetLibraryOptions {
+  /** Hosts exempt from the public-address rule (PLINTH_FETCH_ALLOW_HOSTS). */
+  allowHosts: ReadonlySet<string>
+  /** `Plinth/1.0 (+{site_url})` */
+  userAgent: string
+}
+
+export const assetView = (row: AssetRow): LibraryAsset => ({
+  id: row.id,
+  url: `/_assets/${row.hash}.${EXT_OF[row.content_type] ?? 'bin'}`,
+  sourceUrl: row.source_url,
+  contentType: row.content_type,
+  size: Number(row.size),
+  hash: row.hash,
+  width: row.width,
+  height: row.height,
+})
+
+export class AssetLibrary {
+  /** Imports under way, so the same URL asked for twice at once (two entries of a batch) is fetched once. */
+  private readonly inFlight = new Map<string, Promise<LibraryAsset>>()
+
+  constructor(
+    private readonly options: AssetLibraryOptions,
+    private readonly repo: AssetsRepository,
+    private readonly blobs: BlobStore,
+    private readonly blobRows: BlobsRepository,
+  ) {}
+
+  /** Once per (library, URL): a known URL returns the stored asset without fetching. Throws FETCH_FAILED. */
+  importFromUrl(websiteId: string, collectionId: string | null, url: string): Promise<LibraryAsset> {
+    if (url.length > MAX_URL_LENGTH) {
+      return Promise.reject(new AppError('FETCH_FAILED', `The image URL is ${url.length} characters long; at most ${MAX_URL_LENGTH} are accepted.`))
+    }
+    if (DATA_URL.test(url)) return this.importDataUrl(websiteId, collectionId, url)
+    let source: string
+    try {
+      source = new URL(url).href
+    } catch {
+      return Promise.reject(new AppError('FETCH_FAILED', `"${url.slice(0, 200)}" is not an absolute URL.`))
+    }
+    const key = `${websiteId}\n${collectionId ?? ''}\n${source}`
+    let pending = this.inFlight.get(key)
+    if (!pending) {
+      pending = this.fetchOnce(websiteId, collectionId, source).finally(() => this.inFlight.delete(key))
+      this.inFlight.set(key, pending)
+    }
+    return pending
+  }
+
+  async importFromBytes(websiteId: string, collectionId: string | null, bytes: Buffer, options: { filename?: string; sourceUrl?: string | null }): Promise<LibraryAsset> {
+    const name = options.filename ? `"${options.filename.slice(0, 200)}"` : 'The file'
+    return this.keep(websiteId, collectionId, bytes, options.sourceUrl ?? null, name, 'VALIDATION_FAILED')
+  }
+
+  private async fetchOnce(websiteId: string, collectionId: string | null, source: string): Promise<LibraryAsset> {
+    const known = await this.repo.findBySource(websiteId, collectionId, source)
+    if (known) return assetView(known)
+    const fetched = await safeFetch(source, { ...ASSET_FETCH_LIMITS, allowHosts: this.options.allowHosts, userAgent: this.options.userAgent, accept: ACCEPT })
+    return this.keep(websiteId, collectionId, fetched.bytes, source, `The image at ${source}`, 'FETCH_FAILED')
+  }
+
+  /** Inline images (`data:image/png;base64,...`) are decoded, not fetched, and kept by their bytes. */
+  private async importDataUrl(websiteId: string, collectionId: string | null, url: string): Promise<LibraryAsset> {
+    const comma = url.indexOf(',')
+    const meta = url.slice(5, comma)
+    const payload = url.slice(comma + 1)
+    const bytes = /;base64$/i.test(meta) ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload), 'utf8')
+    return this.keep(websiteId, collectionId, bytes, null, 'The inline (data:) image', 'FETCH_FAILED')
+  }
+
+  private async keep(websiteId: string, collectionId: string | null, bytes: Buffer, sourceUrl: string | null, what: string, code: ErrorCode): Promise<LibraryAsset> {
+    if (bytes.length > ASSET_MAX_BYTES) throw new AppError(code, `${what} is ${bytes.length} bytes; images of at most ${ASSET_MAX_BYTES} bytes (2 MiB) are accepted.`)
+    const type = await sniffImage(bytes)
+    if ('problem' in type) throw new AppError(code, `${what} ${type.problem}.`)
+    const hash = createHash('sha256').update(bytes).digest('hex')
+    if (sourceUrl === null) {
+      const same = await this.repo.findUnsourced(websiteId, collectionId, hash)
+      if (same) return assetView(same)
+    }
+    await storeBlob(this.blobs, this.blobRows, hash, bytes, type.contentType)
+    const row = assetRow(websiteId, collectionId, sourceUrl, hash, bytes.length, type)
+    try {
+      await this.repo.insert(row)
+      return assetView(row)
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error
+      // Imported meanwhile by another request (another instance, or the same bytes uploaded twice).
+      const winner = sourceUrl === null ? await this.repo.findUnsourced(websiteId, collectionId, hash) : await this.repo.findBySource(websiteId, collectionId, sourceUrl)
+      if (!winner) throw error
+      return assetView(winner)
+    }
+  }
+}
+
+function assetRow(websiteId: string, collectionId: string | null, sourceUrl: string | null, hash: string, size: number, type: ImageType): AssetRow {
+  return {
+    id: newId('ast'),
+    website_id: websiteId,
+    collection_id: collectionId,
+    source_url: sourceUrl,
+    hash,
+    content_type: type.contentType,
+    size,
+    width: type.width,
+    height: type.height,
+    created_at: nowIso(),
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * `{base_url}/mcp`: the MCP endpoint (Streamable HTTP, JSON-RPC 2.0 over POST, stateless) inside
+ * the Fastify app, so the body limit, the auth hook and the error envelope for faults outside
+ * the protocol (401, 403, 413) are the REST API's own. JSON-RPC errors are kept for protocol
+ * faults. A browser's GET gets the token page instead (decisions.md).
+ */
+import { isUtf8 } from 'node:buffer'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import Negotiator from 'negotiator'
+import type { Config } from '../config.ts'
+import { authenticate, principalOf } from '../auth/auth.http.ts'
+import type { TokensService } from '../auth/tokens.service.ts'
+import { schemaRegistry } from './json-schema.ts'
+import { createMcpEndpoint, jsonRpcError, TRANSPORT_ERROR } from './mcp.endpoint.ts'
+import { createMcpServerFactory } from './mcp.server.ts'
+import { checkOrigin } from './origins.ts'
+import { tokenPage } from './token-page.ts'
+import type { AnyMcpTool } from './tool-definition.ts'
+
+export interface McpRoutesOptions {
+  config: Config
+  tokens: TokensService
+  tools: AnyMcpTool[]
+  version: string
+  bodyLimit: number
+}
+
+const PARSE_ERROR = -32700
+const STATELESS = 'This MCP endpoint is stateless: send every JSON-RPC message as a POST. It opens no standalone SSE stream (GET) and has no session to end (DELETE).'
+
+export function mcpRoutes({ config, tokens, tools, version, bodyLimit }: McpRoutesOptions): FastifyPluginAsync {
+  return async (app) => {
+    const serverFor = createMcpServerFactory({
+      tools,
+      registry: schemaRegistry(Object.values(app.getSchemas())),
+      version,
+      logError: (err, message) => app.log.error({ err }, message),
+    })
+    const endpoint = createMcpEndpoint(serverFor, {
+      maxRequestBodySize: bodyLimit,
+      // Refused protocol requests are answered to the client; the log only needs them when debugging.
+      onerror: (err) => app.log.debug({ err }, 'MCP request refused'),
+    })
+    app.addHook('onClose', () => endpoint.close())
+
+    const requireToken = authenticate(config, tokens, 'mcp')
+    app.addHook('onRequest', checkOrigin(config))
+
+    // The SDK checks the media type itself (415 as a JSON-RPC error); this scope only reads bytes.
+    app.removeAllContentTypeParsers()
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))
+    const parseJson = jsonParser(app)
+
+    app.post('/mcp', { onRequest: requireToken, schema: { hide: true } }, async (request, reply) => {
+      const raw = Buffer.isBuffer(request.body) ? request.body : undefined
+      let parsedBody: unknown
+      if (raw !== undefined && raw.length > 0 && isJsonRequest(request)) {
+        parsedBody = isUtf8(raw) ? await parseJson(request, raw) : undefined
+        if (parsedBody === undefined) return sendResponse(reply, jsonRpcError(400, PARSE_ERROR, 'Parse error: the body is not valid JSON in UTF-8 (or carries __proto__ or constructor keys).'))
+      }
+      const response = await endpoint.handle(toWebRequest(config, request, reply, raw), principalOf(request), parsedBody)
+      return sendResponse(reply, response)
+    })
+
+    app.get('/mcp', { schema: { hide: true } }, async (request, reply) => {
+      reply.header('Vary', 'Accept')
+      if (prefersPage(request.headers.accept)) return reply.type('text/html; charset=utf-8').send(tokenPage(config))
+      await requireToken(request)
+      return sendResponse(reply, jsonRpcError(405, TRANSPORT_ERROR, STATELESS, { Allow: 'POST' }))
+    })
+
+    app.delete('/mcp', { onRequest: requireToken, schema: { hide: true } }, async (_request, reply) =>
+      sendResponse(reply, jsonRpcError(405, TRANSPORT_ERROR, STATELESS, { Allow: 'POST' })),
+    )
+  }
+}
+
+/** A browser navigating to /mcp prefers text/html; an MCP client asks for text/event-stream or JSON. */
+function prefersPage(accept: string | undefined): boolean {
+  if (!accept) return false
+  return new Negotiator({ headers: { accept } }).mediaType(['text/event-stream', 'application/json', 'text/html']) === 'text/html'
+}
+
+function isJsonRequest(request: FastifyRequest): boolean {
+  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+  return type === 'application/json' || type.endsWith('+json')
+}
+
+/** Fastify's own JSON parser (prototype-poisoning keys refused), resolving to undefined on any fault. */
+function jsonParser(app: FastifyInstance) {
+  const parse = app.getDefaultJsonParser('error', 'error')
+  return (request: FastifyRequest, raw: Buffer) =>
+    new Promise<unknown>((resolve) => {
+      // parse() is synchronous but typed with a callback; `this` is unused by the default parser.
+      parse.call(app, request, raw.toString('utf8'), (error, body) => resolve(error ? undefined : body))
+    })
+}
+
+function toWebRequest(config: Config, request: FastifyRequest, reply: FastifyReply, raw: Buffer | undefined): Request {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one)
+  }
+  // Lets the SDK stop work for a client that went away before its answer.
+  const aborted = new AbortController()
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) aborted.abort()
+  })
+  return new Request(new URL(request.url, config.baseUrl), {
+    method: request.method,
+    headers,
+    signal: aborted.signal,
+    ...(raw && raw.length > 0 ? { body: raw, duplex: 'half' } : {}),
+  } as RequestInit)
+}
+
+async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
+  reply.code(response.status)
+  response.headers.forEach((value, name) => {
+    if (name !== 'content-length') reply.header(name, value)
+  })
+  const body = Buffer.from(await response.arrayBuffer())
+  return reply.send(body.length > 0 ? body : undefined)
+}

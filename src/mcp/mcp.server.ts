@@ -1,0 +1,121 @@
+/**
+ * The MCP server: every module's tools on one McpServer per request (the endpoint is stateless),
+ * each tool bound to the caller's Principal. Schemas are prepared once at startup: inlined into
+ * self-contained JSON Schemas and compiled, so a request only pays for its own call.
+ */
+import {
+  fromJsonSchema, McpServer, type CallToolResult, type jsonSchemaValidator, type StandardSchemaWithJSON, type ToolAnnotations,
+} from '@modelcontextprotocol/server'
+import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv'
+import { AppError } from '../core/errors.ts'
+import { validationError } from '../http/errors.http.ts'
+import type { Principal } from '../auth/tokens.service.ts'
+import { selfContained, type SchemaRegistry } from './json-schema.ts'
+import type { AnyMcpTool } from './tool-definition.ts'
+
+export interface McpServerDeps {
+  tools: AnyMcpTool[]
+  /** Every named schema the tools' schemas may point at. */
+  registry: SchemaRegistry
+  version: string
+  /** Where internal faults are logged (they reach the caller only as INTERNAL). */
+  logError: (error: unknown, message: string) => void
+}
+
+const INSTRUCTIONS = `Plinth hosts static websites. You write the whole site (HTML, CSS, JS, images) and publish it as one bundle of files; Plinth checks it against its authoring rules, stores it as a numbered version and serves it at once at https://{slug}.{site_domain}/.
+- New site: suggest_slug (optional), then publish_website. Change a site: publish_version with the complete new bundle (not a diff); files you do not change can be passed by sha256 instead of content.
+- Review before going live: publish_version with promote false, open its previewUrl, then promote_version. promote_version also rolls back to any older version.
+- Find your sites with list_websites; inspect one with get_website or list_versions.
+- Large binaries: create_upload, PUT the bytes to uploadUrl, then publish { path, uploadId }. Collection content (posts, products...): upsert_entries, list_entries, delete_entry.
+- Every error result carries error.code and error.message; PUBLISH_INVALID lists every broken rule in error.violations, so fix them all before retrying.`
+
+/** The SDK checks arguments before the tool runs; Plinth checks them itself to answer exactly like REST. */
+const ARGUMENTS_CHECKED_BY_TOOL: jsonSchemaValidator = {
+  getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
+}
+
+/** The options Fastify validates REST requests with: every error, no coercion, no silent stripping. */
+function createInputValidator() {
+  const ajv = new Ajv({ allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true, strict: false })
+  addFormats(ajv)
+  return ajv
+}
+
+interface PreparedTool {
+  tool: AnyMcpTool
+  config: {
+    title: string
+    description: string
+    inputSchema: StandardSchemaWithJSON<unknown, unknown>
+    outputSchema: StandardSchemaWithJSON<unknown, unknown>
+    annotations: ToolAnnotations
+  }
+  check: ReturnType<ReturnType<typeof createInputValidator>['compile']>
+}
+
+function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] {
+  const ajv = createInputValidator()
+  const names = new Set<string>()
+  return tools.map((tool) => {
+    if (names.has(tool.name)) throw new Error(`Two MCP tools are named ${tool.name}`)
+    names.add(tool.name)
+    const input = selfContained(tool.input, registry)
+    const output = selfContained(tool.output, registry)
+    if (input.type !== 'object' || output.type !== 'object') throw new Error(`MCP tool ${tool.name}: input and output schemas must be objects`)
+    return {
+      tool,
+      check: ajv.compile(input),
+      config: {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: fromJsonSchema(input, ARGUMENTS_CHECKED_BY_TOOL),
+        // Checked by the SDK before sending: a result that breaks its schema is our bug, not the caller's.
+        outputSchema: fromJsonSchema(output),
+        annotations: { title: tool.title, ...tool.hints },
+      },
+    }
+  })
+}
+
+/** A success: the result as structuredContent and, for clients that read text only, as JSON text. */
+export function toolResult(value: object): CallToolResult {
+  return { structuredContent: value as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(value) }] }
+}
+
+/**
+ * A business error: the REST envelope as an isError result, so an agent reads the same code,
+ * message, fields and violations as a REST client. RATE_LIMITED also says when to retry, in
+ * seconds (REST sends it as Retry-After).
+ */
+export function toolError(error: AppError): CallToolResult {
+  const envelope: { error: Record<string, unknown> } = error.toEnvelope()
+  const retryAfter = Number(error.headers?.['Retry-After'])
+  if (error.code === 'RATE_LIMITED' && Number.isFinite(retryAfter)) envelope.error.retryAfter = retryAfter
+  return { isError: true, structuredContent: envelope, content: [{ type: 'text', text: JSON.stringify(envelope) }] }
+}
+
+/** Builds the per-request server factory: schemas are inlined and compiled here, once. */
+export function createMcpServerFactory({ tools, registry, version, logError }: McpServerDeps): (principal: Principal) => McpServer {
+  const prepared = prepare(tools, registry)
+
+  const call = async ({ tool, check }: PreparedTool, principal: Principal, args: unknown): Promise<CallToolResult> => {
+    try {
+      const input = args ?? {}
+      if (!check(input)) throw validationError(check.errors ?? [])
+      return toolResult((await tool.run(principal, input)) as object)
+    } catch (error) {
+      if (error instanceof AppError) return toolError(error)
+      logError(error, `MCP tool ${tool.name} failed`)
+      return toolError(new AppError('INTERNAL', 'Something went wrong on our side. The error was logged; retry later.'))
+    }
+  }
+
+  return (principal) => {
+    const server = new McpServer(
+      { name: 'plinth', title: 'Plinth', version, description: 'Publish static websites as JSON bundles and serve them at once.' },
+      { instructions: INSTRUCTIONS },
+    )
+    for (const entry of prepared) server.registerTool(entry.tool.name, entry.config, (args: unknown) => call(entry, principal, args))
+    return server
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * DNS-rebinding and cross-site protection for /mcp: a browser always names the page that sent a
+ * request in `Origin`, so a request from a page that is not Plinth's own is refused before the
+ * token is even looked at. Requests without `Origin` (agents, CLIs, SDK clients) pass.
+ */
+import type { FastifyRequest } from 'fastify'
+import type { Config } from '../config.ts'
+import { AppError } from '../core/errors.ts'
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]']
+
+/** The API and web site origins; for a local install also their other loopback spellings. */
+export function allowedOrigins(config: Pick<Config, 'baseUrl' | 'siteUrl'>): Set<string> {
+  const origins = new Set<string>()
+  for (const base of [config.baseUrl, config.siteUrl]) {
+    const url = new URL(base)
+    origins.add(url.origin)
+    if (!LOOPBACK_NAMES.includes(url.hostname)) continue
+    for (const name of LOOPBACK_NAMES) {
+      const variant = new URL(base)
+      variant.hostname = name
+      origins.add(variant.origin)
+    }
+  }
+  return origins
+}
+
+/** The exact origin (scheme, host and port): another local server's page is another origin. */
+function originOf(header: string): string | null {
+  try {
+    const url = new URL(header)
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : null
+  } catch {
+    return null
+  }
+}
+
+/** An onRequest hook refusing, with 403 ORIGIN_NOT_ALLOWED, an Origin that is not Plinth's. */
+export function checkOrigin(config: Pick<Config, 'baseUrl' | 'siteUrl'>) {
+  const allowed = allowedOrigins(config)
+  return async (request: FastifyRequest): Promise<void> => {
+    const header = request.headers.origin
+    if (header === undefined) return
+    const origin = originOf(header)
+    if (origin === null || !allowed.has(origin)) {
+      throw new AppError('ORIGIN_NOT_ALLOWED', 'Requests from web pages are accepted only from Plinth\'s own origin. MCP clients send no Origin header.')
+    }
+  }
+}

@@ -1,0 +1,340 @@
+/**
+ * Authoring rules for a publish bundle: decode every file and check every rule, collecting all the
+ * violations (never stopping at the first) so the agent that sent the bundle can fix everything in
+ * one round. Pure and synchronous; no I/O.
+ *
+ * Order of violations (deterministic): bundle-level ones first (MISSING_INDEX, TOO_MANY_FILES,
+ * BUNDLE_TOO_LARGE, TOO_MANY_PAGES), then per file in input order: INVALID_PATH, DUPLICATE_PATH,
+ * RESERVED_PATH, INVALID_ENCODING, FILE_TOO_LARGE, then the content rules in document order.
+ * Which content rules apply to a file is decided by its content type (see contentTypeFor):
+ * text/html -> html-rules; image/svg+xml and application/xhtml+xml -> html-rules in XML mode;
+ * text/css -> css-rules; JavaScript types -> js-rules.
+ */
+
+import { lookup } from 'mime-types'
+import type { PublishViolation } from '../core/errors.ts'
+import { reservedPathProblem } from './reserved-paths.ts'
+import { pathProblems, quoted, type Emit } from './bundle-paths.ts'
+import { scanCss } from './css-rules.ts'
+import { scanMarkup } from './html-rules.ts'
+import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
+
+export interface BundleFileInput {
+  path: string
+  content: string
+  contentEncoding?: 'utf8' | 'base64'
+  contentType?: string
+}
+
+export interface DecodedFile {
+  path: string
+  bytes: Buffer
+  /** Bare MIME type, lowercase, no parameters. */
+  contentType: string
+}
+
+/**
+ * A file whose bytes are already in the blob store (an upload, or bytes published before), checked
+ * exactly like an inline file sent base64-encoded. `bytes` are needed only when the content rules
+ * read the file (see needsScanning); for other types its size is all the rules use.
+ */
+export interface StoredFileInput {
+  path: string
+  contentType?: string
+  stored: { hash: string; size: number; bytes?: Buffer }
+}
+
+/**
+ * A file given by reference that names no usable bytes: its violation is reported in its place,
+ * and only its path is checked. `null` when the reference was not looked up (a bundle over the
+ * file limit, refused for that already).
+ */
+export interface UnresolvedFileInput {
+  path: string
+  contentType?: string
+  unresolved: PublishViolation | null
+}
+
+export type AnyFileInput = BundleFileInput | StoredFileInput | UnresolvedFileInput
+
+export interface CheckedStoredFile {
+  path: string
+  hash: string
+  size: number
+  contentType: string
+}
+
+export interface BundleLimits {
+  maxFiles: number
+  maxFileBytes: number
+  maxBundleBytes: number
+  maxHtmlPages: number
+  maxViolations: number
+}
+
+export const BUNDLE_LIMITS: BundleLimits = Object.freeze({
+  maxFiles: 40,
+  maxFileBytes: 2 * 1024 * 1024,
+  maxBundleBytes: 8 * 1024 * 1024,
+  maxHtmlPages: 15,
+  maxViolations: 100,
+})
+
+export interface BundleCheck<F = DecodedFile> {
+  /**
+   * Every input file except unresolved ones, in input order. `bytes` are exact for files with no
+   * INVALID_ENCODING violation; for invalid base64 they are a lenient best-effort decode (used
+   * only for the size checks). Publish only when `violations` is empty.
+   */
+  files: F[]
+  /** Sum of the decoded sizes. */
+  totalBytes: number
+  violations: PublishViolation[]
+}
+
+const HTML = 'text/html'
+const MARKUP_XML = new Set(['image/svg+xml', 'application/xhtml+xml'])
+
+/**
+ * The content type a file is served with: the override's bare type (parameters such as
+ * "; charset=utf-8" dropped, lowercased) when given, else inferred from the extension, else
+ * application/octet-stream.
+ */
+export function contentTypeFor(path: string, override?: string): string {
+  if (override !== undefined) {
+    const bare = override.split(';')[0]!.trim().toLowerCase()
+    if (bare !== '') return bare
+  }
+  const inferred = lookup(path)
+  return inferred === false ? 'application/octet-stream' : inferred.toLowerCase()
+}
+
+/** `collectionNames`: the site's collections, whose reserved root paths a file may not take (RESERVED_PATH). */
+export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck
+export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck<DecodedFile | CheckedStoredFile>
+export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, collectionNames: readonly string[] = []): BundleCheck<DecodedFile | CheckedStoredFile> {
+  const perFile = new Collector(limits.maxViolations)
+  const emit: Emit = (v) => perFile.add(v)
+  const decoded: Array<DecodedFile | CheckedStoredFile> = []
+  let totalBytes = 0
+  let htmlPages = 0
+
+  const occurrences = new Map<string, number>()
+  for (const f of files) occurrences.set(f.path, (occurrences.get(f.path) ?? 0) + 1)
+  const reportedDuplicates = new Set<string>()
+
+  for (const file of files) {
+    const { path } = file
+    const problems = pathProblems(path)
+    if (problems.length > 0) {
+      emit({
+        code: 'INVALID_PATH', path, detail: quoted(path, 200),
+        message: `The path ${quoted(path)} is not allowed: ${problems.join('; ')}. Use a relative path made of plain names separated by "/", such as "index.html" or "css/site.css".`,
+      })
+    }
+    const count = occurrences.get(path)!
+    if (count > 1 && !reportedDuplicates.has(path)) {
+      reportedDuplicates.add(path)
+      emit({
+        code: 'DUPLICATE_PATH', path, detail: quoted(path, 200),
+        message: `The path ${quoted(path)} appears ${count} times in the bundle; every path must be unique (paths are case-sensitive): remove or rename the extra copies.`,
+      })
+    }
+    const reserved = reservedPathProblem(path, collectionNames)
+    if (reserved) emit({ code: 'RESERVED_PATH', path, detail: quoted(path, 200), message: reserved })
+
+    const contentType = contentTypeFor(path, file.contentType)
+    if (contentType === HTML) htmlPages++
+    if ('unresolved' in file) {
+      if (file.unresolved) emit(file.unresolved)
+      continue
+    }
+    let size: number
+    let text: string | undefined
+    if ('stored' in file) {
+      size = file.stored.size
+      if (needsScanning(contentType)) {
+        if (!file.stored.bytes) throw new Error(`the bytes of ${path} are needed to check it`)
+        text = bytesToText(file.stored.bytes)
+      }
+      decoded.push({ path, hash: file.stored.hash, size, contentType })
+    } else {
+      const result = decode(file, needsScanning(contentType))
+      if (result.encodingError) emit({ code: 'INVALID_ENCODING', path, ...result.encodingError })
+      size = result.bytes.length
+      text = result.text
+      decoded.push({ path, bytes: result.bytes, contentType })
+    }
+    if (size > limits.maxFileBytes) {
+      emit({
+        code: 'FILE_TOO_LARGE', path, detail: `${size} bytes`,
+        message: `${path} is ${formatBytes(size)} after decoding; each file may be at most ${formatBytes(limits.maxFileBytes)}: shrink it (compress or resize images, minify code) or split it into several files.`,
+      })
+    }
+    totalBytes += size
+
+    if (text === undefined) continue
+    if (contentType === HTML) scanMarkup(text, path, false, emit)
+    else if (MARKUP_XML.has(contentType)) scanMarkup(text, path, true, emit)
+    else if (contentType === 'text/css') scanCss(text, path, path, emit)
+    else if (JS_CONTENT_TYPES.has(contentType)) scanJs(text, path, path, emit)
+  }
+
+  const bundle: PublishViolation[] = []
+  if (!files.some((f) => f.path === 'index.html')) {
+    bundle.push({
+      code: 'MISSING_INDEX',
+      message: 'The bundle has no index.html. Every site needs a file whose path is exactly "index.html" (lowercase, at the root of the bundle, not in a folder); it is the page served at "/". Add one, or rename your main page.',
+    })
+  }
+  if (files.length > limits.maxFiles) {
+    bundle.push({
+      code: 'TOO_MANY_FILES', detail: `${files.length} files`,
+      message: `The bundle has ${files.length} files; at most ${limits.maxFiles} are allowed: combine files (for example merge stylesheets or scripts) or remove unused ones.`,
+    })
+  }
+  if (totalBytes > limits.maxBundleBytes) {
+    bundle.push({
+      code: 'BUNDLE_TOO_LARGE', detail: `${totalBytes} bytes`,
+      message: `The bundle is ${formatBytes(totalBytes)} after decoding; at most ${formatBytes(limits.maxBundleBytes)} is allowed in total: remove or shrink files (large images are the usual cause).`,
+    })
+  }
+  if (htmlPages > limits.maxHtmlPages) {
+    bundle.push({
+      code: 'TOO_MANY_PAGES', detail: `${htmlPages} HTML pages`,
+      message: `The bundle has ${htmlPages} HTML pages (files served as text/html); at most ${limits.maxHtmlPages} are allowed: merge pages or remove some.`,
+    })
+  }
+
+  return { files: decoded, totalBytes, violations: capViolations([...bundle, ...perFile.list], limits.maxViolations) }
+}
+
+/**
+ * Collects per-file violations. Once `limit` are held, later ones can only survive the final cap if
+ * they are the first of their code, so the rest are dropped early (bounds memory on hostile input).
+ */
+class Collector {
+  readonly list: PublishViolation[] = []
+  private readonly codes = new Set<string>()
+  constructor(private readonly limit: number) {}
+
+  add(v: PublishViolation): void {
+    if (this.list.length >= this.limit && this.codes.has(v.code)) return
+    this.codes.add(v.code)
+    this.list.push(v)
+  }
+}
+
+/** At most `max` violations, keeping the first of every code, then the earliest others; order kept. */
+function capViolations(all: PublishViolation[], max: number): PublishViolation[] {
+  if (all.length <= max) return all
+  const keep = new Set<number>()
+  const codes = new Set<string>()
+  all.forEach((v, i) => {
+    if (!codes.has(v.code)) {
+      codes.add(v.code)
+      keep.add(i)
+    }
+  })
+  for (let i = 0; i < all.length && keep.size < max; i++) keep.add(i)
+  return all.filter((_, i) => keep.has(i))
+}
+
+/** Whether the content rules read files of this type (so their bytes are needed). */
+export function needsScanning(contentType: string): boolean {
+  return contentType === HTML || MARKUP_XML.has(contentType) || contentType === 'text/css' || JS_CONTENT_TYPES.has(contentType)
+}
+
+interface Decoded {
+  bytes: Buffer
+  /** The text the content rules scan (only for content types that have rules). */
+  text?: string
+  encodingError?: { message: string; detail: string }
+}
+
+// C0 controls except TAB, LF, FF and CR.
+const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000b\u000e-\u001f]/
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+const BASE64_WHITESPACE = /[\t\n\f\r ]+/g
+const NOT_BASE64 = /[^A-Za-z0-9+/_=-]/
+
+function decode(file: BundleFileInput, wantText: boolean): Decoded {
+  const { path, content } = file
+  if (file.contentEncoding === 'base64') {
+    const cleaned = content.replace(BASE64_WHITESPACE, '')
+    const bytes = Buffer.from(cleaned, 'base64')
+    const problem = base64Problem(cleaned)
+    if (problem) {
+      return {
+        bytes,
+        encodingError: {
+          detail: problem.detail,
+          message: `${path} is sent with contentEncoding "base64" but its content is not valid base64: ${problem.reason}. Encode the file's bytes as standard base64 (A-Z, a-z, 0-9, "+" and "/", or the URL-safe "-" and "_"), padded with "=" to a multiple of 4 characters; send text files with contentEncoding "utf8" instead.`,
+        },
+      }
+    }
+    return { bytes, text: wantText ? bytesToText(bytes) : undefined }
+  }
+
+  const bytes = Buffer.from(content, 'utf8')
+  const text = wantText ? content : undefined
+  if (!isWellFormed(content)) {
+    const m = LONE_SURROGATE.exec(content)!
+    return {
+      bytes, text,
+      encodingError: {
+        detail: `U+${m[0].charCodeAt(0).toString(16).toUpperCase()} at character ${m.index}`,
+        message: `${path} contains an unpaired UTF-16 surrogate (U+${m[0].charCodeAt(0).toString(16).toUpperCase()} at character ${m.index}), so it is not valid Unicode text: remove the broken character, or send binary data base64-encoded with contentEncoding "base64".`,
+      },
+    }
+  }
+  const control = FORBIDDEN_CONTROL.exec(content)
+  if (control) {
+    const cp = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
+    return {
+      bytes, text,
+      encodingError: {
+        detail: `${cp} at character ${control.index}`,
+        message: `${path} contains the control character ${cp} at character ${control.index}, which is not allowed in text sent with contentEncoding "utf8" (only tab, line feed, form feed and carriage return are): if this is a binary file, send it base64-encoded with contentEncoding "base64"; otherwise remove the character.`,
+      },
+    }
+  }
+  return { bytes, text }
+}
+
+function base64Problem(cleaned: string): { reason: string; detail: string } | undefined {
+  const bad = NOT_BASE64.exec(cleaned)
+  if (bad) {
+    return { reason: `it contains the character ${quoted(bad[0])}`, detail: `${quoted(bad[0])} at character ${bad.index} (whitespace ignored)` }
+  }
+  const pad = cleaned.indexOf('=')
+  if (pad >= 0 && !/^={1,2}$/.test(cleaned.slice(pad))) {
+    return { reason: '"=" padding may only appear at the very end (at most two)', detail: `"=" at character ${pad} (whitespace ignored)` }
+  }
+  if (cleaned.length % 4 !== 0) {
+    return { reason: `its length (${cleaned.length} characters, whitespace ignored) is not a multiple of 4`, detail: `${cleaned.length} characters` }
+  }
+  return undefined
+}
+
+const hasIsWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+
+function isWellFormed(text: string): boolean {
+  return hasIsWellFormed ? (text as unknown as { isWellFormed(): boolean }).isWellFormed() : !LONE_SURROGATE.test(text)
+}
+
+/** Decodes bytes the way a browser would: a UTF-16 byte-order mark wins, otherwise UTF-8. */
+function bytesToText(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.toString('utf16le', 2)
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const swapped = Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2)))
+    return swapped.swap16().toString('utf16le')
+  }
+  return bytes.toString('utf8')
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(2).replace(/\.?0+$/, '')} MiB (${n} bytes)`
+  if (n >= 1024) return `${(n / 1024).toFixed(1).replace(/\.0$/, '')} KiB (${n} bytes)`
+  return `${n} bytes`
+}

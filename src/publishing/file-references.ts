@@ -1,0 +1,130 @@
+/**
+ * Bundle files given by reference instead of content: `uploadId` (bytes PUT to a signed upload
+ * URL) or `sha256` (bytes the caller has already published). They are resolved to stored blobs
+ * before the authoring rules run, so every limit and rule applies to them exactly as to inline
+ * files. Bytes are read from the blob store only for the types the content rules scan (HTML, CSS,
+ * JS, SVG); for the rest the recorded size is all the rules need, so an unchanged image costs
+ * one row lookup and no I/O.
+ */
+import type { BlobStore } from '../blobs/blob-store.ts'
+import { validationFailed, type PublishViolation } from '../core/errors.ts'
+import { BUNDLE_LIMITS, contentTypeFor, needsScanning, type AnyFileInput, type BundleFileInput, type StoredFileInput } from './authoring-rules.ts'
+import type { BlobsRepository } from '../blobs/blobs.repository.ts'
+import { quoted } from './bundle-paths.ts'
+
+/** A bundle file as a publish request gives it: exactly one of content, uploadId and sha256. */
+export interface PublishFileInput {
+  path: string
+  content?: string
+  contentEncoding?: 'utf8' | 'base64'
+  contentType?: string
+  uploadId?: string
+  sha256?: string
+}
+
+export type UploadState = { state: 'ready'; sha256: string } | { state: 'incomplete' } | { state: 'expired' }
+
+/** Where references are looked up: the caller's uploads, and the published bytes they may reuse. */
+export interface ContentReferences {
+  /** The caller's own uploads among the ids; other users' uploads are absent, as unknown ones. */
+  uploadsOf(userId: string, uploadIds: string[]): Promise<Map<string, UploadState>>
+  /** The hashes among these that name bytes of a version of a site the user owns or edits, or of a usable upload of theirs. */
+  usableHashes(userId: string, hashes: string[]): Promise<Set<string>>
+}
+
+const SOURCES = ['content', 'uploadId', 'sha256'] as const
+const MAX_FIELDS = 100
+
+/**
+ * The exactly-one rule, which JSON Schema would state only with an unreadable oneOf: every file has
+ * exactly one of content, uploadId and sha256, and contentEncoding only with content.
+ */
+export function assertOneSourceEach(files: PublishFileInput[]): void {
+  const fields: Record<string, string> = {}
+  let count = 0
+  for (const [i, file] of files.entries()) {
+    if (count >= MAX_FIELDS) break
+    const given = SOURCES.filter((key) => file[key] !== undefined)
+    if (given.length !== 1) {
+      fields[`files[${i}]`] = given.length === 0
+        ? 'needs one of content, uploadId or sha256'
+        : `has ${given.join(' and ')}; give exactly one of content, uploadId or sha256`
+      count++
+    } else if (file.contentEncoding !== undefined && file.content === undefined) {
+      fields[`files[${i}].contentEncoding`] = 'is only allowed with content'
+      count++
+    }
+  }
+  if (count > 0) throw validationFailed(fields)
+}
+
+const isInline = (file: PublishFileInput): file is BundleFileInput => file.content !== undefined
+
+/** The files as the authoring rules take them: inline ones as they are, references resolved. */
+export async function resolveFiles(
+  files: PublishFileInput[],
+  userId: string | null,
+  references: ContentReferences | null,
+  blobRows: BlobsRepository,
+  blobs: BlobStore,
+): Promise<AnyFileInput[]> {
+  assertOneSourceEach(files)
+  if (files.every(isInline)) return files
+  // Over the file limit the bundle is refused anyway: no lookups for thousands of references.
+  if (files.length > BUNDLE_LIMITS.maxFiles) {
+    return files.map((file) => (isInline(file) ? file : { path: file.path, contentType: file.contentType, unresolved: null }))
+  }
+
+  const uploadIds = unique(files.map((f) => f.uploadId))
+  const hashes = unique(files.map((f) => f.sha256))
+  const [uploads, usable] = userId && references
+    ? await Promise.all([references.uploadsOf(userId, uploadIds), references.usableHashes(userId, hashes)])
+    : [new Map<string, UploadState>(), new Set<string>()]
+  const uploadHashes = [...uploads.values()].flatMap((u) => (u.state === 'ready' ? [u.sha256] : []))
+  const rows = await blobRows.findExisting(unique([...usable, ...uploadHashes]))
+
+  const reads = new Map<string, Promise<Buffer>>()
+  const read = (hash: string) => {
+    let bytes = reads.get(hash)
+    if (!bytes) reads.set(hash, (bytes = blobs.get(hash)))
+    return bytes
+  }
+
+  return Promise.all(files.map(async (file): Promise<AnyFileInput> => {
+    if (isInline(file)) return file
+    const { path, contentType } = file
+    const problem = (upload: UploadState | undefined) =>
+      file.uploadId !== undefined ? uploadProblem(file.uploadId, path, upload) : unknownHash(path, file.sha256!)
+    const upload = file.uploadId !== undefined ? uploads.get(file.uploadId) : undefined
+    const hash = file.uploadId !== undefined ? (upload?.state === 'ready' ? upload.sha256 : undefined) : usable.has(file.sha256!) ? file.sha256 : undefined
+    // A hash without a blob row cannot be served: reported like an unknown reference.
+    const row = hash === undefined ? undefined : rows.get(hash)
+    if (!row) return { path, contentType, unresolved: problem(hash === undefined ? upload : undefined) }
+    const stored: StoredFileInput['stored'] = { hash: row.hash, size: Number(row.size) }
+    if (needsScanning(contentTypeFor(path, contentType))) stored.bytes = await read(row.hash)
+    return { path, contentType, stored }
+  }))
+}
+
+function uploadProblem(uploadId: string, path: string, upload: UploadState | undefined): PublishViolation {
+  if (upload?.state === 'incomplete') {
+    return {
+      code: 'UPLOAD_INCOMPLETE', path, detail: uploadId,
+      message: `${path} names the upload ${quoted(uploadId)}, whose bytes have not been received: PUT the file's bytes to its uploadUrl first (before the URL expires), then publish again.`,
+    }
+  }
+  const why = upload?.state === 'expired' ? 'has expired' : 'is unknown (an upload can be used only by the user who reserved it)'
+  return {
+    code: 'UNKNOWN_UPLOAD', path, detail: uploadId,
+    message: `${path} names the upload ${quoted(uploadId)}, which ${why}: reserve a new upload with createUploads and PUT the bytes again, or send this file with content instead.`,
+  }
+}
+
+const unknownHash = (path: string, hash: string): PublishViolation => ({
+  code: 'UNKNOWN_HASH', path, detail: hash,
+  message: `${path} is given by sha256, but no bytes with that hash are available to you (only bytes of a version of a site you own or edit, or of a completed upload of yours, can be reused): send this file with content instead.`,
+})
+
+function unique(values: Array<string | undefined>): string[] {
+  return [...new Set(values.filter((v): v is string => v !== undefined))]
+}

@@ -1,0 +1,186 @@
+/**
+ * The two caches behind site serving:
+ *  - ManifestCache: host label (`slug` or `slug--vN`) -> prepared version, LRU bounded by entries
+ *    and total files, with a short-lived negative cache and shared in-flight lookups.
+ *  - BlobCache: blob hash + encoding -> bytes, LRU bounded by bytes, shared in-flight reads.
+ * Both answer synchronously on a hit so the warm request path never awaits.
+ */
+import { LRUCache } from 'lru-cache'
+import type { BlobStore } from '../blobs/blob-store.ts'
+import type { SiteHost } from './site-host.ts'
+import type { SiteLookup, ServedFile } from './site-lookup.ts'
+import { prepareVersion, type PreparedVariant, type PreparedVersion } from './site-version.ts'
+
+export interface ManifestCacheOptions {
+  lookup: SiteLookup
+  /** Max cached versions (default 10,000). */
+  maxEntries?: number
+  /** Max files over all cached versions (default 500,000), bounds memory. */
+  maxFiles?: number
+  /** How long an unknown label is remembered (default 5 s). */
+  negativeTtlMs?: number
+  /** Max remembered unknown labels (default 10,000). */
+  maxNegative?: number
+  /** Called for manifest entries with an invalid hash or size (they are left out). */
+  onInvalidFile?: (label: string, file: ServedFile) => void
+}
+
+interface InFlight {
+  promise: Promise<PreparedVersion | null>
+  /** Set by invalidate(): the result must not be cached. */
+  stale: boolean
+}
+
+export class ManifestCache {
+  private readonly versions: LRUCache<string, PreparedVersion>
+  private readonly unknown: LRUCache<string, true>
+  private readonly inFlight = new Map<string, InFlight>()
+  /** slug -> cached preview labels, so a re-created site never serves another site's previews. */
+  private readonly previews = new Map<string, Set<string>>()
+  private readonly lookup: SiteLookup
+  private readonly onInvalidFile?: ManifestCacheOptions['onInvalidFile']
+
+  constructor(options: ManifestCacheOptions) {
+    this.lookup = options.lookup
+    this.onInvalidFile = options.onInvalidFile
+    this.versions = new LRUCache<string, PreparedVersion>({
+      max: options.maxEntries ?? 10_000,
+      maxSize: options.maxFiles ?? 500_000,
+      sizeCalculation: (version) => version.files.size + 1,
+      dispose: (version, label) => {
+        if (!version.preview) return
+        const labels = this.previews.get(version.slug)
+        if (labels === undefined) return
+        labels.delete(label)
+        if (labels.size === 0) this.previews.delete(version.slug)
+      },
+    })
+    this.unknown = new LRUCache<string, true>({
+      max: options.maxNegative ?? 10_000,
+      ttl: options.negativeTtlMs ?? 5_000,
+    })
+  }
+
+  /** Cached version, null for a remembered unknown label, undefined when a lookup is needed. */
+  get(label: string): PreparedVersion | null | undefined {
+    const version = this.versions.get(label)
+    if (version !== undefined) return version
+    return this.unknown.get(label) === true ? null : undefined
+  }
+
+  /** Looks the label up (sharing a lookup already in flight) and caches the result. */
+  load(label: string, site: SiteHost): Promise<PreparedVersion | null> {
+    const running = this.inFlight.get(label)
+    if (running !== undefined) return running.promise
+    const entry: InFlight = { stale: false, promise: undefined as unknown as Promise<PreparedVersion | null> }
+    entry.promise = this.fetch(label, site, entry).finally(() => {
+      if (this.inFlight.get(label) === entry) this.inFlight.delete(label)
+    })
+    this.inFlight.set(label, entry)
+    return entry.promise
+  }
+
+  private async fetch(label: string, site: SiteHost, entry: InFlight): Promise<PreparedVersion | null> {
+    const found =
+      site.version === null
+        ? await this.lookup.findLive(site.slug)
+        : await this.lookup.findVersion(site.slug, site.version)
+    const preview = site.version !== null
+    const prepared =
+      found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file))
+    if (entry.stale) return prepared
+    if (prepared === null) {
+      this.unknown.set(label, true)
+    } else {
+      this.unknown.delete(label)
+      this.versions.set(label, prepared)
+      if (preview) {
+        let labels = this.previews.get(site.slug)
+        if (labels === undefined) this.previews.set(site.slug, (labels = new Set()))
+        labels.add(label)
+      }
+    }
+    if (!preview) this.dropForeignPreviews(site.slug, prepared?.websiteId ?? null)
+    return prepared
+  }
+
+  /** Drops cached previews of this slug that belong to another website (the slug changed hands). */
+  private dropForeignPreviews(slug: string, websiteId: string | null): void {
+    const labels = this.previews.get(slug)
+    if (labels === undefined) return
+    for (const label of [...labels]) {
+      const version = this.versions.peek(label)
+      if (version === undefined || version.websiteId !== websiteId) this.versions.delete(label)
+    }
+  }
+
+  /** Forgets the live version of this slug and any remembered unknown labels of it. */
+  invalidate(slug: string): void {
+    this.versions.delete(slug)
+    this.unknown.delete(slug)
+    const running = this.inFlight.get(slug)
+    if (running !== undefined) {
+      running.stale = true
+      this.inFlight.delete(slug)
+    }
+    // A preview of the version just published may have been probed before it existed.
+    const prefix = `${slug}--v`
+    for (const label of [...this.unknown.keys()]) if (label.startsWith(prefix)) this.unknown.delete(label)
+  }
+
+  get size(): number {
+    return this.versions.size
+  }
+}
+
+const EMPTY = Buffer.alloc(0)
+
+export class BlobCache {
+  private readonly cache: LRUCache<string, Buffer> | null
+  private readonly maxCacheable: number
+  private readonly inFlight = new Map<string, Promise<Buffer>>()
+
+  constructor(
+    private readonly store: BlobStore,
+    cacheBytes: number,
+  ) {
+    const budget = Number.isSafeInteger(cacheBytes) && cacheBytes > 0 ? cacheBytes : 0
+    this.maxCacheable = Math.floor(budget / 4)
+    this.cache =
+      budget > 0
+        ? new LRUCache<string, Buffer>({ maxSize: budget, sizeCalculation: (bytes) => Math.max(1, bytes.length) })
+        : null
+  }
+
+  /** Cached bytes of this variant, or undefined. */
+  peek(v: PreparedVariant): Buffer | undefined {
+    if (v.size === 0) return EMPTY
+    return this.cache === null ? undefined : this.cache.get(v.key)
+  }
+
+  /** Reads the variant from the store (sharing a read already in flight) and caches it if small enough. */
+  load(v: PreparedVariant): Promise<Buffer> {
+    const running = this.inFlight.get(v.key)
+    if (running !== undefined) return running
+    const promise = this.read(v).finally(() => this.inFlight.delete(v.key))
+    this.inFlight.set(v.key, promise)
+    return promise
+  }
+
+  private async read(v: PreparedVariant): Promise<Buffer> {
+    const bytes = await this.store.get(v.hash, v.encoding)
+    if (bytes.length !== v.size) {
+      throw new Error(`blob ${v.key} has ${bytes.length} bytes, the manifest says ${v.size}`)
+    }
+    if (this.cache !== null && bytes.length <= this.maxCacheable) this.cache.set(v.key, bytes)
+    return bytes
+  }
+
+  get bytes(): number {
+    return this.cache === null ? 0 : this.cache.calculatedSize
+  }
+
+  get entries(): number {
+    return this.cache === null ? 0 : this.cache.size
+  }
+}

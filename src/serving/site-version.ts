@@ -1,0 +1,239 @@
+/**
+ * A served version prepared for the hot path: path -> file Map, and per (file, encoding) header
+ * lists built once on first use and then reused for every response.
+ */
+import { SHA256_HEX, type BlobEncoding } from '../blobs/blob-store.ts'
+import type { ServedEncoding } from './http-conditionals.ts'
+import {
+  CACHE_REVALIDATE,
+  NOINDEX_HEADERS,
+  SITE_SECURITY_HEADERS,
+  contentTypeHeader,
+  isCompressibleType,
+} from './security-headers.ts'
+import type { ServedFile, ServedVersion } from './site-lookup.ts'
+
+export interface PreparedVariant {
+  encoding: BlobEncoding
+  hash: string
+  /** Blob cache key: hash + encoding. */
+  key: string
+  size: number
+  etag: string
+  /** 200 headers (also HEAD), built on first use. */
+  ok: string[] | null
+  /** 304 headers, built on first use. */
+  notModified: string[] | null
+  /** Headers when this file is served as the version's 404 page, built on first use. */
+  missing: string[] | null
+}
+
+export interface PreparedFile {
+  path: string
+  contentType: string
+  /** Whether responses carry Vary: Accept-Encoding. */
+  vary: boolean
+  identity: PreparedVariant
+  br: PreparedVariant | null
+  gzip: PreparedVariant | null
+}
+
+export interface PreparedVersion {
+  websiteId: string
+  slug: string
+  versionId: string
+  number: number
+  preview: boolean
+  files: Map<string, PreparedFile>
+  /** The bundle's own 404.html, if any. */
+  notFound: PreparedFile | null
+}
+
+function variant(hash: string, encoding: BlobEncoding, size: number): PreparedVariant {
+  const suffix = encoding === 'identity' ? '' : encoding === 'br' ? '-br' : '-gz'
+  return {
+    encoding,
+    hash,
+    key: encoding === 'identity' ? hash : `${hash}.${encoding}`,
+    size,
+    etag: `"${hash.slice(0, 40)}${suffix}"`,
+    ok: null,
+    notModified: null,
+    missing: null,
+  }
+}
+
+function validSize(size: unknown): size is number {
+  return typeof size === 'number' && Number.isSafeInteger(size) && size >= 0
+}
+
+function prepareFile(file: ServedFile): PreparedFile | null {
+  if (typeof file.hash !== 'string' || !SHA256_HEX.test(file.hash) || !validSize(file.size)) return null
+  const br = validSize(file.brSize) ? variant(file.hash, 'br', file.brSize) : null
+  const gzip = validSize(file.gzipSize) ? variant(file.hash, 'gzip', file.gzipSize) : null
+  const contentType = String(file.contentType ?? '')
+  return {
+    path: file.path,
+    contentType: contentTypeHeader(contentType),
+    vary: br !== null || gzip !== null || isCompressibleType(contentType),
+    identity: variant(file.hash, 'identity', file.size),
+    br,
+    gzip,
+  }
+}
+
+/** Builds the prepared form of a version. Files with an invalid hash or size are left out and reported. */
+export function prepareVersion(
+  version: ServedVersion,
+  preview: boolean,
+  onInvalid?: (file: ServedFile) => void,
+): PreparedVersion {
+  const files = new Map<string, PreparedFile>()
+  for (const file of version.files) {
+    const prepared = prepareFile(file)
+    if (prepared === null) {
+      onInvalid?.(file)
+      continue
+    }
+    let path = String(file.path)
+    while (path.startsWith('/')) path = path.slice(1)
+    prepared.path = path
+    files.set(path, prepared)
+  }
+  return {
+    websiteId: version.websiteId,
+    slug: version.slug,
+    versionId: version.versionId,
+    number: version.number,
+    preview,
+    files,
+    notFound: files.get('404.html') ?? null,
+  }
+}
+
+/** The variant to send for the client's acceptable encodings (identity when nothing else fits). */
+export function chooseVariant(file: PreparedFile, acceptable: readonly ServedEncoding[]): PreparedVariant {
+  for (let i = 0; i < acceptable.length; i++) {
+    const encoding = acceptable[i]
+    if (encoding === 'br') {
+      if (file.br !== null) return file.br
+    } else if (encoding === 'gzip') {
+      if (file.gzip !== null) return file.gzip
+    } else {
+      return file.identity
+    }
+  }
+  return file.identity
+}
+
+function tail(file: PreparedFile, version: PreparedVersion, out: string[]): string[] {
+  if (file.vary) out.push('Vary', 'Accept-Encoding')
+  out.push(...SITE_SECURITY_HEADERS)
+  if (version.preview) out.push(...NOINDEX_HEADERS)
+  return out
+}
+
+function encodingHeader(v: PreparedVariant, out: string[]): void {
+  if (v.encoding !== 'identity') out.push('Content-Encoding', v.encoding)
+}
+
+/** Headers of a 200 (and HEAD) response for this variant. */
+export function okHeaders(file: PreparedFile, v: PreparedVariant, version: PreparedVersion): string[] {
+  if (v.ok !== null) return v.ok
+  const out = ['Content-Type', file.contentType, 'Content-Length', String(v.size), 'ETag', v.etag]
+  encodingHeader(v, out)
+  out.push('Cache-Control', CACHE_REVALIDATE, 'Accept-Ranges', 'bytes')
+  return (v.ok = tail(file, version, out))
+}
+
+/** Headers of a 304 response for this variant. */
+export function notModifiedHeaders(file: PreparedFile, v: PreparedVariant, version: PreparedVersion): string[] {
+  if (v.notModified !== null) return v.notModified
+  return (v.notModified = tail(file, version, ['ETag', v.etag, 'Cache-Control', CACHE_REVALIDATE]))
+}
+
+/** Headers when this file is sent as the version's 404 page (no validators, no ranges). */
+export function missingHeaders(file: PreparedFile, v: PreparedVariant, version: PreparedVersion): string[] {
+  if (v.missing !== null) return v.missing
+  const out = ['Content-Type', file.contentType, 'Content-Length', String(v.size)]
+  encodingHeader(v, out)
+  out.push('Cache-Control', CACHE_REVALIDATE)
+  return (v.missing = tail(file, version, out))
+}
+
+/** Headers of a 206 response (built per request: ranges are not the hot path). */
+export function partialHeaders(file: PreparedFile, version: PreparedVersion, start: number, end: number): string[] {
+  const v = file.identity
+  const out = ['Content-Type', file.contentType, 'Content-Length', String(end - start + 1)]
+  out.push('Content-Range', `bytes ${start}-${end}/${v.size}`, 'ETag', v.etag)
+  out.push('Cache-Control', CACHE_REVALIDATE, 'Accept-Ranges', 'bytes')
+  return tail(file, version, out)
+}
+
+/** Headers of a 416 response. */
+export function unsatisfiableHeaders(file: PreparedFile, version: PreparedVersion): string[] {
+  const out = ['Content-Range', `bytes */${file.identity.size}`, 'Content-Length', '0']
+  out.push('ETag', file.identity.etag, 'Cache-Control', CACHE_REVALIDATE, 'Accept-Ranges', 'bytes')
+  return tail(file, version, out)
+}
+
+/** Headers of a 301 to the directory URL. */
+export function redirectHeaders(version: PreparedVersion, location: string): string[] {
+  const out = ['Location', location, 'Content-Length', '0', 'Cache-Control', CACHE_REVALIDATE]
+  out.push(...SITE_SECURITY_HEADERS)
+  if (version.preview) out.push(...NOINDEX_HEADERS)
+  return out
+}
+
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
+
+export const BAD_PATH = 0
+export const MISSING = 1
+
+/**
+ * Resolves a request target against a version: the file to send, a redirect location (string),
+ * BAD_PATH (400) or MISSING (404). The query string is ignored (and kept on redirects).
+ */
+export function resolvePath(
+  version: PreparedVersion,
+  target: string,
+): PreparedFile | string | typeof BAD_PATH | typeof MISSING {
+  let url = target
+  if (url.charCodeAt(0) !== 47 /* / */) {
+    // absolute-form (http://host/path): only the path and query matter here.
+    const origin = ABSOLUTE_FORM.exec(url)
+    if (origin === null) return BAD_PATH
+    url = url.slice(origin[0].length)
+    if (url.charCodeAt(0) !== 47) url = `/${url}`
+  }
+  const q = url.indexOf('?')
+  const raw = q === -1 ? url : url.slice(0, q)
+  let path = raw
+  if (raw.includes('%')) {
+    try {
+      path = decodeURIComponent(raw)
+    } catch {
+      return BAD_PATH
+    }
+    if (path.includes('\0')) return BAD_PATH
+  }
+  if (path.includes('\\')) return BAD_PATH
+  if (path.includes('..')) {
+    const segments = path.split('/')
+    for (let i = 0; i < segments.length; i++) if (segments[i] === '..') return BAD_PATH
+  }
+  const files = version.files
+  const directory = path.charCodeAt(path.length - 1) === 47
+  const key = directory ? `${path.slice(1)}index.html` : path.slice(1)
+  const exact = files.get(key)
+  if (exact !== undefined) return exact
+  if (directory) return MISSING
+  const html = files.get(`${key}.html`)
+  if (html !== undefined) return html
+  if (files.has(`${key}/index.html`)) {
+    // Never emit a protocol-relative Location (//host/...): collapse leading slashes.
+    const location = `/${raw.replace(/^\/+/, '')}/`
+    return q === -1 ? location : location + url.slice(q)
+  }
+  return MISSING
+}

@@ -1,0 +1,179 @@
+/**
+ * Builds the bodies of content pages from the database: entry pages and listings through the
+ * site's templates, feeds, sitemap.xml and library images. Knows nothing of HTTP caching; see
+ * site-content.ts for that.
+ */
+import type { CollectionRow, EntryRow } from '../db/types.ts'
+import type { PublishViolation } from '../core/errors.ts'
+import { scanMarkup } from '../publishing/html-rules.ts'
+import { EXT_OF } from '../images/asset-library.ts'
+import type { Field } from '../content/content.schemas.ts'
+import { atomFeed, jsonFeed, sitemap, type FeedEntry } from './site-feeds.ts'
+import type { SiteContentRepository } from './site-content.repository.ts'
+import { DEFAULT_ENTRY_TEMPLATE, DEFAULT_LIST_TEMPLATE, SafeHtml, templateValue, type SiteTemplates } from './site-templates.ts'
+
+export const PAGE_SIZE = 20
+export const FEED_SIZE = 50
+export const MAX_PAGE = 10_000
+const SITEMAP_LIMIT = 50_000
+
+export type ContentRoute =
+  | { kind: 'entry'; collection: string; slug: string }
+  | { kind: 'list'; collection: string; page: number }
+  | { kind: 'json' | 'atom'; collection: string }
+  | { kind: 'sitemap' }
+  | { kind: 'asset'; hash: string; ext: string }
+
+const ENTRY = /^\/([a-z][a-z0-9]{1,39})-([a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?)$/
+const COLLECTION = /^\/([a-z][a-z0-9]{1,39})(\.json|\.xml)?$/
+const ASSET = /^\/_assets\/([0-9a-f]{64})\.([a-z0-9]{1,5})$/
+const PAGE = /^[1-9][0-9]{0,4}$/
+
+/** The content route a request target names, or null (then the site's 404 applies). */
+export function parseRoute(target: string): ContentRoute | null {
+  const q = target.indexOf('?')
+  const path = q === -1 ? target : target.slice(0, q)
+  if (path === '/sitemap.xml') return { kind: 'sitemap' }
+  let m = ENTRY.exec(path)
+  if (m) return { kind: 'entry', collection: m[1]!, slug: m[2]! }
+  m = ASSET.exec(path)
+  if (m) return { kind: 'asset', hash: m[1]!, ext: m[2]! }
+  m = COLLECTION.exec(path)
+  if (!m) return null
+  if (m[2] === '.json') return { kind: 'json', collection: m[1]! }
+  if (m[2] === '.xml') return { kind: 'atom', collection: m[1]! }
+  const page = q === -1 ? null : new URLSearchParams(target.slice(q + 1)).get('page')
+  if (page === null) return { kind: 'list', collection: m[1]!, page: 1 }
+  return PAGE.test(page) && Number(page) <= MAX_PAGE ? { kind: 'list', collection: m[1]!, page: Number(page) } : null
+}
+
+/** A built body, or null when there is nothing at this address. */
+export interface Built {
+  contentType: string
+  body: Buffer
+}
+
+/** The rendered page broke the authoring rules: refused, and the violations shown to the owner. */
+export class RenderedPageRefused extends Error {
+  constructor(
+    readonly template: string,
+    readonly violations: PublishViolation[],
+  ) {
+    super(`The page rendered by ${template} breaks the authoring rules: ${violations.map((v) => v.message).join(' ')}`)
+  }
+}
+
+interface Site {
+  websiteId: string
+  slug: string
+  /** `https://host`, no trailing slash. */
+  origin: string
+  templates: () => Promise<SiteTemplates>
+  /** Paths of the version's files, for sitemap.xml. */
+  files: Iterable<string>
+}
+
+const parseFields = (row: CollectionRow): Field[] => JSON.parse(row.fields) as Field[]
+
+function titleField(fields: Field[]): string | null {
+  const texts = fields.filter((f) => f.type === 'text')
+  return (texts.find((f) => f.name === 'title') ?? texts[0])?.name ?? null
+}
+
+function entryContext(site: Site, row: CollectionRow, fields: Field[], entry: EntryRow) {
+  const rendered = JSON.parse(entry.rendered) as Record<string, unknown>
+  const data: Record<string, unknown> = {}
+  const list = fields.map((f) => {
+    const value = templateValue(f, rendered[f.name])
+    data[f.name] = value
+    return { name: f.name, label: f.label, type: f.type, value }
+  })
+  const heading = titleField(fields)
+  const title = heading !== null && typeof rendered[heading] === 'string' && rendered[heading] !== '' ? (rendered[heading] as string) : entry.slug
+  return { slug: entry.slug, url: `/${row.name}-${entry.slug}`, absoluteUrl: `${site.origin}/${row.name}-${entry.slug}`, title, titleField: heading, publishedAt: entry.published_at, updatedAt: entry.updated_at, data, fields: list }
+}
+
+function collectionContext(site: Site, row: CollectionRow, fields: Field[]) {
+  return { name: row.name, label: row.label, url: `/${row.name}`, jsonUrl: `/${row.name}.json`, atomUrl: `/${row.name}.xml`, fields: fields.map((f) => ({ name: f.name, label: f.label, type: f.type })) }
+}
+
+const absolute = (origin: string, url: string): string => (url.startsWith('/') ? origin + url : url)
+
+/** Checks a rendered page with the same markup rules as published HTML. */
+function checked(html: string, template: string, path: string): Buffer {
+  const violations: PublishViolation[] = []
+  scanMarkup(html, path, false, (v) => violations.push(v))
+  if (violations.length > 0) throw new RenderedPageRefused(template, violations)
+  return Buffer.from(html, 'utf8')
+}
+
+export class SitePages {
+  constructor(private readonly repo: SiteContentRepository) {}
+
+  /** When the next scheduled entry goes live (ms since epoch), Infinity when none is scheduled. */
+  async validUntil(websiteId: string, now: string): Promise<number> {
+    const next = await this.repo.nextScheduled(websiteId, now)
+    return next === null ? Number.POSITIVE_INFINITY : Date.parse(next)
+  }
+
+  async build(site: Site, route: Exclude<ContentRoute, { kind: 'asset' }>, now: string): Promise<Built | null> {
+    if (route.kind === 'sitemap') return this.sitemap(site, now)
+    const row = await this.repo.collection(site.websiteId, route.collection)
+    if (!row) return null
+    const fields = parseFields(row)
+    const collection = collectionContext(site, row, fields)
+    const siteContext = { slug: site.slug, url: site.origin }
+    if (route.kind === 'entry') {
+      const entry = await this.repo.liveEntry(row.id, route.slug, now)
+      if (!entry) return null
+      const context = { site: siteContext, collection, entry: entryContext(site, row, fields, entry) }
+      const { html, template } = await (await site.templates()).render(`${row.name}.html`, DEFAULT_ENTRY_TEMPLATE, context)
+      return { contentType: 'text/html; charset=utf-8', body: checked(html, template, `${row.name}-${entry.slug}`) }
+    }
+    if (route.kind === 'list') {
+      const total = await this.repo.countLive(row.id, now)
+      const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
+      if (route.page > pages) return null
+      const rows = await this.repo.live(row.id, now, PAGE_SIZE, (route.page - 1) * PAGE_SIZE)
+      const link = (page: number) => (page === 1 ? collection.url : `${collection.url}?page=${page}`)
+      const pagination = { page: route.page, pages, total, perPage: PAGE_SIZE, previous: route.page > 1 ? link(route.page - 1) : null, next: route.page < pages ? link(route.page + 1) : null }
+      const context = { site: siteContext, collection, entries: rows.map((e) => entryContext(site, row, fields, e)), pagination }
+      const { html, template } = await (await site.templates()).render(`${row.name}-list.html`, DEFAULT_LIST_TEMPLATE, context)
+      return { contentType: 'text/html; charset=utf-8', body: checked(html, template, row.name) }
+    }
+    const rows = await this.repo.live(row.id, now, FEED_SIZE)
+    const image = fields.find((f) => f.type === 'image')?.name
+    const rich = fields.filter((f) => f.type === 'richText').map((f) => f.name)
+    const entries: FeedEntry[] = rows.map((e) => {
+      const ctx = entryContext(site, row, fields, e)
+      const html = rich.map((name) => ctx.data[name]).filter((v): v is SafeHtml => v instanceof SafeHtml).map((v) => v.html)
+      const img = image === undefined ? null : ctx.data[image]
+      return { url: ctx.absoluteUrl, title: ctx.title, publishedAt: e.published_at, updatedAt: e.updated_at, html: html.length === 0 ? null : html.join('\n'), image: typeof img === 'string' ? absolute(site.origin, img) : null }
+    })
+    const feed = { title: row.label, homeUrl: site.origin + collection.url, jsonUrl: site.origin + collection.jsonUrl, atomUrl: site.origin + collection.atomUrl, entries }
+    return route.kind === 'json'
+      ? { contentType: 'application/feed+json; charset=utf-8', body: Buffer.from(jsonFeed(feed), 'utf8') }
+      : { contentType: 'application/atom+xml; charset=utf-8', body: Buffer.from(atomFeed(feed), 'utf8') }
+  }
+
+  private async sitemap(site: Site, now: string): Promise<Built> {
+    const urls: Array<{ loc: string; lastmod?: string }> = []
+    for (const path of site.files) {
+      if (!path.endsWith('.html') || path === '404.html' || path.startsWith('_templates/')) continue
+      const page = path === 'index.html' ? '' : path.endsWith('/index.html') ? path.slice(0, -'index.html'.length) : path.slice(0, -'.html'.length)
+      urls.push({ loc: `${site.origin}/${page}` })
+    }
+    for (const row of await this.repo.collections(site.websiteId)) urls.push({ loc: `${site.origin}/${row.name}` })
+    for (const e of await this.repo.liveSlugs(site.websiteId, now, Math.max(0, SITEMAP_LIMIT - urls.length))) {
+      urls.push({ loc: `${site.origin}/${e.name}-${e.slug}`, lastmod: e.updatedAt })
+    }
+    return { contentType: 'application/xml; charset=utf-8', body: Buffer.from(sitemap(urls.slice(0, SITEMAP_LIMIT)), 'utf8') }
+  }
+
+  /** A library image of this website, when the URL's extension is the one its library URL has. */
+  async asset(websiteId: string, hash: string, ext: string): Promise<{ hash: string; contentType: string; size: number } | null> {
+    const row = await this.repo.asset(websiteId, hash)
+    if (!row || (EXT_OF[row.content_type] ?? 'bin') !== ext) return null
+    return { hash: row.hash, contentType: row.content_type, size: Number(row.size) }
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Liquid templates of content pages. A site's live version may bring its own templates under
+ * `_templates/`: `{collection}.html` renders an entry, `{collection}-list.html` a listing page,
+ * and any other file there can be pulled in with `{% render 'name' %}` / `{% include 'name' %}`.
+ * Templates are looked up in memory only (never on the server's file system), every output is
+ * HTML-escaped unless it is rich text, which is stored already sanitized and passed as SafeHtml.
+ */
+import { Drop, Liquid } from 'liquidjs'
+import type { Field } from '../content/content.schemas.ts'
+
+export const TEMPLATE_DIR = '_templates/'
+
+/** Rich text that was sanitized when the entry was written: output without escaping. */
+export class SafeHtml extends Drop {
+  constructor(readonly html: string) {
+    super()
+  }
+  override valueOf(): string {
+    return this.html
+  }
+  override toString(): string {
+    return this.html
+  }
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
+
+function escapeUnlessSafe(value: unknown): string {
+  if (value instanceof SafeHtml) return value.html
+  if (value === null || value === undefined) return ''
+  if (value instanceof Drop) return escapeHtml(String(value.valueOf() ?? ''))
+  return escapeHtml(String(value))
+}
+
+/** A template that did not parse or render; the message names it (the site owner wrote it). */
+export class TemplateFailure extends Error {
+  constructor(
+    readonly template: string,
+    cause: unknown,
+  ) {
+    super(`The template ${template} could not be rendered: ${cause instanceof Error ? cause.message : String(cause)}`)
+  }
+}
+
+/** What a template sees of a field value: rich text as SafeHtml, everything else as stored. */
+export function templateValue(field: Pick<Field, 'type'>, value: unknown): unknown {
+  if (value === undefined || value === null) return null
+  return field.type === 'richText' && typeof value === 'string' ? new SafeHtml(value) : value
+}
+
+const PAGE_STYLE =
+  'body{font:17px/1.6 system-ui,sans-serif;max-width:42rem;margin:2rem auto;padding:0 1rem;color:#222}' +
+  'img{max-width:100%;height:auto}a{color:#0645ad}time,.meta{color:#666;font-size:.9em}' +
+  'nav.pages{display:flex;gap:1rem;margin-top:2rem}ul.entries{list-style:none;padding:0}ul.entries li{margin:1rem 0}'
+
+const HEAD = (title: string): string =>
+  '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+  '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+  `<title>${title}</title>` +
+  '<link rel="alternate" type="application/atom+xml" href="{{ collection.atomUrl }}" title="{{ collection.label }}">' +
+  '<link rel="alternate" type="application/feed+json" href="{{ collection.jsonUrl }}" title="{{ collection.label }}">' +
+  `<style>${PAGE_STYLE}</style></head>\n`
+
+const FIELD_VALUES =
+  '{% for field in entry.fields %}{% if field.value != nil and field.name != entry.titleField %}' +
+  '{% case field.type %}' +
+  '{% when "richText" %}<div class="field field-{{ field.name }}">{{ field.value }}</div>\n' +
+  '{% when "image" %}<figure class="field field-{{ field.name }}"><img src="{{ field.value }}" alt="{{ field.label }}"></figure>\n' +
+  '{% when "url" %}<p class="field field-{{ field.name }}"><strong>{{ field.label }}:</strong> <a href="{{ field.value }}">{{ field.value }}</a></p>\n' +
+  '{% when "boolean" %}<p class="field field-{{ field.name }}"><strong>{{ field.label }}:</strong> {% if field.value %}yes{% else %}no{% endif %}</p>\n' +
+  '{% else %}<p class="field field-{{ field.name }}"><strong>{{ field.label }}:</strong> {{ field.value }}</p>\n' +
+  '{% endcase %}{% endif %}{% endfor %}'
+
+/** Used when the live version has no `_templates/{collection}.html`. */
+export const DEFAULT_ENTRY_TEMPLATE =
+  HEAD('{{ entry.title }} · {{ collection.label }}') +
+  '<body><main><article>\n<p class="meta"><a href="{{ collection.url }}">{{ collection.label }}</a></p>\n' +
+  '<h1>{{ entry.title }}</h1>\n<p class="meta"><time datetime="{{ entry.publishedAt }}">{{ entry.publishedAt | date: "%B %-d, %Y" }}</time></p>\n' +
+  FIELD_VALUES +
+  '</article></main></body></html>\n'
+
+/** Used when the live version has no `_templates/{collection}-list.html`. */
+export const DEFAULT_LIST_TEMPLATE =
+  HEAD('{{ collection.label }}{% if pagination.page > 1 %} · page {{ pagination.page }}{% endif %}') +
+  '<body><main>\n<h1>{{ collection.label }}</h1>\n' +
+  '{% if entries.size == 0 %}<p>Nothing here yet.</p>\n{% else %}<ul class="entries">\n' +
+  '{% for entry in entries %}<li><a href="{{ entry.url }}">{{ entry.title }}</a> ' +
+  '<time datetime="{{ entry.publishedAt }}">{{ entry.publishedAt | date: "%B %-d, %Y" }}</time></li>\n{% endfor %}' +
+  '</ul>\n{% endif %}' +
+  '{% if pagination.pages > 1 %}<nav class="pages">{% if pagination.previous %}<a href="{{ pagination.previous }}" rel="prev">Newer</a>{% endif %}' +
+  '<span>Page {{ pagination.page }} of {{ pagination.pages }}</span>' +
+  '{% if pagination.next %}<a href="{{ pagination.next }}" rel="next">Older</a>{% endif %}</nav>{% endif %}\n' +
+  '<p class="meta"><a href="{{ collection.atomUrl }}">Atom feed</a> · <a href="{{ collection.jsonUrl }}">JSON feed</a></p>\n' +
+  '</main></body></html>\n'
+
+/** Limits that keep one template from taking the server down (it is user-written). */
+const LIMITS = { parseLimit: 1_000_000, renderLimit: 2_000, memoryLimit: 50_000_000 }
+
+/**
+ * The templates of one site version. `files` maps names under `_templates/` (e.g. `posts.html`)
+ * to their text; parsed templates are kept for the life of this object.
+ */
+export class SiteTemplates {
+  private readonly liquid: Liquid
+  private readonly parsed = new Map<string, ReturnType<Liquid['parse']>>()
+
+  constructor(private readonly files: ReadonlyMap<string, string>) {
+    this.liquid = new Liquid({
+      // An in-memory mapping: Liquid never touches the file system, includes resolve in _templates/.
+      templates: Object.fromEntries(files),
+      extname: '.html',
+      outputEscape: escapeUnlessSafe,
+      strictFilters: true,
+      ownPropertyOnly: true,
+      timezoneOffset: 0,
+      cache: true,
+      ...LIMITS,
+    })
+  }
+
+  /** Renders `_templates/{name}` when the version has it, else the given default. */
+  async render(name: string, fallback: string, context: object): Promise<{ html: string; template: string }> {
+    const own = this.files.get(name)
+    const template = own === undefined ? `default ${name.endsWith('-list.html') ? 'listing' : 'entry'} template` : `${TEMPLATE_DIR}${name}`
+    try {
+      let parsed = this.parsed.get(name)
+      if (parsed === undefined) this.parsed.set(name, (parsed = this.liquid.parse(own ?? fallback)))
+      const html = await this.liquid.render(parsed, context)
+      return { html: String(html), template }
+    } catch (error) {
+      throw new TemplateFailure(template, error)
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely'
+import type { Database, UploadRow } from '../db/types.ts'
+
+/** Queries over uploads, the server secrets, and the published bytes a user may reuse by hash. */
+export class UploadsRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  insert(rows: UploadRow[]): Promise<unknown> {
+    return this.db.insertInto('uploads').values(rows).execute()
+  }
+
+  find(uploadId: string): Promise<UploadRow | undefined> {
+    return this.db.selectFrom('uploads').selectAll().where('id', '=', uploadId).executeTakeFirst()
+  }
+
+  findOwned(userId: string, uploadIds: string[]): Promise<UploadRow[]> {
+    if (uploadIds.length === 0) return Promise.resolve([])
+    return this.db.selectFrom('uploads').selectAll().where('user_id', '=', userId).where('id', 'in', uploadIds).execute()
+  }
+
+  /** Marks a pending upload complete; false when it was not pending (a concurrent PUT won). */
+  async complete(uploadId: string, sha256: string, at: string, expiresAt: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('uploads')
+      .set({ status: 'complete', sha256, completed_at: at, expires_at: expiresAt })
+      .where('id', '=', uploadId)
+      .where('status', '=', 'pending')
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  deleteExpired(userId: string, now: string): Promise<unknown> {
+    return this.db.deleteFrom('uploads').where('user_id', '=', userId).where('expires_at', '<=', now).execute()
+  }
+
+  /** Hashes among these in a version of a site the user owns or edits. */
+  async publishedHashes(userId: string, hashes: string[]): Promise<string[]> {
+    if (hashes.length === 0) return []
+    const rows = await this.db
+      .selectFrom('version_files')
+      .innerJoin('versions', 'versions.id', 'version_files.version_id')
+      .innerJoin('websites', 'websites.id', 'versions.website_id')
+      .leftJoin('website_members as member', (join) =>
+        join.onRef('member.website_id', '=', 'websites.id').on('member.user_id', '=', userId),
+      )
+      .where('version_files.hash', 'in', hashes)
+      .where('websites.status', '!=', 'deleted')
+      .where((eb) => eb.or([eb('websites.owner_id', '=', userId), eb('member.user_id', '=', userId)]))
+      .select('version_files.hash')
+      .distinct()
+      .execute()
+    return rows.map((r) => r.hash)
+  }
+
+  /** Hashes among these of the user's completed uploads that are still usable. */
+  async uploadedHashes(userId: string, hashes: string[], now: string): Promise<string[]> {
+    if (hashes.length === 0) return []
+    const rows = await this.db
+      .selectFrom('uploads')
+      .select('sha256')
+      .where('user_id', '=', userId)
+      .where('status', '=', 'complete')
+      .where('sha256', 'in', hashes)
+      .where('expires_at', '>', now)
+      .distinct()
+      .execute()
+    return rows.flatMap((r) => (r.sha256 === null ? [] : [r.sha256]))
+  }
+
+  async secret(name: string): Promise<string | undefined> {
+    return (await this.db.selectFrom('secrets').select('value').where('name', '=', name).executeTakeFirst())?.value
+  }
+
+  /** Stores a secret unless one of that name exists: concurrent first uses keep the first value. */
+  insertSecretIfAbsent(name: string, value: string, at: string): Promise<unknown> {
+    return this.db.insertInto('secrets').values({ name, value, created_at: at }).onConflict((oc) => oc.column('name').doNothing()).execute()
+  }
+}

@@ -1,0 +1,59 @@
+import { Type, type Static } from 'typebox'
+import { Timestamp, ref } from '../core/schemas.ts'
+import { BUNDLE_LIMITS } from '../publishing/authoring-rules.ts'
+import { CONTENT_TYPE_PATTERN } from '../websites/websites.schemas.ts'
+
+/** An upload holds one bundle file, so it has the same size limit. */
+export const MAX_UPLOAD_BYTES = BUNDLE_LIMITS.maxFileBytes
+export const MAX_UPLOADS_PER_REQUEST = BUNDLE_LIMITS.maxFiles
+
+export const UploadIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Upload id (upl_...).' })
+
+export const CreateUploadsRequestSchema = Type.Object(
+  {
+    files: Type.Array(
+      Type.Object(
+        {
+          filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f/\\\\]+$', description: 'Name of the file, without folders; kept for importAsset and used to pick the type when contentType is omitted.' })),
+          contentType: Type.Optional(Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type of the bytes.' })),
+          size: Type.Integer({ minimum: 1, maximum: MAX_UPLOAD_BYTES, description: `Exact size in bytes, 1 to ${MAX_UPLOAD_BYTES} (2 MiB). The PUT must send exactly this many.` }),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: MAX_UPLOADS_PER_REQUEST, description: `1 to ${MAX_UPLOADS_PER_REQUEST} files to reserve.` },
+    ),
+  },
+  { $id: 'CreateUploadsRequest', additionalProperties: false },
+)
+
+export const UploadSchema = Type.Object(
+  {
+    uploadId: Type.String({ description: 'Use it as the uploadId of a bundle file (createWebsite, createWebsiteVersion) or in importAsset once the bytes are PUT.' }),
+    uploadUrl: Type.String({ format: 'uri', description: 'Where to PUT the bytes, without a bearer token: the signature in the URL is the credential.' }),
+    method: Type.Literal('PUT'),
+    headers: Type.Record(Type.String(), Type.String(), { description: 'Headers to send with the PUT (Content-Type when one was declared).' }),
+    expiresAt: Timestamp,
+    size: Type.Integer({ description: 'The number of bytes the PUT must send.' }),
+  },
+  { $id: 'Upload', description: 'A reserved upload: PUT the bytes to uploadUrl before expiresAt (15 minutes).' },
+)
+
+export const CreateUploadsResultSchema = Type.Object(
+  { uploads: Type.Array(ref(UploadSchema), { description: 'One per requested file, in request order.' }) },
+  { $id: 'CreateUploadsResult' },
+)
+
+export const UploadContentResultSchema = Type.Object(
+  {
+    uploadId: Type.String(),
+    sha256: Type.String({ description: 'SHA-256 of the bytes (lowercase hex); a later publish may also name them by this hash.' }),
+    size: Type.Integer(),
+  },
+  { $id: 'UploadContentResult' },
+)
+
+export const UPLOAD_SCHEMAS = [CreateUploadsRequestSchema, UploadSchema, CreateUploadsResultSchema, UploadContentResultSchema]
+
+export type CreateUploadsRequest = Static<typeof CreateUploadsRequestSchema>
+export type CreateUploadsResult = Static<typeof CreateUploadsResultSchema>
+export type UploadContentResult = Static<typeof UploadContentResultSchema>

@@ -1,0 +1,14 @@
+import type { Kysely } from 'kysely'
+import type { Database, UserRow } from '../db/types.ts'
+
+export class UsersRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  insert(user: UserRow): Promise<unknown> {
+    return this.db.insertInto('users').values(user).execute()
+  }
+
+  findByEmail(email: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()
+  }
+}

@@ -1,0 +1,50 @@
+import { isUniqueViolation } from '../db/connect.ts'
+import type { UserRow } from '../db/types.ts'
+import { AppError, validationFailed } from '../core/errors.ts'
+import { newId, nowIso } from '../core/ids.ts'
+import { hashPassword } from '../auth/passwords.ts'
+import type { UsersRepository } from './users.repository.ts'
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+export const MIN_PASSWORD_LENGTH = 8
+
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
+
+export class UsersService {
+  constructor(private readonly users: UsersRepository) {}
+
+  async create(input: { email: string; password: string; name?: string }): Promise<UserRow> {
+    const email = normalizeEmail(input.email)
+    const fields: Record<string, string> = {}
+    if (!EMAIL.test(email) || email.length > 254) fields.email = 'must be an email address'
+    if (input.password.length < MIN_PASSWORD_LENGTH) fields.password = `must be at least ${MIN_PASSWORD_LENGTH} characters`
+    if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 120)) fields.name = 'must be 1 to 120 characters'
+    if (Object.keys(fields).length) throw validationFailed(fields)
+
+    const user: UserRow = {
+      id: newId('usr'),
+      email,
+      name: input.name?.trim() ?? null,
+      password_hash: await hashPassword(input.password),
+      created_at: nowIso(),
+    }
+    try {
+      await this.users.insert(user)
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new AppError('VALIDATION_FAILED', `A user with the email ${email} already exists.`, {
+          fields: { email: 'is already registered' },
+        })
+      }
+      throw error
+    }
+    return user
+  }
+
+  /** The user with this email, or NOT_FOUND naming the email. */
+  async requireByEmail(email: string): Promise<UserRow> {
+    const user = await this.users.findByEmail(normalizeEmail(email))
+    if (!user) throw new AppError('NOT_FOUND', `No user with the email ${normalizeEmail(email)}.`)
+    return user
+  }
+}

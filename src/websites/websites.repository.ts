@@ -1,0 +1,175 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database, VersionFileRow, VersionRow, WebsiteRow } from '../db/types.ts'
+
+export type Executor = Kysely<Database> | Transaction<Database>
+
+export interface VisibleWebsite extends WebsiteRow {
+  role: 'owner' | 'editor'
+  owner_name: string | null
+}
+
+export interface WebsiteListRow extends VisibleWebsite {
+  latest_status: VersionRow['status'] | null
+}
+
+/** Queries over websites, their members, versions and files. One query per method. */
+export class WebsitesRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  transaction<T>(work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(work)
+  }
+
+  /** Websites the user owns or edits, with the caller's role: the base of every visibility check. */
+  private visible(userId: string) {
+    return this.db
+      .selectFrom('websites')
+      .innerJoin('users as owner', 'owner.id', 'websites.owner_id')
+      .leftJoin('website_members as member', (join) =>
+        join.onRef('member.website_id', '=', 'websites.id').on('member.user_id', '=', userId),
+      )
+      .where((eb) => eb.or([eb('websites.owner_id', '=', userId), eb('member.user_id', '=', userId)]))
+      .where('websites.status', '!=', 'deleted')
+      .selectAll('websites')
+      .select((eb) => [
+        eb.case().when('websites.owner_id', '=', userId).then(sql.lit('owner')).else(sql.lit('editor')).end().$castTo<'owner' | 'editor'>().as('role'),
+        eb.fn.coalesce('owner.name', 'owner.email').as('owner_name'),
+      ])
+  }
+
+  findVisible(userId: string, websiteId: string): Promise<VisibleWebsite | undefined> {
+    return this.visible(userId).where('websites.id', '=', websiteId).executeTakeFirst()
+  }
+
+  listVisible(userId: string, limit: number): Promise<WebsiteListRow[]> {
+    return this.visible(userId)
+      .select((eb) =>
+        eb
+          .selectFrom('versions')
+          .select('versions.status')
+          .whereRef('versions.website_id', '=', 'websites.id')
+          .orderBy('versions.number', 'desc')
+          .limit(1)
+          .as('latest_status'),
+      )
+      .orderBy('websites.updated_at', 'desc')
+      .orderBy('websites.id')
+      .limit(limit)
+      .execute() as Promise<WebsiteListRow[]>
+  }
+
+  async countOwned(userId: string, db: Executor = this.db): Promise<number> {
+    const row = await db
+      .selectFrom('websites')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('owner_id', '=', userId)
+      .where('status', '!=', 'deleted')
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
+  async slugsStartingWith(prefix: string): Promise<Set<string>> {
+    const rows = await this.db.selectFrom('websites').select('slug').where('slug', 'like', `${prefix}%`).execute()
+    return new Set(rows.map((r) => r.slug))
+  }
+
+  async slugExists(slug: string): Promise<boolean> {
+    return (await this.db.selectFrom('websites').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined
+  }
+
+  insertWebsite(trx: Executor, website: Omit<WebsiteRow, 'last_version_number'>): Promise<unknown> {
+    return trx.insertInto('websites').values(website).execute()
+  }
+
+  /** Atomically hands out the next version number of a site (and locks its row on PostgreSQL). */
+  async nextVersionNumber(trx: Executor, websiteId: string): Promise<number> {
+    const row = await trx
+      .updateTable('websites')
+      .set((eb) => ({ last_version_number: eb('last_version_number', '+', 1) }))
+      .where('id', '=', websiteId)
+      .returning('last_version_number')
+      .executeTakeFirstOrThrow()
+    return Number(row.last_version_number)
+  }
+
+  insertVersion(trx: Executor, version: VersionRow): Promise<unknown> {
+    return trx.insertInto('versions').values(version).execute()
+  }
+
+  insertVersionFiles(trx: Executor, files: VersionFileRow[]): Promise<unknown> {
+    return trx.insertInto('version_files').values(files).execute()
+  }
+
+  setCurrentVersion(trx: Executor, websiteId: string, versionId: string, at: string): Promise<unknown> {
+    return trx
+      .updateTable('websites')
+      .set({ current_version_id: versionId, status: 'active', updated_at: at })
+      .where('id', '=', websiteId)
+      .execute()
+  }
+
+  touchWebsite(trx: Executor, websiteId: string, at: string): Promise<unknown> {
+    return trx.updateTable('websites').set({ updated_at: at }).where('id', '=', websiteId).execute()
+  }
+
+  /** Versions of a site, newest first. */
+  listVersions(websiteId: string): Promise<VersionRow[]> {
+    return this.db.selectFrom('versions').selectAll().where('website_id', '=', websiteId).orderBy('number', 'desc').execute()
+  }
+
+  findVersion(websiteId: string, versionId: string): Promise<VersionRow | undefined> {
+    return this.db.selectFrom('versions').selectAll().where('website_id', '=', websiteId).where('id', '=', versionId).executeTakeFirst()
+  }
+
+  /** A job (version) with its website, if the user owns or edits that website. */
+  findVisibleJob(userId: string, jobId: string): Promise<(VersionRow & { slug: string; current_version_id: string | null }) | undefined> {
+    return this.db
+      .selectFrom('versions')
+      .innerJoin('websites', 'websites.id', 'versions.website_id')
+      .leftJoin('website_members as member', (join) =>
+        join.onRef('member.website_id', '=', 'websites.id').on('member.user_id', '=', userId),
+      )
+      .where('versions.id', '=', jobId)
+      .where((eb) => eb.or([eb('websites.owner_id', '=', userId), eb('member.user_id', '=', userId)]))
+      .selectAll('versions')
+      .select(['websites.slug', 'websites.current_version_id'])
+      .executeTakeFirst()
+  }
+
+  /** File metadata of the given versions, in path order. */
+  filesOf(versionIds: string[]): Promise<VersionFileRow[]> {
+    if (versionIds.length === 0) return Promise.resolve([])
+    return this.db.selectFrom('version_files').selectAll().where('version_id', 'in', versionIds).orderBy('version_id').orderBy('path').execute()
+  }
+
+  /** How many versions the user published since the given instant, and the oldest of them. */
+  async publishesSince(userId: string, since: string, db: Executor = this.db): Promise<{ count: number; oldest: string | null }> {
+    const row = await db
+      .selectFrom('versions')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('created_at').as('oldest')])
+      .where('created_by', '=', userId)
+      .where('created_at', '>', since)
+      .executeTakeFirstOrThrow()
+    return { count: Number(row.n), oldest: (row.oldest as string | null) ?? null }
+  }
+
+  /**
+   * Locks the user's row until the transaction ends, so that one user's publishes are checked
+   * against the limits one at a time (a no-op write; SQLite runs one transaction at a time anyway).
+   */
+  lockUser(trx: Executor, userId: string): Promise<unknown> {
+    return trx.updateTable('users').set((eb) => ({ name: eb.ref('name') })).where('id', '=', userId).execute()
+  }
+
+  upsertMember(websiteId: string, userId: string, role: 'editor', at: string): Promise<unknown> {
+    return this.db
+      .insertInto('website_members')
+      .values({ website_id: websiteId, user_id: userId, role, created_at: at })
+      .onConflict((oc) => oc.columns(['website_id', 'user_id']).doUpdateSet({ role }))
+      .execute()
+  }
+
+  findById(websiteId: string): Promise<WebsiteRow | undefined> {
+    return this.db.selectFrom('websites').selectAll().where('id', '=', websiteId).executeTakeFirst()
+  }
+}

@@ -1,0 +1,56 @@
+/** Row -> API object mapping, shared by every operation that returns websites or versions. */
+import { pageUrlFor, type Config } from '../config.ts'
+import type { VersionFileRow, VersionRow } from '../db/types.ts'
+import type { VisibleWebsite, WebsiteListRow } from './websites.repository.ts'
+import type { Job, Version, WebsiteSummary } from './websites.schemas.ts'
+
+export function versionView(config: Config, slug: string, row: VersionRow, files: VersionFileRow[], currentVersionId: string | null): Version {
+  return {
+    id: row.id,
+    jobId: row.id,
+    version: row.number,
+    kind: row.kind,
+    status: row.status,
+    ...(row.instruction === null ? {} : { instruction: row.instruction }),
+    files: files.map((f) => ({ originalName: f.path, contentType: f.content_type, size: Number(f.size), sha256: f.hash })),
+    isCurrent: row.id === currentVersionId,
+    previewUrl: pageUrlFor(config, slug, row.number),
+    createdAt: row.created_at,
+  }
+}
+
+const livePageUrl = (config: Config, site: { slug: string; current_version_id: string | null }) =>
+  site.current_version_id ? { pageUrl: pageUrlFor(config, site.slug) } : {}
+
+export function websiteSummaryView(config: Config, row: WebsiteListRow): WebsiteSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    ...livePageUrl(config, row),
+    status: row.status,
+    ...(row.current_version_id ? { currentVersionId: row.current_version_id } : {}),
+    latestJobStatus: row.latest_status,
+    paid: false,
+    role: row.role,
+    ...(row.role === 'editor' ? { ownerName: row.owner_name } : {}),
+    subscription: null,
+    updatedAt: row.updated_at,
+  }
+}
+
+export function jobView(config: Config, row: VersionRow & { slug: string }): Job {
+  return {
+    jobId: row.id,
+    websiteId: row.website_id,
+    status: row.status,
+    currentPhase: row.current_phase,
+    progressMessage: row.progress_message,
+    ...(row.status === 'ready' ? { pageUrl: pageUrlFor(config, row.slug), previewUrl: pageUrlFor(config, row.slug, row.number) } : {}),
+    attempt: row.attempt,
+    statusUrl: `/jobs/${row.id}`,
+  }
+}
+
+export { livePageUrl }
+export type { VisibleWebsite }

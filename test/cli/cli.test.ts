@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { promisify } from 'node:util'
+import { startTestServer, bundle, type TestServer } from '../helpers/server.ts'
+import { STORES } from '../helpers/stores.ts'
+
+const run = promisify(execFile)
+const BIN = path.resolve(import.meta.dirname, '../bin/plinth.js')
+
+for (const store of STORES) {
+  describe(`plinth admin commands (${store.name})`, { skip: store.skip }, () => {
+    let server: TestServer
+
+    /** Runs the real command against the server's own store; never throws. */
+    async function plinth(...args: string[]) {
+      const env = { ...process.env, PLINTH_DATA_DIR: server.store.dataDir, DATABASE_URL: server.store.databaseUrl ?? '' }
+      try {
+        const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env })
+        return { code: 0, lastLine: stdout.trim().split('\n').at(-1) ?? '', stdout, stderr }
+      } catch (error) {
+        const e = error as { code: number; stdout: string; stderr: string }
+        return { code: e.code, lastLine: e.stdout.trim().split('\n').at(-1) ?? '', stdout: e.stdout, stderr: e.stderr }
+      }
+    }
+
+    before(async () => {
+      server = await startTestServer(store.name)
+    })
+    after(() => server?.close())
+
+    test('user create prints the new id; the same email again fails clearly', async () => {
+      const created = await plinth('user', 'create', '--email', 'Ann@Example.com', '--password', 'long enough', '--name', 'Ann')
+      assert.equal(created.code, 0, created.stderr)
+      assert.match(created.lastLine, /^usr_[A-Za-z0-9]{22}$/)
+
+      const again = await plinth('user', 'create', '--email', 'ann@example.com', '--password', 'long enough')
+      assert.notEqual(again.code, 0)
+      assert.match(again.stderr, /already exists/)
+    })
+
+    test('user create refuses a short password and a missing email', async () => {
+      const short = await plinth('user', 'create', '--email', 'x@example.com', '--password', 'short')
+      assert.notEqual(short.code, 0)
+      assert.match(short.stderr, /password: must be at least 8 characters/)
+      const missing = await plinth('user', 'create', '--password', 'long enough')
+      assert.notEqual(missing.code, 0)
+      assert.match(missing.stderr, /--email is required/)
+    })
+
+    test('token create prints a token that works on the REST API, limited to its access', async () => {
+      await plinth('user', 'create', '--email', 'tok@example.com', '--password', 'long enough')
+      const both = await plinth('token', 'create', '--email', 'tok@example.com', '--name', 'laptop')
+      assert.equal(both.code, 0, both.stderr)
+      assert.match(both.lastLine, /^plinth_[A-Za-z0-9]{43}$/)
+      assert.equal((await server.api('GET', '/v1/websites', { token: both.lastLine })).status, 200)
+
+      const mcpOnly = await plinth('token', 'create', '--email', 'tok@example.com', '--access', 'mcp')
+      assert.equal(mcpOnly.code, 0)
+      const refused = await server.api('GET', '/v1/websites', { token: mcpOnly.lastLine })
+      assert.equal(refused.status, 403)
+      assert.equal(refused.body.error.code, 'TOKEN_NOT_ALLOWED')
+    })
+
+    test('token create fails for an unknown email and a bad access value', async () => {
+      const unknown = await plinth('token', 'create', '--email', 'nobody@example.com')
+      assert.notEqual(unknown.code, 0)
+      assert.match(unknown.stderr, /No user with the email nobody@example.com/)
+      await plinth('user', 'create', '--email', 'acc@example.com', '--password', 'long enough')
+      const bad = await plinth('token', 'create', '--email', 'acc@example.com', '--access', 'admin')
+      assert.notEqual(bad.code, 0)
+      assert.match(bad.stderr, /access: must be one of rest, mcp, both/)
+    })
+
+    test('token list shows tokens without their secret; token revoke makes a token stop working', async () => {
+      await plinth('user', 'create', '--email', 'rev@example.com', '--password', 'long enough')
+      const token = (await plinth('token', 'create', '--email', 'rev@example.com', '--name', 'ci')).lastLine
+      const listed = await plinth('token', 'list', '--email', 'rev@example.com')
+      assert.equal(listed.code, 0)
+      assert.equal(listed.lastLine, '1 token')
+      assert.ok(!listed.stdout.includes(token), 'the secret is never shown again')
+      const tokenId = listed.stdout.split('\t')[0]
+      assert.match(tokenId, /^tok_/)
+
+      assert.equal((await plinth('token', 'revoke', tokenId)).code, 0)
+      const afterRevoke = await server.api('GET', '/v1/websites', { token })
+      assert.equal(afterRevoke.status, 401)
+      assert.match((await plinth('token', 'list', '--email', 'rev@example.com')).stdout, /\trevoked\t/)
+      const twice = await plinth('token', 'revoke', tokenId)
+      assert.notEqual(twice.code, 0)
+      assert.match(twice.stderr, /No live token/)
+    })
+
+    test('site share makes a user an editor who then sees and publishes the site', async () => {
+      const owner = await server.user()
+      const editorEmail = 'editor@example.com'
+      await plinth('user', 'create', '--email', editorEmail, '--password', 'long enough')
+      const editorToken = (await plinth('token', 'create', '--email', editorEmail)).lastLine
+      const site = await server.api('POST', '/v1/websites', { token: owner.token, body: { name: 'Shared', category: 'other', files: bundle() } })
+      assert.equal(site.status, 201)
+
+      assert.equal((await server.api('GET', `/v1/websites/${site.body.websiteId}`, { token: editorToken })).status, 404)
+      const shared = await plinth('site', 'share', site.body.websiteId, '--email', editorEmail, '--role', 'editor')
+      assert.equal(shared.code, 0, shared.stderr)
+      const seen = await server.api('GET', `/v1/websites/${site.body.websiteId}`, { token: editorToken })
+      assert.equal(seen.status, 200)
+      assert.equal(seen.body.role, 'editor')
+    })
+
+    test('site share fails clearly for an unknown site, an unknown email, a bad role, and the owner', async () => {
+      const owner = await server.user()
+      const site = await server.api('POST', '/v1/websites', { token: owner.token, body: { category: 'other', files: bundle() } })
+      await plinth('user', 'create', '--email', 'someone@example.com', '--password', 'long enough')
+
+      const unknownSite = await plinth('site', 'share', 'web_doesnotexist', '--email', 'someone@example.com', '--role', 'editor')
+      assert.notEqual(unknownSite.code, 0)
+      assert.match(unknownSite.stderr, /Website web_doesnotexist not found/)
+      const unknownUser = await plinth('site', 'share', site.body.websiteId, '--email', 'ghost@example.com', '--role', 'editor')
+      assert.notEqual(unknownUser.code, 0)
+      assert.match(unknownUser.stderr, /No user with the email ghost@example.com/)
+      const badRole = await plinth('site', 'share', site.body.websiteId, '--email', 'someone@example.com', '--role', 'owner')
+      assert.notEqual(badRole.code, 0)
+      assert.match(badRole.stderr, /role: must be "editor"/)
+      const self = await plinth('site', 'share', site.body.websiteId, '--email', owner.email, '--role', 'editor')
+      assert.notEqual(self.code, 0)
+      assert.match(self.stderr, /already owns/)
+    })
+
+    test('an unknown command or flag prints the usage and exits non-zero', async () => {
+      const unknown = await plinth('site', 'delete', 'x')
+      assert.equal(unknown.code, 2)
+      assert.match(unknown.stderr, /Usage:/)
+      const badFlag = await plinth('user', 'create', '--email', 'a@b.co', '--password', 'long enough', '--admin', 'yes')
+      assert.equal(badFlag.code, 2)
+      assert.match(badFlag.stderr, /Unknown option '--admin'/)
+    })
+  })
+}

@@ -1,0 +1,74 @@
+/**
+ * The publish pipeline with files given by hash, on a real store: unchanged blobs write nothing,
+ * and only the files the content rules scan are read back from the blob store.
+ */
+import assert from 'node:assert/strict'
+import { createHash, randomBytes } from 'node:crypto'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import type { BlobEncoding, BlobStore } from '../../src/blobs/blob-store.ts'
+import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
+import type { Principal } from '../../src/auth/tokens.service.ts'
+import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
+import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
+import { STORES } from '../helpers/stores.ts'
+import { startTestServer, type TestServer } from '../helpers/server.ts'
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex')
+
+/** The real filesystem store, counting what is read and written through it. */
+class CountingBlobStore implements BlobStore {
+  reads: string[] = []
+  writes: string[] = []
+  constructor(private readonly inner: BlobStore) {}
+  has(hash: string, encoding?: BlobEncoding) { return this.inner.has(hash, encoding) }
+  put(hash: string, bytes: Buffer, encoding?: BlobEncoding) { this.writes.push(hash); return this.inner.put(hash, bytes, encoding) }
+  get(hash: string, encoding?: BlobEncoding) { this.reads.push(hash); return this.inner.get(hash, encoding) }
+  delete(hash: string) { return this.inner.delete(hash) }
+}
+
+for (const store of STORES) {
+  describe(`Publishing by hash (${store.name})`, { skip: store.skip }, () => {
+    let server: TestServer
+    before(async () => {
+      server = await startTestServer(store.name)
+    })
+    after(() => server?.close())
+
+    test('an unchanged bundle sent by hash writes nothing and reads only the files the rules scan', async () => {
+      const user = await server.user()
+      const png = randomBytes(5000)
+      const files = [
+        { path: 'index.html', content: '<!doctype html><title>t</title><h1>hash</h1>' },
+        { path: 'site.css', content: 'h1 { color: teal }' },
+        { path: 'app.js', content: 'console.log("hash")' },
+        { path: 'photo.png', content: png.toString('base64'), contentEncoding: 'base64' as const },
+      ]
+      const created = await server.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files } })
+      assert.equal(created.status, 201, created.text)
+
+      const blobs = new CountingBlobStore(new FsBlobStore(path.join(server.config.dataDir, 'blobs')))
+      const pipeline = new PublishPipeline(blobs, new BlobsRepository(server.server.db.kysely), server.server.services.uploads)
+      const byHash = files.map((f) => ({ path: f.path, sha256: sha256(Buffer.from(f.content, f.contentEncoding ?? 'utf8')) }))
+      const bundle = await pipeline.store(byHash, { userId: user.id } as Principal)
+      assert.deepEqual(bundle.newBlobs, [])
+      assert.deepEqual(blobs.writes, [])
+      assert.deepEqual(blobs.reads.sort(), byHash.filter((f) => f.path !== 'photo.png').map((f) => f.sha256).sort(), 'the PNG is not read')
+      assert.deepEqual(bundle.files.map((f) => [f.path, f.size, f.contentType]), [
+        ['index.html', Buffer.byteLength(files[0]!.content), 'text/html'],
+        ['site.css', Buffer.byteLength(files[1]!.content), 'text/css'],
+        ['app.js', Buffer.byteLength(files[2]!.content), 'text/javascript'],
+        ['photo.png', png.length, 'image/png'],
+      ])
+      assert.equal(bundle.totalBytes, created.body.bytesWritten)
+    })
+
+    test('without a caller, references name nothing', async () => {
+      const pipeline = new PublishPipeline(new FsBlobStore(path.join(server.config.dataDir, 'blobs')), new BlobsRepository(server.server.db.kysely))
+      await assert.rejects(
+        pipeline.store([{ path: 'index.html', sha256: 'b'.repeat(64) }]),
+        (e: any) => e.code === 'PUBLISH_INVALID' && e.violations.length === 1 && e.violations[0].code === 'UNKNOWN_HASH',
+      )
+    })
+  })
+}

@@ -12,12 +12,13 @@
  * line then carries a `seed` object (websiteId, siteSlug, archiveId, seeded, seedSeconds).
  */
 import { loadConfig } from '../src/config.ts'
+import { createLogger } from '../src/log.ts'
 import { startServer } from '../src/server.ts'
 import { serveIpc } from './lib/child-ipc.ts'
 import { seedContent } from './lib/seed.ts'
 
 const config = loadConfig(process.env)
-const server = await startServer(config)
+const server = await startServer(config, createLogger(config.logLevel))
 const user = await server.services.users.create({ email: `bench-${process.pid}@example.com`, password: 'bench-password-1', name: 'Bench' })
 const { token, row } = await server.services.tokens.create(user.id, { name: 'bench', access: 'rest' })
 

@@ -12,13 +12,14 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { FsBlobStore } from '../src/blobs/fs-blob-store.ts'
 import { loadConfig } from '../src/config.ts'
+import { createLogger } from '../src/log.ts'
 import { DbSiteLookup } from '../src/serving/db-site-lookup.ts'
 import { createSiteServer } from '../src/serving/site-handler.ts'
 import { startServer } from '../src/server.ts'
 import { serveIpc } from './lib/child-ipc.ts'
 
 const config = loadConfig(process.env)
-const plinth = await startServer(config)
+const plinth = await startServer(config, createLogger(config.logLevel))
 const body = readFileSync(process.env.BENCH_BODY_FILE as string)
 const headers: string[] = JSON.parse(process.env.BENCH_FULL_HEADERS as string)
 

@@ -4,7 +4,7 @@
  */
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyServerFactory } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fastify'
 import type { Config } from './config.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { registerJsonBody } from './http/json-body.ts'
@@ -23,21 +23,23 @@ import { websitesTools } from './websites/websites.tools.ts'
 import { contentTools } from './content/content.tools.ts'
 import { SHARED_SCHEMAS, ref } from './core/schemas.ts'
 import type { Services } from './compose.ts'
+import type { Logger } from './log.ts'
+import { MAX_BODY_BYTES } from './core/limits.ts'
 
-/** Largest JSON body: an 8 MiB bundle of binaries is ~10.7 MiB as base64, plus JSON around it. */
-export const BODY_LIMIT = 16 * 1024 * 1024
-export const API_VERSION = '1.0.0'
+const API_VERSION = '1.0.0'
 
 export interface AppOptions {
   config: Config
   services: Services
+  log: Logger
   serverFactory?: FastifyServerFactory
 }
 
-export async function buildApp({ config, services, serverFactory }: AppOptions) {
+export async function buildApp({ config, services, log, serverFactory }: AppOptions) {
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
-    bodyLimit: BODY_LIMIT,
+    // Typed as Fastify's base logger, which registered plugins expect; it is the same pino logger.
+    loggerInstance: log as FastifyBaseLogger,
+    bodyLimit: MAX_BODY_BYTES,
     serverFactory,
     forceCloseConnections: 'idle',
     frameworkErrors,
@@ -95,7 +97,7 @@ export async function buildApp({ config, services, serverFactory }: AppOptions) 
   await app.register(uploadContentRoutes(services.uploads), { prefix: '/v1' })
   // One tools file per module, each tool calling the same service function as its REST twin.
   const mcpTools = [...websitesTools(services.websites), ...contentTools(services)]
-  await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit: BODY_LIMIT }))
+  await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit: MAX_BODY_BYTES }))
 
   app.answerWrongMethods()
   return app

@@ -1,27 +1,41 @@
-/** The composition root of the domain: every service, wired once, shared by HTTP, MCP and the CLI. */
-import type { BlobStore } from './blobs/blob-store.ts'
-import type { Config } from './config.ts'
-import type { Db } from './db/connect.ts'
-import { CollectionsRepository } from './content/collections.repository.ts'
-import { CollectionsService } from './content/collections.service.ts'
-import { EntriesRepository } from './content/entries.repository.ts'
-import { EntriesService } from './content/entries.service.ts'
-import { libraryMedia } from './content/entries.media.ts'
+/**
+ * The composition root: opens the stores and builds every service, the site server and the site
+ * events once. The HTTP server and the CLI both start from here, so they run the same wiring.
+ * Every collaborator is passed explicitly; nothing has a silent default.
+ */
+import path from 'node:path'
 import { TokensRepository } from './auth/tokens.repository.ts'
 import { TokensService } from './auth/tokens.service.ts'
+import type { BlobStore } from './blobs/blob-store.ts'
 import { BlobsRepository } from './blobs/blobs.repository.ts'
-import { UploadsRepository } from './uploads/uploads.repository.ts'
-import { UploadsService } from './uploads/uploads.service.ts'
-import { PublishPipeline } from './publishing/publish-pipeline.ts'
-import { PublishRateLimiter } from './websites/publish-rate-limit.ts'
-import { UsersRepository } from './users/users.repository.ts'
-import { UsersService } from './users/users.service.ts'
-import { WebsitesRepository } from './websites/websites.repository.ts'
-import { WebsitesService, type SiteEvents } from './websites/websites.service.ts'
+import { FsBlobStore } from './blobs/fs-blob-store.ts'
+import type { Config } from './config.ts'
+import { CollectionsRepository } from './content/collections.repository.ts'
+import { CollectionsService } from './content/collections.service.ts'
+import { libraryMedia } from './content/entries.media.ts'
+import { EntriesRepository } from './content/entries.repository.ts'
+import { EntriesService } from './content/entries.service.ts'
+import { WebsiteAccess } from './db/access.ts'
+import { migrate, openDb, type Db } from './db/connect.ts'
 import { AssetLibrary } from './images/asset-library.ts'
 import { AssetsRepository } from './images/assets.repository.ts'
 import { AssetsService } from './images/assets.service.ts'
+import type { Logger } from './log.ts'
+import { PublishPipeline } from './publishing/publish-pipeline.ts'
+import { DbSiteLookup } from './serving/db-site-lookup.ts'
+import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
+import { createSiteServer, type SiteServer } from './serving/site-handler.ts'
+import { SiteContent } from './site-content/site-content.ts'
+import { SiteContentRepository } from './site-content/site-content.repository.ts'
+import { UploadsRepository } from './uploads/uploads.repository.ts'
+import { UploadsService } from './uploads/uploads.service.ts'
+import { UsersRepository } from './users/users.repository.ts'
+import { UsersService } from './users/users.service.ts'
+import { PublishRateLimiter } from './websites/publish-rate-limit.ts'
+import { WebsitesRepository } from './websites/websites.repository.ts'
+import { WebsitesService } from './websites/websites.service.ts'
 
+/** The services every surface (REST, MCP, CLI) calls. */
 export interface Services {
   users: UsersService
   tokens: TokensService
@@ -30,43 +44,83 @@ export interface Services {
   collections: CollectionsService
   entries: EntriesService
   assets: AssetsService
-  /** The image library (per collection and site-wide), for entries and importAsset. */
-  assetLibrary: AssetLibrary
 }
 
-export function createServices(config: Config, db: Db, blobs: BlobStore, siteEvents: SiteEvents): Services {
-  const websitesRepo = new WebsitesRepository(db.kysely)
-  const blobRows = new BlobsRepository(db.kysely)
-  const uploads = new UploadsService(config, new UploadsRepository(db.kysely), blobs, blobRows)
-  const collectionsRepo = new CollectionsRepository(db.kysely, db.dialect)
-  // Content changes reach the site caches (of every instance) through the same event as a publish.
-  const contentChanged = async (websiteId: string): Promise<void> => {
-    const site = await websitesRepo.findById(websiteId)
-    if (site) await siteEvents.siteChanged(site.slug)
+/** Everything one Plinth process runs on. */
+export interface Composition {
+  db: Db
+  blobs: BlobStore
+  services: Services
+  /** Serves published sites ({slug}.{site_domain}). */
+  siteServer: SiteServer
+  siteEvents: SiteEventBus
+  /** Stops listening for site changes and closes the database. */
+  close(): Promise<void>
+}
+
+/** Opens the stores (running pending migrations) and builds everything on them. */
+export async function compose(config: Config, log: Logger): Promise<Composition> {
+  const db = openDb(config)
+  try {
+    await migrate(db)
+  } catch (error) {
+    await db.close()
+    throw error
   }
-  const collections = new CollectionsService(collectionsRepo, websitesRepo, contentChanged)
-  const assetLibrary = new AssetLibrary(
-    { allowHosts: new Set(config.fetchAllowHosts), userAgent: `Plinth/1.0 (+${config.siteUrl})` },
-    new AssetsRepository(db.kysely),
+  const blobs = new FsBlobStore(path.join(config.dataDir, 'blobs'))
+  const assetsRepo = new AssetsRepository(db.kysely)
+
+  const siteServer = createSiteServer({
+    siteDomain: config.siteDomain,
+    // The API and web site hosts are never site hosts, even when they sit under the site domain.
+    serviceHosts: [new URL(config.baseUrl).hostname, new URL(config.siteUrl).hostname],
+    lookup: new DbSiteLookup(db.kysely),
+    blobs,
+    cacheBytes: config.serveCacheBytes,
+    log,
+    content: new SiteContent({ repo: new SiteContentRepository(db.kysely), assets: assetsRepo, blobs, scheme: config.siteScheme, log }),
+  })
+  const siteEvents = await createSiteEvents(db, config.databaseUrl, (slug) => siteServer.invalidate(slug), log)
+
+  const blobRows = new BlobsRepository(db.kysely)
+  const access = new WebsiteAccess(db.kysely)
+  const websitesRepo = new WebsitesRepository(db.kysely)
+  const collectionsRepo = new CollectionsRepository(db.kysely, db.dialect)
+  const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows })
+  const collections = new CollectionsService({ repo: collectionsRepo, access, siteEvents })
+  const assetLibrary = new AssetLibrary({
+    allowHosts: new Set(config.fetchAllowHosts),
+    userAgent: `Plinth/1.0 (+${config.siteUrl})`,
+    repo: assetsRepo,
     blobs,
     blobRows,
-  )
-  return {
+  })
+  const services: Services = {
     users: new UsersService(new UsersRepository(db.kysely)),
     tokens: new TokensService(new TokensRepository(db.kysely)),
-    websites: new WebsitesService(
+    websites: new WebsitesService({
       config,
-      websitesRepo,
+      repo: websitesRepo,
       blobRows,
-      new PublishPipeline(blobs, blobRows, uploads),
-      new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),
+      pipeline: new PublishPipeline({ blobs, blobRows, references: uploads }),
+      rateLimiter: new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),
       siteEvents,
-      (websiteId) => collectionsRepo.namesOf(websiteId),
-    ),
+      collections: collectionsRepo,
+    }),
     uploads,
     collections,
-    assets: new AssetsService(websitesRepo, assetLibrary, uploads),
-    assetLibrary,
-    entries: new EntriesService(collections, new EntriesRepository(db.kysely), libraryMedia(assetLibrary), contentChanged),
+    entries: new EntriesService({ collections, repo: new EntriesRepository(db.kysely), media: libraryMedia(assetLibrary), siteEvents }),
+    assets: new AssetsService({ access, library: assetLibrary, uploads }),
+  }
+  return {
+    db,
+    blobs,
+    services,
+    siteServer,
+    siteEvents,
+    async close() {
+      await siteEvents.close()
+      await db.close()
+    },
   }
 }

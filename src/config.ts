@@ -106,9 +106,3 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)
   return Object.freeze(config)
 }
-
-/** The public URL of a site (live when version is omitted, else its preview host). */
-export function pageUrlFor(config: Config, slug: string, previewVersion?: number): string {
-  const label = previewVersion === undefined ? slug : `${slug}--v${previewVersion}`
-  return `${config.siteScheme}://${label}.${config.siteDomain}/`
-}

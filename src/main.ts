@@ -1,10 +1,12 @@
 import { ConfigError, loadConfig } from './config.ts'
+import { createLogger } from './log.ts'
 import { startServer } from './server.ts'
 
 async function main(): Promise<void> {
   const config = loadConfig()
-  const server = await startServer(config)
-  server.app.log.info(
+  const log = createLogger(config.logLevel)
+  const server = await startServer(config, log)
+  log.info(
     { api: config.baseUrl, sites: `${config.siteScheme}://{slug}.${config.siteDomain}`, data: config.databaseUrl ? 'postgres' : config.dataDir },
     `Plinth is serving on ${server.address}`,
   )
@@ -13,13 +15,13 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (closing) return
     closing = true
-    server.app.log.info(`${signal} received, finishing open requests`)
+    log.info(`${signal} received, finishing open requests`)
     const force = setTimeout(() => process.exit(1), 10_000)
     force.unref()
     server.close().then(
       () => process.exit(0),
       (error) => {
-        server.app.log.error({ err: error }, 'shutdown failed')
+        log.error({ err: error }, 'shutdown failed')
         process.exit(1)
       },
     )

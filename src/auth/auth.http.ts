@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
-import { tokenReaches, type Principal, type Surface, type TokensService } from './tokens.service.ts'
+import type { Surface } from '../core/enums.ts'
+import { tokenReaches, type Principal, type TokensService } from './tokens.service.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { randomBytes, scrypt, type ScryptOptions } from 'node:crypto'
 
 const PARAMS = { N: 16384, r: 8, p: 1, keylen: 64 }
 
@@ -14,12 +14,4 @@ export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16)
   const key = await derive(password, salt, PARAMS)
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$')
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, N, r, p, salt, hash] = stored.split('$')
-  if (scheme !== 'scrypt' || !salt || !hash) return false
-  const expected = Buffer.from(hash, 'base64url')
-  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: +N, r: +r, p: +p, keylen: expected.length })
-  return timingSafeEqual(key, expected)
 }

@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto'
+import { TOKEN_ACCESS, type Surface, type TokenAccess } from '../core/enums.ts'
 import type { TokenRow } from '../db/types.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso, randomBase62 } from '../core/ids.ts'
 import type { TokensRepository } from './tokens.repository.ts'
 
-export const TOKEN_PREFIX = 'plinth'
-export const TOKEN_ACCESS = ['rest', 'mcp', 'both'] as const
-export type TokenAccess = (typeof TOKEN_ACCESS)[number]
-export type Surface = 'rest' | 'mcp'
+const TOKEN_PREFIX = 'plinth'
 
 /** 43 base62 characters carry 256 bits, the 32 random bytes the token format asks for. */
 const SECRET_LENGTH = 43

@@ -17,3 +17,15 @@ export interface BlobStore {
 }
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/
+
+/** A file of a site version: a path naming a stored blob. */
+export interface StoredFile {
+  /** Path inside the site, without a leading slash: `index.html`, `about/index.html`. */
+  path: string
+  /** SHA-256 hex of the identity bytes: the blob name. */
+  hash: string
+  /** Byte length of the identity bytes. */
+  size: number
+  /** Bare media type, e.g. `text/html` (no parameters). */
+  contentType: string
+}

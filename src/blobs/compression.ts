@@ -1,13 +1,9 @@
 import { promisify } from 'node:util'
 import { brotliCompress, constants, gzip } from 'node:zlib'
+import { isCompressible } from '../core/media-types.ts'
 
 const brotli = promisify(brotliCompress)
 const gz = promisify(gzip)
-
-const COMPRESSIBLE = /^(text\/|application\/(javascript|json|ld\+json|manifest\+json|xml|xhtml\+xml|rss\+xml|atom\+xml|wasm)|image\/(svg\+xml|x-icon|vnd\.microsoft\.icon|bmp)|font\/(ttf|otf)|application\/vnd\.ms-fontobject)/
-
-/** Types worth compressing; already-compressed formats (PNG, JPEG, WOFF2, ZIP...) are not. */
-export const isCompressible = (contentType: string): boolean => COMPRESSIBLE.test(contentType)
 
 /** A variant is kept only when it saves at least this share of the bytes. */
 const MIN_SAVING = 0.1

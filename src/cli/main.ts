@@ -3,14 +3,11 @@
  * non-zero with a clear message on stderr on error. Settings come from the same environment
  * variables as the server, so the commands act on the same database.
  */
-import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { FsBlobStore } from '../blobs/fs-blob-store.ts'
+import { compose, type Composition, type Services } from '../compose.ts'
 import { ConfigError, loadConfig } from '../config.ts'
-import { migrate, openDb } from '../db/connect.ts'
 import { AppError } from '../core/errors.ts'
-import { createSiteEvents } from '../serving/site-events.ts'
-import { createServices, type Services } from '../compose.ts'
+import { createLogger } from '../log.ts'
 
 export const USAGE = `Usage:
   plinth user create --email E --password P [--name N]        prints the new user's id
@@ -94,17 +91,12 @@ export async function run(
     io.err(argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' ? USAGE : `plinth: unknown command "${argv.join(' ')}"\n\n${USAGE}`)
     return argv[0] === 'help' || argv[0] === '--help' ? 0 : 2
   }
-  let db
+  let plinth: Composition | undefined
   try {
     const config = loadConfig(env)
-    db = openDb(config)
-    await migrate(db)
-    const events = await createSiteEvents(db, config.databaseUrl, () => {}, { warn: () => {} })
-    try {
-      await handler(createServices(config, db, new FsBlobStore(path.join(config.dataDir, 'blobs')), events), argv.slice(2), io.out)
-    } finally {
-      await events.close()
-    }
+    // Stdout carries each command's result: log lines (warnings only) go to stderr.
+    plinth = await compose(config, createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr))
+    await handler(plinth.services, argv.slice(2), io.out)
     return 0
   } catch (error) {
     if (error instanceof UsageError) {
@@ -119,6 +111,6 @@ export async function run(
     io.err(`plinth ${name}: ${error instanceof ConfigError ? error.message : (error as Error).stack ?? error}`)
     return 1
   } finally {
-    await db?.close()
+    await plinth?.close()
   }
 }

@@ -3,30 +3,42 @@ import type { CollectionRow } from '../db/types.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import type { Principal } from '../auth/tokens.service.ts'
-import type { WebsitesRepository } from '../websites/websites.repository.ts'
+import type { VisibleSite, WebsiteAccess } from '../db/access.ts'
+import type { SiteEvents } from '../serving/site-events.ts'
 import { RESERVED_COLLECTION_NAMES, collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
 import type { CollectionWithCount, CollectionsRepository } from './collections.repository.ts'
-import type { Collection, CollectionCreate, CollectionUpdate, Field } from './content.schemas.ts'
+import { parseFields, type Collection, type CollectionCreate, type CollectionUpdate, type Field } from './content.schemas.ts'
+import { MAX_COLLECTIONS } from '../core/limits.ts'
 
-/** Collections per site: enough for any small site, bounded so one site cannot grow without end. */
-export const MAX_COLLECTIONS = 50
 
 /** A collection as the entries service needs it: its row with parsed fields. */
 export interface LoadedCollection {
   id: string
   websiteId: string
+  /** The website's slug: what its changes are announced under (SiteEvents). */
+  siteSlug: string
   name: string
   fields: Field[]
   removedFields: Field[]
 }
 
+export interface CollectionsServiceOptions {
+  repo: CollectionsRepository
+  access: WebsiteAccess
+  /** Told after a collection changed: its label and fields shape its pages on the site. */
+  siteEvents: SiteEvents
+}
+
 export class CollectionsService {
-  constructor(
-    private readonly repo: CollectionsRepository,
-    private readonly websites: WebsitesRepository,
-    /** Told after a collection changed (its label and fields shape its pages on the site). */
-    private readonly contentChanged: (websiteId: string) => Promise<void> = async () => {},
-  ) {}
+  private readonly repo: CollectionsRepository
+  private readonly access: WebsiteAccess
+  private readonly siteEvents: SiteEvents
+
+  constructor(options: CollectionsServiceOptions) {
+    this.repo = options.repo
+    this.access = options.access
+    this.siteEvents = options.siteEvents
+  }
 
   async list(principal: Principal, websiteId: string): Promise<{ items: Collection[] }> {
     const site = await this.requireSite(principal, websiteId)
@@ -34,13 +46,13 @@ export class CollectionsService {
   }
 
   async get(principal: Principal, websiteId: string, name: string): Promise<Collection> {
-    return collectionView(await this.requireRow(principal, websiteId, name))
+    return collectionView((await this.requireRow(principal, websiteId, name)).row)
   }
 
   /** The collection an entry operation works on; 404 when the site or the collection is not visible. */
   async load(principal: Principal, websiteId: string, name: string): Promise<LoadedCollection> {
-    const row = await this.requireRow(principal, websiteId, name)
-    return { id: row.id, websiteId: row.website_id, name: row.name, fields: parseFields(row.fields), removedFields: parseFields(row.removed_fields) }
+    const { site, row } = await this.requireRow(principal, websiteId, name)
+    return { id: row.id, websiteId: row.website_id, siteSlug: site.slug, name: row.name, fields: parseFields(row.fields), removedFields: parseFields(row.removed_fields) }
   }
 
   async create(principal: Principal, websiteId: string, input: CollectionCreate): Promise<Collection> {
@@ -72,7 +84,7 @@ export class CollectionsService {
       if (!isUniqueViolation(error)) throw error
       throw new AppError('COLLECTION_EXISTS', `This website already has a collection named "${input.name}".`, { fields: { name: 'is already used by another collection of this website' } })
     }
-    await this.contentChanged(site.id)
+    await this.siteEvents.siteChanged(site.slug)
     return collectionView({ ...row, entry_count: 0 })
   }
 
@@ -82,7 +94,7 @@ export class CollectionsService {
    * refused while entries hold values for it, as Webflow and Contentful refuse type changes.
    */
   async update(principal: Principal, websiteId: string, name: string, input: CollectionUpdate): Promise<Collection> {
-    const row = await this.requireRow(principal, websiteId, name)
+    const { site, row } = await this.requireRow(principal, websiteId, name)
     const changes: Partial<CollectionRow> = { updated_at: nowIso() }
     if (input.label !== undefined) changes.label = input.label
     if (input.fields !== undefined) {
@@ -109,21 +121,21 @@ export class CollectionsService {
       changes.removed_fields = JSON.stringify([...removed.values()])
     }
     await this.repo.update(row.id, changes)
-    await this.contentChanged(row.website_id)
+    await this.siteEvents.siteChanged(site.slug)
     return collectionView({ ...row, ...changes })
   }
 
-  private async requireSite(principal: Principal, websiteId: string) {
-    const site = await this.websites.findVisible(principal.userId, websiteId)
+  private async requireSite(principal: Principal, websiteId: string): Promise<VisibleSite> {
+    const site = await this.access.findVisible(principal.userId, websiteId)
     if (!site) throw notFound('Website')
     return site
   }
 
-  private async requireRow(principal: Principal, websiteId: string, name: string): Promise<CollectionWithCount> {
+  private async requireRow(principal: Principal, websiteId: string, name: string): Promise<{ site: VisibleSite; row: CollectionWithCount }> {
     const site = await this.requireSite(principal, websiteId)
     const row = await this.repo.find(site.id, name)
     if (!row) throw notFound(`Collection "${name}"`)
-    return row
+    return { site, row }
   }
 }
 
@@ -146,8 +158,6 @@ function assertFieldsValid(fields: Field[]): void {
   })
   if (Object.keys(problems).length > 0) throw validationFailed(problems)
 }
-
-const parseFields = (json: string): Field[] => JSON.parse(json) as Field[]
 
 function collectionView(row: CollectionWithCount): Collection {
   return {

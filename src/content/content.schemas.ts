@@ -5,18 +5,17 @@
  */
 import { Type, type Static } from 'typebox'
 import { Nullable, Timestamp, ref } from '../core/schemas.ts'
+import { MAX_BATCH, MAX_FIELDS, TEXT_FIELD_DEFAULT_MAX, URL_MAX_CHARS } from '../core/limits.ts'
 
-export const FIELD_TYPES = ['text', 'richText', 'image', 'date', 'number', 'boolean', 'url', 'choice'] as const
+const FIELD_TYPES = ['text', 'richText', 'image', 'date', 'number', 'boolean', 'url', 'choice'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
 
 export const COLLECTION_NAME_PATTERN = '^[a-z][a-z0-9]{1,39}$'
-export const FIELD_NAME_PATTERN = '^[a-zA-Z][a-zA-Z0-9_]{0,39}$'
+const FIELD_NAME_PATTERN = '^[a-zA-Z][a-zA-Z0-9_]{0,39}$'
 /** Lowercase words joined by single hyphens: never a path separator, a dot, or an entry id (ent_...). */
 export const ENTRY_SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$'
-export const MAX_FIELDS = 50
-export const MAX_BATCH = 100
 
-export const FieldTypeSchema = Type.Enum(FIELD_TYPES, {
+const FieldTypeSchema = Type.Enum(FIELD_TYPES, {
   $id: 'FieldType',
   description:
     'text: string; richText: {html} or {markdown}; image: URL string (absolute, or relative to the batch baseUrl), imported into the collection\'s image library; date: `YYYY-MM-DD` or an ISO-8601 date-time; number; boolean; url: absolute http(s)/mailto URL or a site path starting with "/"; choice: one of the field\'s options.',
@@ -31,7 +30,7 @@ export const FieldSchema = Type.Object(
     options: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 200, uniqueItems: true, description: 'choice only, and required for it: the allowed values.' }),
     ),
-    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'text only: most characters (default 10000).' })),
+    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: `text only: most characters (default ${TEXT_FIELD_DEFAULT_MAX}).` })),
     min: Type.Optional(Type.Number({ description: 'number only: smallest allowed value.' })),
     max: Type.Optional(Type.Number({ description: 'number only: largest allowed value.' })),
     helpText: Type.Optional(Type.String({ maxLength: 500, description: 'Shown to editors; no effect on validation.' })),
@@ -39,6 +38,9 @@ export const FieldSchema = Type.Object(
   { $id: 'Field', additionalProperties: false },
 )
 export type Field = Static<typeof FieldSchema>
+
+/** The fields of a collection row (stored as JSON text). */
+export const parseFields = (json: string): Field[] => JSON.parse(json) as Field[]
 
 const fieldsList = Type.Array(ref(FieldSchema), {
   maxItems: MAX_FIELDS,
@@ -92,7 +94,7 @@ export type Collection = Static<typeof CollectionSchema>
 export const CollectionListSchema = Type.Object({ items: Type.Array(ref(CollectionSchema), { description: 'By name.' }) }, { $id: 'CollectionList' })
 
 
-export const EntryInputSchema = Type.Object(
+const EntryInputSchema = Type.Object(
   {
     slug: Type.String({ minLength: 1, maxLength: 80, pattern: ENTRY_SLUG_PATTERN, description: 'Identity of the entry: 1 to 80 lowercase letters, digits and single hyphens.' }),
     publishedAt: Type.Optional(Type.String({ maxLength: 40, description: 'ISO-8601 date-time with a time zone, stored in UTC. Default: kept on update, now on create. A future instant keeps the entry off the public site until then.' })),
@@ -112,7 +114,7 @@ export const EntryPutSchema = Type.Object(
     publishedAt: EntryInputSchema.properties.publishedAt,
     createdAt: EntryInputSchema.properties.createdAt,
     data: EntryInputSchema.properties.data,
-    baseUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'Resolves relative image URLs.' })),
+    baseUrl: Type.Optional(Type.String({ maxLength: URL_MAX_CHARS, description: 'Resolves relative image URLs.' })),
   },
   { $id: 'EntryPut', additionalProperties: false },
 )
@@ -150,7 +152,7 @@ export type EntryList = Static<typeof EntryListSchema>
 
 export const EntryBatchRequestSchema = Type.Object(
   {
-    baseUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'Absolute http(s) URL that relative image URLs (image fields and <img> in rich text) are resolved against.' })),
+    baseUrl: Type.Optional(Type.String({ maxLength: URL_MAX_CHARS, description: 'Absolute http(s) URL that relative image URLs (image fields and <img> in rich text) are resolved against.' })),
     entries: Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'An EntryInput. Each item is checked on its own: a bad item fails alone with its own result.' }), {
       maxItems: MAX_BATCH,
       description: `Up to ${MAX_BATCH} entries.`,
@@ -160,7 +162,7 @@ export const EntryBatchRequestSchema = Type.Object(
 )
 export type EntryBatchRequest = Static<typeof EntryBatchRequestSchema>
 
-export const ENTRY_RESULT_STATUSES = ['created', 'updated', 'unchanged', 'failed'] as const
+const ENTRY_RESULT_STATUSES = ['created', 'updated', 'unchanged', 'failed'] as const
 
 export const EntryErrorSchema = Type.Object(
   {

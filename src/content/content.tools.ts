@@ -5,11 +5,12 @@
  */
 import { Type, type TProperties } from 'typebox'
 import { ref } from '../core/schemas.ts'
-import type { Services } from '../compose.ts'
+import type { UploadsService } from '../uploads/uploads.service.ts'
+import type { EntriesService } from './entries.service.ts'
 import { defineTool, type AnyMcpTool, type ToolHints } from '../mcp/tool-definition.ts'
-import { UPLOAD_URL_LIFETIME_MS } from '../uploads/upload-urls.ts'
-import { CreateUploadsRequestSchema, CreateUploadsResultSchema, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST } from '../uploads/uploads.schemas.ts'
-import { EntryBatchRequestSchema, EntryBatchResultSchema, EntryListSchema, MAX_BATCH } from './content.schemas.ts'
+import { MAX_BATCH, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS, ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, formatSize } from '../core/limits.ts'
+import { CreateUploadsRequestSchema, CreateUploadsResultSchema } from '../uploads/uploads.schemas.ts'
+import { EntryBatchRequestSchema, EntryBatchResultSchema, EntryListSchema } from './content.schemas.ts'
 import { CollectionParams, EntryListQuery, EntryParams } from './entries.routes.ts'
 
 const args = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false })
@@ -22,15 +23,14 @@ const MINUTES = UPLOAD_URL_LIFETIME_MS / 60_000
 const COLLECTIONS = `A collection (e.g. posts, products) is a typed list of entries of one website, created over REST (createCollection) with its fields; each entry is served on the live site at /{collection}-{slug}.`
 const NOT_FOUND = `An unknown website or collection, or one you neither own nor edit, is NOT_FOUND.`
 
-export function contentTools(services: Pick<Services, 'uploads' | 'entries'>): AnyMcpTool[] {
-  const { uploads, entries } = services
+export function contentTools({ uploads, entries }: { uploads: UploadsService; entries: EntriesService }): AnyMcpTool[] {
   return [
     defineTool({
       name: 'create_upload',
       title: 'Reserve uploads for large files',
-      description: `Reserve uploads for binary files too large to inline comfortably in a bundle (roughly above 100 KB of base64: images, fonts, PDFs). Up to ${MAX_UPLOADS_PER_REQUEST} files per call, each 1 to ${MAX_UPLOAD_BYTES} bytes (2 MiB); size is the exact byte count.
+      description: `Reserve uploads for binary files too large to inline comfortably in a bundle (roughly above 100 KB of base64: images, fonts, PDFs). Up to ${MAX_UPLOADS_PER_REQUEST} files per call, each 1 to ${MAX_UPLOAD_BYTES} bytes (${formatSize(MAX_UPLOAD_BYTES)}); size is the exact byte count.
 For each returned upload, within ${MINUTES} minutes: HTTP PUT exactly size raw bytes to uploadUrl, with the returned headers and WITHOUT an Authorization header (the signature in the URL is the credential). The PUT answers {uploadId, sha256, size}; an upload is written once.
-Then, within 24 hours, publish the file by reference: a bundle file { path, uploadId } in publish_website or publish_version (every bundle rule applies to it as to inline files). An uploadId also works in importAsset over REST. Small text files are simpler to send inline with content.`,
+Then, within ${UPLOAD_RETENTION_MS / 3_600_000} hours, publish the file by reference: a bundle file { path, uploadId } in publish_website or publish_version (every bundle rule applies to it as to inline files). An uploadId also works in importAsset over REST. Small text files are simpler to send inline with content.`,
       input: ref(CreateUploadsRequestSchema),
       output: ref(CreateUploadsResultSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -41,7 +41,7 @@ Then, within 24 hours, publish the file by reference: a bundle file { path, uplo
       name: 'list_entries',
       title: "List a collection's entries",
       description: `List the entries of one collection of a website, newest publishedAt first (ties by id): id, slug, path on the site, live (false while publishedAt is in the future), data as sent and rendered values. ${COLLECTIONS}
-Pages of limit entries (1 to 100, default 20): pass the nextCursor of a page as cursor for the next one; nextCursor is null on the last page. ${NOT_FOUND}`,
+Pages of limit entries (1 to ${ENTRY_PAGE_MAX}, default ${ENTRY_PAGE_DEFAULT}): pass the nextCursor of a page as cursor for the next one; nextCursor is null on the last page. ${NOT_FOUND}`,
       input: args({ ...CollectionParams.properties, ...EntryListQuery.properties }),
       output: ref(EntryListSchema),
       hints: READ,

@@ -11,23 +11,14 @@ export interface EntryPosition {
 export class EntriesRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** One page in listing order, after `after` when given; `liveAt` keeps only entries published by then. */
-  page(collectionId: string, limit: number, after?: EntryPosition, liveAt?: string): Promise<EntryRow[]> {
+  /** One page in listing order (scheduled entries included), after `after` when given. */
+  page(collectionId: string, limit: number, after?: EntryPosition): Promise<EntryRow[]> {
     let query = this.db.selectFrom('entries').selectAll().where('collection_id', '=', collectionId)
-    if (liveAt !== undefined) query = query.where('published_at', '<=', liveAt)
     if (after) {
       // A row-value comparison: both SQLite and PostgreSQL seek the index to it instead of scanning.
       query = query.where((eb) => eb(eb.refTuple('published_at', 'id'), '<', eb.tuple(after.publishedAt, after.id)))
     }
     return query.orderBy('published_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
-  }
-
-  /**
-   * Entries on the public site at `now` (published at or before it), in listing order: what the
-   * site rendering lists. Scheduled entries appear once their publishedAt has passed.
-   */
-  listLive(collectionId: string, now: string, limit: number, after?: EntryPosition): Promise<EntryRow[]> {
-    return this.page(collectionId, limit, after, now)
   }
 
   findBySlug(collectionId: string, slug: string): Promise<EntryRow | undefined> {

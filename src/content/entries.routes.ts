@@ -5,7 +5,8 @@ import { ref } from '../core/schemas.ts'
 import { principalOf } from '../auth/auth.http.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import { CollectionParam, CollectionParams, security, tags } from './collections.routes.ts'
-import { EntryBatchRequestSchema, EntryBatchResultSchema, EntryListSchema, EntryPutSchema, EntrySchema, MAX_BATCH } from './content.schemas.ts'
+import { EntryBatchRequestSchema, EntryBatchResultSchema, EntryListSchema, EntryPutSchema, EntrySchema } from './content.schemas.ts'
+import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, MAX_BATCH } from '../core/limits.ts'
 import type { EntriesService } from './entries.service.ts'
 
 export { CollectionParams }
@@ -16,7 +17,7 @@ export const EntryParams = Type.Object({
 })
 export const EntryListQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ENTRY_PAGE_MAX, default: ENTRY_PAGE_DEFAULT })),
 }, { additionalProperties: false })
 // The same path as getEntry/deleteEntry (OpenAPI allows one parameter name per path shape); for
 // putEntry the segment is always the slug, since an entry is created or replaced by slug.
@@ -47,7 +48,7 @@ export function entriesRoutes(entries: EntriesService): FastifyPluginAsyncTypebo
       schema: {
         operationId: 'upsertEntries', tags, security,
         summary: `Create or update up to ${MAX_BATCH} entries`,
-        description: 'Not all-or-nothing: always 200 with one result per item, in order. An existing slug is updated, a new one created, an identical one reported unchanged, so an import can be re-run without duplicates. A failed item (status failed) carries error {code, message, field, fields}: VALIDATION_FAILED, DUPLICATE_SLUG (the slug occurs more than once in the batch; none of those items is written) or IMAGE_IMPORT_FAILED. Only a malformed request as a whole (entries not an array, more than 100 items, bad baseUrl) is 422.',
+        description: `Not all-or-nothing: always 200 with one result per item, in order. An existing slug is updated, a new one created, an identical one reported unchanged, so an import can be re-run without duplicates. A failed item (status failed) carries error {code, message, field, fields}: VALIDATION_FAILED, DUPLICATE_SLUG (the slug occurs more than once in the batch; none of those items is written) or IMAGE_IMPORT_FAILED. Only a malformed request as a whole (entries not an array, more than ${MAX_BATCH} items, bad baseUrl) is 422.`,
         params: CollectionParams,
         body: ref(EntryBatchRequestSchema),
         response: { 200: ref(EntryBatchResultSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']) },

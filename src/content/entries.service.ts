@@ -4,6 +4,7 @@ import type { EntryRow } from '../db/types.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import type { Principal } from '../auth/tokens.service.ts'
+import type { SiteEvents } from '../serving/site-events.ts'
 import type { CollectionsService, LoadedCollection } from './collections.service.ts'
 import type { Entry, EntryBatchRequest, EntryBatchResult, EntryList, EntryPut, EntryResult } from './content.schemas.ts'
 import type { EntriesRepository } from './entries.repository.ts'
@@ -11,8 +12,8 @@ import { renderEntry } from './entries.render.ts'
 import type { EntryMedia } from './entries.media.ts'
 import { EntryFailure, baseUrlProblem, checkEntry, slugProblem, type CheckedEntry } from './entries.validation.ts'
 import { canonicalJson, decodeCursor, encodeCursor, entryView } from './entries.views.ts'
+import { ENTRY_PAGE_DEFAULT } from '../core/limits.ts'
 
-export const DEFAULT_PAGE = 20
 /** Batch items written at once: image imports overlap, the database sees a few writes at a time. */
 const BATCH_CONCURRENCY = 4
 
@@ -21,19 +22,31 @@ interface Written {
   row: EntryRow
 }
 
+export interface EntriesServiceOptions {
+  collections: CollectionsService
+  repo: EntriesRepository
+  media: EntryMedia
+  /** Told after entries of a website changed, so its site shows them on the next request. */
+  siteEvents: SiteEvents
+}
+
 export class EntriesService {
-  constructor(
-    private readonly collections: CollectionsService,
-    private readonly repo: EntriesRepository,
-    private readonly media: EntryMedia,
-    /** Told after entries of a website changed, so its site shows them on the next request. */
-    private readonly contentChanged: (websiteId: string) => Promise<void> = async () => {},
-  ) {}
+  private readonly collections: CollectionsService
+  private readonly repo: EntriesRepository
+  private readonly media: EntryMedia
+  private readonly siteEvents: SiteEvents
+
+  constructor(options: EntriesServiceOptions) {
+    this.collections = options.collections
+    this.repo = options.repo
+    this.media = options.media
+    this.siteEvents = options.siteEvents
+  }
 
   async list(principal: Principal, websiteId: string, name: string, query: { cursor?: string; limit?: number }): Promise<EntryList> {
     const collection = await this.collections.load(principal, websiteId, name)
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-    const limit = query.limit ?? DEFAULT_PAGE
+    const limit = query.limit ?? ENTRY_PAGE_DEFAULT
     const rows = await this.repo.page(collection.id, limit + 1, after)
     const page = rows.slice(0, limit)
     const last = page.at(-1)
@@ -53,7 +66,7 @@ export class EntriesService {
     const collection = await this.collections.load(principal, websiteId, name)
     const row = await this.requireEntry(collection, entry)
     if (!(await this.repo.delete(collection.id, row.id))) throw notFound(`Entry "${entry}"`)
-    await this.contentChanged(collection.websiteId)
+    await this.siteEvents.siteChanged(collection.siteSlug)
   }
 
   /** Creates or replaces the entry at `slug`; sending the same entry again changes nothing. */
@@ -66,7 +79,7 @@ export class EntriesService {
     const { baseUrl, ...item } = input
     try {
       const written = await this.write(collection, { ...item, slug }, baseUrl, await this.repo.findBySlug(collection.id, slug))
-      if (written.status !== 'unchanged') await this.contentChanged(collection.websiteId)
+      if (written.status !== 'unchanged') await this.siteEvents.siteChanged(collection.siteSlug)
       return { status: written.status, entry: entryView(collection, written.row, nowIso()) }
     } catch (error) {
       if (!(error instanceof EntryFailure)) throw error
@@ -105,7 +118,7 @@ export class EntriesService {
     await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, input.entries.length) }, worker))
     const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 }
     for (const result of results) counts[result.status]++
-    if (counts.created + counts.updated > 0) await this.contentChanged(collection.websiteId)
+    if (counts.created + counts.updated > 0) await this.siteEvents.siteChanged(collection.siteSlug)
     return { results, counts }
   }
 

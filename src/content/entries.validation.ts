@@ -4,6 +4,7 @@
  */
 import type { EntryError, Field } from './content.schemas.ts'
 import { ENTRY_SLUG_PATTERN } from './content.schemas.ts'
+import { RICH_TEXT_MAX_CHARS, TEXT_FIELD_DEFAULT_MAX, URL_MAX_CHARS } from '../core/limits.ts'
 
 /** Why one entry could not be written; a batch reports it as that item's result. */
 export class EntryFailure extends Error {
@@ -35,9 +36,6 @@ export interface CheckedEntry {
 
 export type EntryCheck = { ok: true; entry: CheckedEntry } | { ok: false; fields: Record<string, string> }
 
-const DEFAULT_TEXT_MAX = 10_000
-const RICH_TEXT_MAX = 500_000
-const URL_MAX = 2048
 const MAX_NAMED_UNKNOWN = 20
 const SLUG = new RegExp(ENTRY_SLUG_PATTERN)
 const ITEM_KEYS = new Set(['slug', 'publishedAt', 'createdAt', 'data'])
@@ -74,7 +72,7 @@ export function baseUrlProblem(baseUrl: string | undefined): string | null {
 
 /** Resolves an image reference; a relative one needs baseUrl. Returns the URL or why it is unusable. */
 export function resolveImageUrl(value: string, baseUrl: string | undefined): { url: string; relative: boolean } | { problem: string } {
-  if (value.length > URL_MAX) return { problem: `is longer than ${URL_MAX} characters` }
+  if (value.length > URL_MAX_CHARS) return { problem: `is longer than ${URL_MAX_CHARS} characters` }
   let absolute: URL | null = null
   try {
     absolute = new URL(value)
@@ -91,7 +89,7 @@ export function resolveImageUrl(value: string, baseUrl: string | undefined): { u
 }
 
 function urlProblem(value: string): string | null {
-  if (value.length > URL_MAX) return `is longer than ${URL_MAX} characters`
+  if (value.length > URL_MAX_CHARS) return `is longer than ${URL_MAX_CHARS} characters`
   if (value.startsWith('/') && !value.startsWith('//')) return null
   try {
     const url = new URL(value)
@@ -106,7 +104,7 @@ function valueProblem(field: Field, value: unknown): string | null {
   switch (field.type) {
     case 'text': {
       if (typeof value !== 'string') return 'must be a string'
-      const max = field.maxLength ?? DEFAULT_TEXT_MAX
+      const max = field.maxLength ?? TEXT_FIELD_DEFAULT_MAX
       return value.length > max ? `must be at most ${max} characters (it has ${value.length})` : null
     }
     case 'richText': {
@@ -115,7 +113,7 @@ function valueProblem(field: Field, value: unknown): string | null {
       if (keys.length !== 1 || (keys[0] !== 'html' && keys[0] !== 'markdown')) return 'must have exactly one key, "html" or "markdown"'
       const text = value[keys[0]!]
       if (typeof text !== 'string') return `.${keys[0]} must be a string`
-      return text.length > RICH_TEXT_MAX ? `must be at most ${RICH_TEXT_MAX} characters` : null
+      return text.length > RICH_TEXT_MAX_CHARS ? `must be at most ${RICH_TEXT_MAX_CHARS} characters` : null
     }
     case 'image':
       return typeof value === 'string' && value !== '' ? null : 'must be an image URL (string)'

@@ -11,6 +11,8 @@ import { JSDOM } from 'jsdom'
 import MarkdownIt from 'markdown-it'
 import { parseFragment } from 'parse5'
 import { AppError } from '../core/errors.ts'
+import { RICH_TEXT_MAX_CHARS } from '../core/limits.ts'
+import { ACCEPTED_IMAGE_MEDIA_TYPES } from '../images/image-type.ts'
 
 export type RichTextValue = { html: string } | { markdown: string }
 
@@ -21,15 +23,13 @@ export interface RenderedRichText {
   images: string[]
 }
 
-/** Longest source accepted, in characters: a long article is well under 100,000. */
-export const RICH_TEXT_MAX_CHARS = 500_000
 /**
  * Deepest element nesting accepted. Articles nest a dozen levels; jsdom walks trees recursively
  * (a few thousand levels overflow the stack) and DOMPurify's cost grows with depth times size.
  */
 export const RICH_TEXT_MAX_DEPTH = 256
 /** Most attributes on one element: DOMPurify's cost grows with their square. */
-export const RICH_TEXT_MAX_ATTRIBUTES = 100
+const RICH_TEXT_MAX_ATTRIBUTES = 100
 
 const ALLOWED_TAGS = [
   'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'div', 'span',
@@ -55,7 +55,8 @@ const PURIFY_CONFIG: PurifyConfig = {
 
 const LINK_SCHEMES = new Set(['http:', 'https:', 'mailto:'])
 const IMAGE_SCHEMES = new Set(['http:', 'https:'])
-const RASTER_DATA_URL = /^data:image\/(png|jpeg|gif|webp|avif);base64,[a-z0-9+/=\s]*$/i
+/** Inline images of the types the image library keeps: `data:image/png;base64,...` */
+const RASTER_DATA_URL = new RegExp(`^data:(${ACCEPTED_IMAGE_MEDIA_TYPES.map((t) => t.replace('/', '\\/')).join('|')});base64,[a-z0-9+/=\\s]*$`, 'i')
 /** Stands in for "this page" when telling relative URLs from absolute ones. */
 const RELATIVE_BASE = 'https://relative.invalid/'
 const RELATIVE_ORIGIN = new URL(RELATIVE_BASE).origin

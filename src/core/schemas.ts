@@ -3,6 +3,7 @@
  * component; routes point at it with ref(), which keeps the TypeScript type of the target.
  */
 import { Type, type Static, type TSchema } from 'typebox'
+import { JOB_STATUSES } from './enums.ts'
 
 /** A `$ref` to a named schema that still carries the schema's static type. */
 export const ref = <T extends TSchema & { $id?: string }>(schema: T) => {
@@ -14,7 +15,7 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 timestamp, UTC.' })
 
-export const PublishViolationSchema = Type.Object(
+const PublishViolationSchema = Type.Object(
   {
     code: Type.String({ description: 'Rule identifier, e.g. MISSING_INDEX, EXTERNAL_URL, IFRAME.' }),
     message: Type.String(),
@@ -24,7 +25,7 @@ export const PublishViolationSchema = Type.Object(
   { $id: 'PublishViolation', additionalProperties: false },
 )
 
-export const ErrorSchema = Type.Object(
+const ErrorSchema = Type.Object(
   {
     error: Type.Object(
       {
@@ -39,7 +40,6 @@ export const ErrorSchema = Type.Object(
   { $id: 'Error', additionalProperties: false, description: 'Envelope of every non-2xx response.' },
 )
 
-export const JOB_STATUSES = ['pending', 'claimed', 'generating', 'ready', 'retry', 'dead'] as const
 export const JobStatusSchema = Type.Enum(JOB_STATUSES, { $id: 'JobStatus', description: 'Status of a job and of the version it produces.' })
 
 /** Schemas to register with app.addSchema so that ref() resolves and OpenAPI names them. */

@@ -1,8 +1,16 @@
-/** Slug rules: shape, reserved words, normalization of names, and finding a free variant. */
+/**
+ * A site's address: its slug (shape, reserved words, normalization of names, finding a free
+ * variant), the host label of a version's preview (`{slug}--v{n}`) and the page URL built from
+ * them. Publishing, serving and the API all follow these rules from here.
+ */
 
 export const SLUG_MIN = 3
 export const SLUG_MAX = 50
-const SHAPE = /^[a-z][a-z0-9-]*$/
+/** The shape of a slug, as a JSON Schema pattern (length and `--` are checked apart). */
+export const SLUG_PATTERN = '^[a-z][a-z0-9-]*$'
+const SHAPE = new RegExp(SLUG_PATTERN)
+/** Separates a slug from the version number in a preview host label: `my-site--v2`. */
+const PREVIEW_MARK = '--v'
 
 /** Host labels that would shadow the service itself; they count as taken. */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
@@ -56,4 +64,40 @@ export function firstFreeSlug(base: string, taken: ReadonlySet<string>): string 
     const candidate = base.slice(0, SLUG_MAX - suffix.length).replace(/-+$/, '') + suffix
     if (isFree(candidate)) return candidate
   }
+}
+
+/** A served address: the live site (version null) or the preview of one version. */
+export interface SiteLabel {
+  readonly slug: string
+  /** Preview version number, null for the live site. */
+  readonly version: number | null
+}
+
+const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/
+
+/** The host label of a site address: `slug` or `slug--v{n}`. */
+export function siteLabel(slug: string, version: number | null = null): string {
+  return version === null ? slug : `${slug}${PREVIEW_MARK}${version}`
+}
+
+/** Parses a host label (`slug` or `slug--v{n}`); null when it names no possible site. */
+export function parseSiteLabel(label: string): SiteLabel | null {
+  if (label.length < SLUG_MIN || label.length > SLUG_MAX + PREVIEW_MARK.length + 9) return null
+  const mark = label.indexOf('--')
+  let slug = label
+  let version: number | null = null
+  if (mark !== -1) {
+    slug = label.slice(0, mark)
+    if (!label.startsWith(PREVIEW_MARK, mark)) return null
+    const number = label.slice(mark + PREVIEW_MARK.length)
+    if (!VERSION_NUMBER.test(number)) return null
+    version = Number(number)
+  }
+  if (slug.length < SLUG_MIN || slug.length > SLUG_MAX || !SHAPE.test(slug)) return null
+  return { slug, version }
+}
+
+/** The public URL of a site: live when version is omitted, else the preview of that version. */
+export function pageUrlFor(site: { siteScheme: string; siteDomain: string }, slug: string, previewVersion?: number): string {
+  return `${site.siteScheme}://${siteLabel(slug, previewVersion ?? null)}.${site.siteDomain}/`
 }

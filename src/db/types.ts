@@ -1,5 +1,6 @@
 /** Table types for Kysely. Timestamps are ISO-8601 UTC strings in both dialects (they sort as text). */
 import type { Generated, Insertable, Selectable } from 'kysely'
+import type { Category, JobStatus, MemberRole, TokenAccess, UploadStatus, VersionKind, WebsiteStatus } from '../core/enums.ts'
 
 export interface UsersTable {
   id: string
@@ -16,7 +17,7 @@ export interface TokensTable {
   token_hash: string
   /** First characters of the token, shown in listings so a human can tell tokens apart. */
   token_hint: string
-  access: 'rest' | 'mcp' | 'both'
+  access: TokenAccess
   created_at: string
   last_used_at: string | null
   expires_at: string | null
@@ -28,9 +29,9 @@ export interface WebsitesTable {
   owner_id: string
   name: string
   slug: string
-  category: string
+  category: Category
   description: string | null
-  status: 'active' | 'draft' | 'deleted'
+  status: WebsiteStatus
   current_version_id: string | null
   /** Highest version number handed out; bumped atomically to number new versions. */
   last_version_number: Generated<number>
@@ -41,7 +42,7 @@ export interface WebsitesTable {
 export interface WebsiteMembersTable {
   website_id: string
   user_id: string
-  role: 'editor'
+  role: MemberRole
   created_at: string
 }
 
@@ -53,8 +54,8 @@ export interface VersionsTable {
   id: string
   website_id: string
   number: number
-  kind: 'initial' | 'refinement'
-  status: 'pending' | 'claimed' | 'generating' | 'ready' | 'retry' | 'dead'
+  kind: VersionKind
+  status: JobStatus
   instruction: string | null
   current_phase: string | null
   progress_message: string | null
@@ -127,7 +128,7 @@ export interface UploadsTable {
   filename: string | null
   content_type: string | null
   size: number
-  status: 'pending' | 'complete'
+  status: UploadStatus
   sha256: string | null
   expires_at: string
   created_at: string

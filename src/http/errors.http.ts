@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, type ErrorCode } from '../core/errors.ts'
+import { MAX_ERROR_FIELDS } from '../core/limits.ts'
 
 interface AjvIssue {
   instancePath: string
@@ -34,7 +35,6 @@ function issueMessage(issue: AjvIssue): string {
 }
 
 /** At most this many fields are named, so a body with thousands of bad items gets a bounded answer. */
-const MAX_FIELDS = 100
 
 export function validationError(issues: AjvIssue[]): AppError {
   const fields: Record<string, string> = {}
@@ -44,7 +44,7 @@ export function validationError(issues: AjvIssue[]): AppError {
     // Unions report one issue per branch; the first is the most telling. Object.hasOwn, not ??=:
     // an unknown field may be called "constructor" or "toString".
     if (Object.hasOwn(fields, name)) continue
-    if (count === MAX_FIELDS) break
+    if (count === MAX_ERROR_FIELDS) break
     fields[name] = issueMessage(issue)
     count++
   }
@@ -60,7 +60,7 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['BAD_REQUEST', 'The Content-Length header does not match the body.'],
 }
 
-export function toAppError(error: FastifyError): AppError | null {
+function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error
   if (error.validation) return validationError(error.validation as AjvIssue[])
   const known = error.code ? FASTIFY_CODES[error.code] : undefined
@@ -72,7 +72,7 @@ export function toAppError(error: FastifyError): AppError | null {
   return null
 }
 
-export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.headers) reply.headers(error.headers)
   return reply.code(error.status).type('application/json; charset=utf-8').send(error.toEnvelope())
 }

@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts'
+import { MAX_COLLECTIONS } from '../core/limits.ts'
 
 const MEANING: Record<ErrorCode, string> = {
   BAD_REQUEST: 'the request is malformed',
@@ -8,7 +9,7 @@ const MEANING: Record<ErrorCode, string> = {
   TOKEN_NOT_ALLOWED: 'the token does not reach this surface (REST or MCP)',
   ORIGIN_NOT_ALLOWED: "a browser request to /mcp from a page that is not Plinth's own origin (DNS-rebinding protection)",
   WEBSITE_LIMIT_REACHED: 'the account has as many websites as it may have',
-  COLLECTION_LIMIT_REACHED: 'the website has as many collections as it may have (50)',
+  COLLECTION_LIMIT_REACHED: `the website has as many collections as it may have (${MAX_COLLECTIONS})`,
   UPLOAD_URL_INVALID: 'the upload URL is not one the service signed (signature or expiry altered)',
   UPLOAD_URL_EXPIRED: 'the upload URL has expired; reserve a new upload',
   NOT_FOUND: 'no such resource visible to the caller',

@@ -16,7 +16,8 @@ import { safeFetch } from '../net/safe-fetch.ts'
 import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import type { AssetsRepository } from './assets.repository.ts'
-import { sniffImage, type ImageType } from './image-type.ts'
+import { imageExtension, sniffImage, type ImageType } from './image-type.ts'
+import { IMAGE_MAX_BYTES, URL_MAX_CHARS, formatSize } from '../core/limits.ts'
 
 export interface LibraryAsset {
   id: string
@@ -30,25 +31,23 @@ export interface LibraryAsset {
   height: number | null
 }
 
-/** Largest image kept: 2 MiB, the bundle's per-file limit too. */
-export const ASSET_MAX_BYTES = 2 * 1024 * 1024
-export const ASSET_FETCH_LIMITS = { maxBytes: ASSET_MAX_BYTES, connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxRedirects: 5 }
+const ASSET_FETCH_LIMITS = { maxBytes: IMAGE_MAX_BYTES, connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxRedirects: 5 }
 const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1'
-const MAX_URL_LENGTH = 2048
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+)?(;[^,]*)?,/i
-/** File extension of library URLs per image type (site serving checks it too). */
-export const EXT_OF: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp', 'image/avif': 'avif' }
 
 export interface AssetLibraryOptions {
   /** Hosts exempt from the public-address rule (PLINTH_FETCH_ALLOW_HOSTS). */
   allowHosts: ReadonlySet<string>
   /** `Plinth/1.0 (+{site_url})` */
   userAgent: string
+  repo: AssetsRepository
+  blobs: BlobStore
+  blobRows: BlobsRepository
 }
 
-export const assetView = (row: AssetRow): LibraryAsset => ({
+const assetView = (row: AssetRow): LibraryAsset => ({
   id: row.id,
-  url: `/_assets/${row.hash}.${EXT_OF[row.content_type] ?? 'bin'}`,
+  url: `/_assets/${row.hash}.${imageExtension(row.content_type)}`,
   sourceUrl: row.source_url,
   contentType: row.content_type,
   size: Number(row.size),
@@ -61,17 +60,20 @@ export class AssetLibrary {
   /** Imports under way, so the same URL asked for twice at once (two entries of a batch) is fetched once. */
   private readonly inFlight = new Map<string, Promise<LibraryAsset>>()
 
-  constructor(
-    private readonly options: AssetLibraryOptions,
-    private readonly repo: AssetsRepository,
-    private readonly blobs: BlobStore,
-    private readonly blobRows: BlobsRepository,
-  ) {}
+  private readonly repo: AssetsRepository
+  private readonly blobs: BlobStore
+  private readonly blobRows: BlobsRepository
+
+  constructor(private readonly options: AssetLibraryOptions) {
+    this.repo = options.repo
+    this.blobs = options.blobs
+    this.blobRows = options.blobRows
+  }
 
   /** Once per (library, URL): a known URL returns the stored asset without fetching. Throws FETCH_FAILED. */
   importFromUrl(websiteId: string, collectionId: string | null, url: string): Promise<LibraryAsset> {
-    if (url.length > MAX_URL_LENGTH) {
-      return Promise.reject(new AppError('FETCH_FAILED', `The image URL is ${url.length} characters long; at most ${MAX_URL_LENGTH} are accepted.`))
+    if (url.length > URL_MAX_CHARS) {
+      return Promise.reject(new AppError('FETCH_FAILED', `The image URL is ${url.length} characters long; at most ${URL_MAX_CHARS} are accepted.`))
     }
     if (DATA_URL.test(url)) return this.importDataUrl(websiteId, collectionId, url)
     let source: string
@@ -111,7 +113,7 @@ export class AssetLibrary {
   }
 
   private async keep(websiteId: string, collectionId: string | null, bytes: Buffer, sourceUrl: string | null, what: string, code: ErrorCode): Promise<LibraryAsset> {
-    if (bytes.length > ASSET_MAX_BYTES) throw new AppError(code, `${what} is ${bytes.length} bytes; images of at most ${ASSET_MAX_BYTES} bytes (2 MiB) are accepted.`)
+    if (bytes.length > IMAGE_MAX_BYTES) throw new AppError(code, `${what} is ${bytes.length} bytes; images of at most ${IMAGE_MAX_BYTES} bytes (${formatSize(IMAGE_MAX_BYTES)}) are accepted.`)
     const type = await sniffImage(bytes)
     if ('problem' in type) throw new AppError(code, `${what} ${type.problem}.`)
     const hash = createHash('sha256').update(bytes).digest('hex')

@@ -1,6 +1,6 @@
 import { notFound, validationFailed } from '../core/errors.ts'
 import type { Principal } from '../auth/tokens.service.ts'
-import type { WebsitesRepository } from '../websites/websites.repository.ts'
+import type { WebsiteAccess } from '../db/access.ts'
 import type { AssetLibrary, LibraryAsset } from './asset-library.ts'
 import type { ImportAssetRequest } from './assets.schemas.ts'
 
@@ -11,15 +11,19 @@ export interface UploadReader {
 
 /** importAsset: one image into a site's library, by URL or from an upload. */
 export class AssetsService {
-  constructor(
-    private readonly websites: WebsitesRepository,
-    private readonly library: AssetLibrary,
-    private readonly uploads: UploadReader,
-  ) {}
+  private readonly access: WebsiteAccess
+  private readonly library: AssetLibrary
+  private readonly uploads: UploadReader
+
+  constructor(options: { access: WebsiteAccess; library: AssetLibrary; uploads: UploadReader }) {
+    this.access = options.access
+    this.library = options.library
+    this.uploads = options.uploads
+  }
 
   async importAsset(principal: Principal, websiteId: string, input: ImportAssetRequest): Promise<LibraryAsset> {
     // Owners and editors alike; a site the caller cannot see does not exist for them.
-    const site = await this.websites.findVisible(principal.userId, websiteId)
+    const site = await this.access.findVisible(principal.userId, websiteId)
     if (!site) throw notFound('Website')
     if ((input.url === undefined) === (input.uploadId === undefined)) {
       const why = input.url === undefined ? 'give either url or uploadId' : 'give url or uploadId, not both'

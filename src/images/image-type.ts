@@ -12,15 +12,22 @@ export interface ImageType {
   height: number | null
 }
 
-const ACCEPTED: Record<string, ImageType['ext']> = {
+/** The image types kept in a library, with the file extension of their library URLs. */
+const ACCEPTED: Readonly<Record<string, ImageType['ext']>> = Object.freeze({
   'image/png': 'png',
   'image/jpeg': 'jpg',
   'image/gif': 'gif',
   'image/webp': 'webp',
   'image/avif': 'avif',
-}
+})
 
-export const ACCEPTED_IMAGE_TYPES = 'PNG, JPEG, GIF, WebP or AVIF'
+/** The media types of accepted images: `image/png`, `image/jpeg`, ... */
+export const ACCEPTED_IMAGE_MEDIA_TYPES: readonly string[] = Object.keys(ACCEPTED)
+
+/** The extension of a library URL for an image of this type (`bin` for a type never accepted). */
+export const imageExtension = (contentType: string): string => ACCEPTED[contentType] ?? 'bin'
+
+const ACCEPTED_IMAGE_TYPES = 'PNG, JPEG, GIF, WebP or AVIF'
 
 /** The image type of the bytes, or why they are not an accepted image. */
 export async function sniffImage(bytes: Buffer): Promise<ImageType | { problem: string }> {

@@ -78,7 +78,7 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
 }
 
 /** A success: the result as structuredContent and, for clients that read text only, as JSON text. */
-export function toolResult(value: object): CallToolResult {
+function toolResult(value: object): CallToolResult {
   return { structuredContent: value as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(value) }] }
 }
 
@@ -87,7 +87,7 @@ export function toolResult(value: object): CallToolResult {
  * message, fields and violations as a REST client. RATE_LIMITED also says when to retry, in
  * seconds (REST sends it as Retry-After).
  */
-export function toolError(error: AppError): CallToolResult {
+function toolError(error: AppError): CallToolResult {
   const envelope: { error: Record<string, unknown> } = error.toEnvelope()
   const retryAfter = Number(error.headers?.['Retry-After'])
   if (error.code === 'RATE_LIMITED' && Number.isFinite(retryAfter)) envelope.error.retryAfter = retryAfter

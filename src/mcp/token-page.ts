@@ -3,9 +3,7 @@
  * not exist yet, so this says how to mint a token from the shell and how to connect a client.
  */
 import type { Config } from '../config.ts'
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string)
+import { escapeHtml } from '../core/html.ts'
 
 export function tokenPage(config: Pick<Config, 'baseUrl'>): string {
   const mcpUrl = escapeHtml(`${config.baseUrl}/mcp`)

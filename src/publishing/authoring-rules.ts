@@ -12,7 +12,9 @@
  */
 
 import { lookup } from 'mime-types'
+import type { StoredFile } from '../blobs/blob-store.ts'
 import type { PublishViolation } from '../core/errors.ts'
+import { BUNDLE_LIMITS, type BundleLimits } from '../core/limits.ts'
 import { reservedPathProblem } from './reserved-paths.ts'
 import { pathProblems, quoted, type Emit } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
@@ -57,29 +59,6 @@ export interface UnresolvedFileInput {
 
 export type AnyFileInput = BundleFileInput | StoredFileInput | UnresolvedFileInput
 
-export interface CheckedStoredFile {
-  path: string
-  hash: string
-  size: number
-  contentType: string
-}
-
-export interface BundleLimits {
-  maxFiles: number
-  maxFileBytes: number
-  maxBundleBytes: number
-  maxHtmlPages: number
-  maxViolations: number
-}
-
-export const BUNDLE_LIMITS: BundleLimits = Object.freeze({
-  maxFiles: 40,
-  maxFileBytes: 2 * 1024 * 1024,
-  maxBundleBytes: 8 * 1024 * 1024,
-  maxHtmlPages: 15,
-  maxViolations: 100,
-})
-
 export interface BundleCheck<F = DecodedFile> {
   /**
    * Every input file except unresolved ones, in input order. `bytes` are exact for files with no
@@ -111,11 +90,11 @@ export function contentTypeFor(path: string, override?: string): string {
 
 /** `collectionNames`: the site's collections, whose reserved root paths a file may not take (RESERVED_PATH). */
 export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck
-export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck<DecodedFile | CheckedStoredFile>
-export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, collectionNames: readonly string[] = []): BundleCheck<DecodedFile | CheckedStoredFile> {
+export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck<DecodedFile | StoredFile>
+export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, collectionNames: readonly string[] = []): BundleCheck<DecodedFile | StoredFile> {
   const perFile = new Collector(limits.maxViolations)
   const emit: Emit = (v) => perFile.add(v)
-  const decoded: Array<DecodedFile | CheckedStoredFile> = []
+  const decoded: Array<DecodedFile | StoredFile> = []
   let totalBytes = 0
   let htmlPages = 0
 

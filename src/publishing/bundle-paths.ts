@@ -4,12 +4,11 @@
  */
 
 import type { PublishViolation } from '../core/errors.ts'
+import { MAX_PATH_CHARS, MAX_SEGMENT_BYTES } from '../core/limits.ts'
 
 /** Receives violations as the rule modules find them (in document order). */
 export type Emit = (violation: PublishViolation) => void
 
-export const MAX_PATH_CHARS = 1024
-export const MAX_SEGMENT_BYTES = 255
 const DETAIL_CHARS = 200
 
 // C0 controls, DEL and C1 controls.

@@ -27,7 +27,7 @@ export function scanCss(css: string, path: string, where: string, emit: Emit): v
 }
 
 /** The target URL of every `@import` in the stylesheet, in source order. */
-export function cssImports(css: string): string[] {
+function cssImports(css: string): string[] {
   const targets: string[] = []
   // 0: looking for @import; 1: after @import; 2: after @import url(
   let state = 0

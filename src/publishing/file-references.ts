@@ -8,19 +8,11 @@
  */
 import type { BlobStore } from '../blobs/blob-store.ts'
 import { validationFailed, type PublishViolation } from '../core/errors.ts'
-import { BUNDLE_LIMITS, contentTypeFor, needsScanning, type AnyFileInput, type BundleFileInput, type StoredFileInput } from './authoring-rules.ts'
+import { BUNDLE_LIMITS, MAX_ERROR_FIELDS } from '../core/limits.ts'
+import { contentTypeFor, needsScanning, type AnyFileInput, type BundleFileInput, type StoredFileInput } from './authoring-rules.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { quoted } from './bundle-paths.ts'
-
-/** A bundle file as a publish request gives it: exactly one of content, uploadId and sha256. */
-export interface PublishFileInput {
-  path: string
-  content?: string
-  contentEncoding?: 'utf8' | 'base64'
-  contentType?: string
-  uploadId?: string
-  sha256?: string
-}
+import type { PublishFileInput } from './publishing.schemas.ts'
 
 export type UploadState = { state: 'ready'; sha256: string } | { state: 'incomplete' } | { state: 'expired' }
 
@@ -33,17 +25,16 @@ export interface ContentReferences {
 }
 
 const SOURCES = ['content', 'uploadId', 'sha256'] as const
-const MAX_FIELDS = 100
 
 /**
  * The exactly-one rule, which JSON Schema would state only with an unreadable oneOf: every file has
  * exactly one of content, uploadId and sha256, and contentEncoding only with content.
  */
-export function assertOneSourceEach(files: PublishFileInput[]): void {
+function assertOneSourceEach(files: PublishFileInput[]): void {
   const fields: Record<string, string> = {}
   let count = 0
   for (const [i, file] of files.entries()) {
-    if (count >= MAX_FIELDS) break
+    if (count >= MAX_ERROR_FIELDS) break
     const given = SOURCES.filter((key) => file[key] !== undefined)
     if (given.length !== 1) {
       fields[`files[${i}]`] = given.length === 0
@@ -63,8 +54,8 @@ const isInline = (file: PublishFileInput): file is BundleFileInput => file.conte
 /** The files as the authoring rules take them: inline ones as they are, references resolved. */
 export async function resolveFiles(
   files: PublishFileInput[],
-  userId: string | null,
-  references: ContentReferences | null,
+  userId: string,
+  references: ContentReferences,
   blobRows: BlobsRepository,
   blobs: BlobStore,
 ): Promise<AnyFileInput[]> {
@@ -77,9 +68,7 @@ export async function resolveFiles(
 
   const uploadIds = unique(files.map((f) => f.uploadId))
   const hashes = unique(files.map((f) => f.sha256))
-  const [uploads, usable] = userId && references
-    ? await Promise.all([references.uploadsOf(userId, uploadIds), references.usableHashes(userId, hashes)])
-    : [new Map<string, UploadState>(), new Set<string>()]
+  const [uploads, usable] = await Promise.all([references.uploadsOf(userId, uploadIds), references.usableHashes(userId, hashes)])
   const uploadHashes = [...uploads.values()].flatMap((u) => (u.state === 'ready' ? [u.sha256] : []))
   const rows = await blobRows.findExisting(unique([...usable, ...uploadHashes]))
 

@@ -134,7 +134,7 @@ function findServiceWorkers(code: string, out: Finding[]): void {
  * Reads a JS string or template literal starting at `pos` (after optional whitespace). For a
  * template literal with substitutions, `value` is the static text before the first `${`.
  */
-export function readStringLiteral(text: string, pos: number): { value: string; end: number } | undefined {
+function readStringLiteral(text: string, pos: number): { value: string; end: number } | undefined {
   while (pos < text.length && isSpace(text.charCodeAt(pos))) pos++
   const quote = text[pos]
   if (quote !== '"' && quote !== "'" && quote !== '`') return undefined
@@ -178,7 +178,7 @@ const KEYWORDS_BEFORE_EXPRESSION = new Set(['return', 'typeof', 'instanceof', 'i
 const REGEX_AFTER = new Set([...'(,=:[!&|?{};+-*%<>~^'])
 
 /** Returns `source` with comments replaced by spaces (newlines kept, offsets unchanged). */
-export function stripJsComments(source: string): string {
+function stripJsComments(source: string): string {
   if (!source.includes('/')) return source
   const n = source.length
   const parts: string[] = []

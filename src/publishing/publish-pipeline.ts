@@ -2,26 +2,20 @@
  * Turns a request bundle into durable blobs and the rows that describe them, before any metadata
  * is written: resolve files given by upload or by hash to stored blobs, decode and check every
  * authoring rule (all violations at once), hash, precompress new blobs, write them atomically.
- * The caller then commits one metadata transaction through commit(), so a crash at any instant
- * leaves the whole version or none of it, and a failed publish removes the blobs it wrote.
+ * The caller then records the bundle in one metadata transaction of its own and tells the
+ * pipeline how that went: confirm() after a commit, abandon() after a failure (which removes the
+ * blobs this publish wrote). So a crash at any instant leaves the whole version or none of it.
  */
 import { createHash } from 'node:crypto'
-import type { BlobStore } from '../blobs/blob-store.ts'
-import type { BlobsTable } from '../db/types.ts'
-import { AppError, type PublishViolation } from '../core/errors.ts'
-import type { Principal } from '../auth/tokens.service.ts'
-import { checkBundle } from './authoring-rules.ts'
+import type { BlobStore, StoredFile } from '../blobs/blob-store.ts'
 import { blobRow, writeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { compressVariants, type Variants } from '../blobs/compression.ts'
-import { resolveFiles, type ContentReferences, type PublishFileInput } from './file-references.ts'
-
-export interface StoredFile {
-  path: string
-  hash: string
-  size: number
-  contentType: string
-}
+import { AppError, type PublishViolation } from '../core/errors.ts'
+import type { BlobsTable } from '../db/types.ts'
+import { checkBundle } from './authoring-rules.ts'
+import { resolveFiles, type ContentReferences } from './file-references.ts'
+import type { PublishFileInput } from './publishing.schemas.ts'
 
 /** A blob this publish wrote, kept in memory until the publish ends so it can be restored. */
 interface WrittenBlob {
@@ -40,20 +34,39 @@ export interface StoredBundle {
   newBlobBytes: number
 }
 
+export interface PublishPipelineOptions {
+  blobs: BlobStore
+  blobRows: BlobsRepository
+  /** Resolves files given by uploadId or sha256 (the uploads feature implements it). */
+  references: ContentReferences
+}
+
+/** Who publishes, and where on their site files may not go. */
+export interface PublishTarget {
+  /** The publishing user: files given by reference resolve only to bytes they may use. */
+  userId: string
+  /** The site's collections, whose reserved paths no file may take (RESERVED_PATH). */
+  collectionNames: readonly string[]
+}
+
 /** How many blobs are compressed and written at once. */
 const WRITE_CONCURRENCY = 4
 
 export class PublishPipeline {
-  constructor(
-    private readonly blobs: BlobStore,
-    private readonly blobRows: BlobsRepository,
-    /** Resolves files given by uploadId or sha256; without it (or a caller) they name nothing. */
-    private readonly references: ContentReferences | null = null,
-  ) {}
+  private readonly blobs: BlobStore
+  private readonly blobRows: BlobsRepository
+  private readonly references: ContentReferences
 
-  /** `collectionNames`: the site's collections, whose reserved paths no file may take. */
-  async store(input: PublishFileInput[], caller?: Principal, collectionNames: readonly string[] = []): Promise<StoredBundle> {
-    const check = checkBundle(await resolveFiles(input, caller?.userId ?? null, this.references, this.blobRows, this.blobs), undefined, collectionNames)
+  constructor(options: PublishPipelineOptions) {
+    this.blobs = options.blobs
+    this.blobRows = options.blobRows
+    this.references = options.references
+  }
+
+  /** Checks the bundle (PUBLISH_INVALID with every violation) and writes the blobs it lacks. */
+  async store(input: PublishFileInput[], target: PublishTarget): Promise<StoredBundle> {
+    const resolved = await resolveFiles(input, target.userId, this.references, this.blobRows, this.blobs)
+    const check = checkBundle(resolved, undefined, target.collectionNames)
     if (check.violations.length > 0) throw publishInvalid(check.violations)
 
     // Files given by reference are stored already: only inline bytes are hashed, and maybe written.
@@ -89,28 +102,25 @@ export class PublishPipeline {
   }
 
   /**
-   * Runs the metadata transaction that records the bundle. On failure, the blobs this publish
-   * wrote are removed again, so a failed publish leaves no bytes behind. Another publish of the
-   * same bytes may be relying on them at the same moment; both sides hold the bytes, so each
-   * repairs the other's move: the failing side deletes only blobs without a row and restores any
-   * whose row appeared meanwhile, and the succeeding side checks after its commit that its new
-   * blobs are there and rewrites any that are gone.
+   * After the metadata transaction that records the bundle committed: another publish of the same
+   * bytes may have failed meanwhile and removed blobs this one wrote (see abandon), so each new
+   * blob is checked and rewritten if it is gone.
    */
-  async commit<T>(bundle: StoredBundle, record: () => Promise<T>): Promise<T> {
-    let result: T
-    try {
-      result = await record()
-    } catch (error) {
-      await this.discard(bundle.written)
-      throw error
-    }
+  async confirm(bundle: StoredBundle): Promise<void> {
     for (const blob of bundle.written) {
       if (!(await this.blobs.has(blob.row.hash))) await writeBlob(this.blobs, blob.row.hash, blob.bytes, blob.variants)
     }
-    return result
   }
 
-  private async discard(written: WrittenBlob[]): Promise<void> {
+  /**
+   * After the metadata transaction failed: the blobs this publish wrote are removed again, so a
+   * failed publish leaves no bytes behind. Another publish of the same bytes may be relying on
+   * them at the same moment; both sides hold the bytes, so each repairs the other's move: this
+   * side deletes only blobs without a row and restores any whose row appeared meanwhile, and the
+   * succeeding side rewrites any that are gone in confirm().
+   */
+  async abandon(bundle: StoredBundle): Promise<void> {
+    const written = bundle.written
     if (written.length === 0) return
     const hashes = written.map((w) => w.row.hash)
     const kept = await this.blobRows.findExisting(hashes)

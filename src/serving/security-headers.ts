@@ -2,6 +2,7 @@
  * Response headers shared by every site response, content-type helpers and the built-in pages
  * (404/400/405/500). Everything here is computed once at module load.
  */
+import { escapeHtml } from '../core/html.ts'
 
 /**
  * Enforces Plinth's authoring rules in the browser: no external scripts or styles, no frames,
@@ -29,66 +30,11 @@ export const CACHE_REVALIDATE = 'public, max-age=0, must-revalidate'
 /** Sent on preview hosts and on built-in pages. */
 export const NOINDEX_HEADERS: readonly string[] = Object.freeze(['X-Robots-Tag', 'noindex'])
 
-const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/
-
-const CHARSET_TYPES = new Set([
-  'application/javascript',
-  'application/ecmascript',
-  'application/json',
-  'application/xml',
-  'application/manifest+json',
-  'application/ld+json',
-  'application/geo+json',
-  'application/xhtml+xml',
-  'application/rss+xml',
-  'application/atom+xml',
-  'image/svg+xml',
-])
-
-const COMPRESSIBLE_TYPES = new Set([
-  'application/wasm',
-  'application/vnd.ms-fontobject',
-  'application/x-font-ttf',
-  'font/ttf',
-  'font/otf',
-  'font/collection',
-  'image/bmp',
-  'image/vnd.microsoft.icon',
-  'image/x-icon',
-])
-
-/** The bare media type, lowercased, or application/octet-stream when it is not a valid type. */
-export function bareMediaType(contentType: string): string {
-  const semi = contentType.indexOf(';')
-  const bare = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase()
-  return MEDIA_TYPE.test(bare) ? bare : 'application/octet-stream'
-}
-
-function isTextual(bare: string): boolean {
-  return bare.startsWith('text/') || CHARSET_TYPES.has(bare) || bare.endsWith('+xml') || bare.endsWith('+json')
-}
-
-/** Content-Type header value: text, JS, JSON, SVG and XML types get `; charset=utf-8`. */
-export function contentTypeHeader(contentType: string): string {
-  const bare = bareMediaType(contentType)
-  return isTextual(bare) ? `${bare}; charset=utf-8` : bare
-}
-
-/** Whether responses of this type may be compressed (so they carry `Vary: Accept-Encoding`). */
-export function isCompressibleType(contentType: string): boolean {
-  const bare = bareMediaType(contentType)
-  return isTextual(bare) || COMPRESSIBLE_TYPES.has(bare)
-}
-
 export interface BuiltinPage {
   status: number
   body: Buffer
   /** Complete header list for res.writeHead (Content-Length matches body). */
   headers: readonly string[]
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 }
 
 function htmlPage(title: string, message: string): string {

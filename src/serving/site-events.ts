@@ -2,9 +2,16 @@ import { randomUUID } from 'node:crypto'
 import pg from 'pg'
 import { sql } from 'kysely'
 import type { Db } from '../db/connect.ts'
-import type { SiteEvents } from '../websites/websites.service.ts'
 
 const CHANNEL = 'plinth_site_changed'
+
+/**
+ * Told whenever what a slug serves changes (a publish, a promotion, an entry or collection
+ * edit), so that every serving cache, here and on other instances, drops what it holds for it.
+ */
+export interface SiteEvents {
+  siteChanged(slug: string): Promise<void>
+}
 
 export interface SiteEventBus extends SiteEvents {
   close(): Promise<void>

@@ -15,7 +15,8 @@ import {
   type BuiltinPage,
 } from './security-headers.ts'
 import { BlobCache, ManifestCache } from './site-cache.ts'
-import { hostName, parseSiteHost, siteLabel, type SiteHost } from './site-host.ts'
+import { siteLabel } from '../core/site-address.ts'
+import { hostName, parseSiteHost, type SiteHost } from './site-host.ts'
 import type { SiteLookup } from './site-lookup.ts'
 import {
   BAD_PATH,
@@ -114,7 +115,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     const hit = hosts.get(host)
     if (hit !== undefined) return hit
     const site = parseSiteHost(host, siteDomain)
-    const entry = site === null || serviceHosts.has(hostName(host) ?? '') ? null : { label: siteLabel(site), site }
+    const entry = site === null || serviceHosts.has(hostName(host) ?? '') ? null : { label: siteLabel(site.slug, site.version), site }
     if (hosts.size >= HOST_MEMO_LIMIT) hosts.clear()
     hosts.set(host, entry)
     return entry

@@ -2,15 +2,10 @@
  * Host header parsing for site requests: `{slug}.{siteDomain}` is the live site and
  * `{slug}--v{n}.{siteDomain}` the preview of version n. Ports are ignored on both sides.
  */
+import { parseSiteLabel, type SiteLabel } from '../core/site-address.ts'
 
-export interface SiteHost {
-  readonly slug: string
-  /** Preview version number, null for the live site. */
-  readonly version: number | null
-}
-
-const SLUG = /^[a-z][a-z0-9-]*$/
-const VERSION_SUFFIX = /^v[1-9][0-9]{0,8}$/
+/** A site host: the live site (version null) or the preview of one version. */
+export type SiteHost = SiteLabel
 
 /** The host name of a Host value (lowercased, port and one trailing dot removed); null when malformed. */
 export function hostName(host: string): string | null {
@@ -30,27 +25,6 @@ export function hostName(host: string): string | null {
   }
   if (name.endsWith('.')) name = name.slice(0, -1)
   return name === '' ? null : name
-}
-
-/** Parses a host label: `slug` or `slug--v{n}`. */
-export function parseSiteLabel(label: string): SiteHost | null {
-  if (label.length < 3 || label.length > 64) return null
-  const dashes = label.indexOf('--')
-  let slug = label
-  let version: number | null = null
-  if (dashes !== -1) {
-    slug = label.slice(0, dashes)
-    const suffix = label.slice(dashes + 2)
-    if (!VERSION_SUFFIX.test(suffix)) return null
-    version = Number(suffix.slice(1))
-  }
-  if (slug.length < 3 || slug.length > 50 || !SLUG.test(slug)) return null
-  return { slug, version }
-}
-
-/** The canonical host label of a site host: `slug` or `slug--v{n}`. */
-export function siteLabel(site: SiteHost): string {
-  return site.version === null ? site.slug : `${site.slug}--v${site.version}`
 }
 
 /**

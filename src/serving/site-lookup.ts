@@ -3,15 +3,10 @@
  * database; the serving module only depends on this interface.
  */
 
-export interface ServedFile {
-  /** Path inside the site, without a leading slash: `index.html`, `about/index.html`. */
-  path: string
-  /** SHA-256 hex of the identity bytes: the blob name. */
-  hash: string
-  /** Byte length of the identity bytes. */
-  size: number
-  /** Bare media type, e.g. `text/html` (no parameters). */
-  contentType: string
+import type { StoredFile } from '../blobs/blob-store.ts'
+
+/** A file of a served version, with the precompressed variants its blob has. */
+export interface ServedFile extends StoredFile {
   /** Byte length of the precompressed brotli variant, null when there is none. */
   brSize: number | null
   /** Byte length of the precompressed gzip variant, null when there is none. */

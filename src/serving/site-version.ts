@@ -3,13 +3,12 @@
  * lists built once on first use and then reused for every response.
  */
 import { SHA256_HEX, type BlobEncoding } from '../blobs/blob-store.ts'
+import { contentTypeHeader, isCompressible } from '../core/media-types.ts'
 import type { ServedEncoding } from './http-conditionals.ts'
 import {
   CACHE_REVALIDATE,
   NOINDEX_HEADERS,
   SITE_SECURITY_HEADERS,
-  contentTypeHeader,
-  isCompressibleType,
 } from './security-headers.ts'
 import type { ServedFile, ServedVersion } from './site-lookup.ts'
 
@@ -75,7 +74,7 @@ function prepareFile(file: ServedFile): PreparedFile | null {
   return {
     path: file.path,
     contentType: contentTypeHeader(contentType),
-    vary: br !== null || gzip !== null || isCompressibleType(contentType),
+    vary: br !== null || gzip !== null || isCompressible(contentType),
     identity: variant(file.hash, 'identity', file.size),
     br,
     gzip,

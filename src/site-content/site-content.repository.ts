@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { AssetRow, CollectionRow, Database, EntryRow } from '../db/types.ts'
+import type { CollectionRow, Database, EntryRow } from '../db/types.ts'
 
 /** Read-only queries behind the content pages of a published site. One query per method. */
 export class SiteContentRepository {
@@ -72,9 +72,5 @@ export class SiteContentRepository {
       .where('entries.published_at', '>', now)
       .executeTakeFirst()
     return (row?.next as string | null | undefined) ?? null
-  }
-
-  asset(websiteId: string, hash: string): Promise<AssetRow | undefined> {
-    return this.db.selectFrom('assets').selectAll().where('website_id', '=', websiteId).where('hash', '=', hash).orderBy('created_at').limit(1).executeTakeFirst()
   }
 }

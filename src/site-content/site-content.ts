@@ -17,9 +17,11 @@ import type { ContentFallback, ContentResponder } from '../serving/site-handler.
 import { CACHE_REVALIDATE, NOINDEX_HEADERS, SITE_SECURITY_HEADERS } from '../serving/security-headers.ts'
 import { etagMatches } from '../serving/http-conditionals.ts'
 import type { PreparedVersion } from '../serving/site-version.ts'
-import { SiteContentRepository } from './site-content.repository.ts'
+import type { AssetsRepository } from '../images/assets.repository.ts'
+import type { SiteContentRepository } from './site-content.repository.ts'
 import { RenderedPageRefused, SitePages, parseRoute, type ContentRoute } from './site-pages.ts'
-import { SiteTemplates, TEMPLATE_DIR, TemplateFailure, escapeHtml } from './site-templates.ts'
+import { SiteTemplates, TEMPLATE_DIR, TemplateFailure } from './site-templates.ts'
+import { escapeHtml } from '../core/html.ts'
 
 /** Library images never change under their hash. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'
@@ -36,6 +38,8 @@ interface CachedResponse {
 
 export interface SiteContentOptions {
   repo: SiteContentRepository
+  /** The image library: `/_assets/{hash}.{ext}` serves a site's library images. */
+  assets: AssetsRepository
   blobs: BlobStore
   /** Scheme of site URLs (feeds and sitemap hold absolute URLs). */
   scheme: 'http' | 'https'
@@ -78,7 +82,7 @@ export class SiteContent implements ContentResponder {
   private readonly templates = new LRUCache<string, Promise<SiteTemplates>>({ max: 500 })
 
   constructor(private readonly options: SiteContentOptions) {
-    this.pages = new SitePages(options.repo)
+    this.pages = new SitePages(options.repo, options.assets)
     this.cache = new LRUCache({ maxSize: options.cacheBytes ?? 64 * 1024 * 1024, sizeCalculation: (r) => r.body.length + 256 })
   }
 

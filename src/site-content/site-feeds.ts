@@ -1,5 +1,5 @@
 /** The generated machine-readable files of a site: per-collection JSON Feed 1.1 and Atom, and sitemap.xml. */
-import { escapeHtml } from './site-templates.ts'
+import { escapeHtml } from '../core/html.ts'
 
 export interface FeedEntry {
   /** Absolute URL of the entry page. */

@@ -6,15 +6,16 @@
 import type { CollectionRow, EntryRow } from '../db/types.ts'
 import type { PublishViolation } from '../core/errors.ts'
 import { scanMarkup } from '../publishing/html-rules.ts'
-import { EXT_OF } from '../images/asset-library.ts'
-import type { Field } from '../content/content.schemas.ts'
+import type { AssetsRepository } from '../images/assets.repository.ts'
+import { imageExtension } from '../images/image-type.ts'
+import { COLLECTION_NAME_PATTERN, ENTRY_SLUG_PATTERN, parseFields, type Field } from '../content/content.schemas.ts'
 import { atomFeed, jsonFeed, sitemap, type FeedEntry } from './site-feeds.ts'
 import type { SiteContentRepository } from './site-content.repository.ts'
 import { DEFAULT_ENTRY_TEMPLATE, DEFAULT_LIST_TEMPLATE, SafeHtml, templateValue, type SiteTemplates } from './site-templates.ts'
 
-export const PAGE_SIZE = 20
-export const FEED_SIZE = 50
-export const MAX_PAGE = 10_000
+const PAGE_SIZE = 20
+const FEED_SIZE = 50
+const MAX_PAGE = 10_000
 const SITEMAP_LIMIT = 50_000
 
 export type ContentRoute =
@@ -24,8 +25,10 @@ export type ContentRoute =
   | { kind: 'sitemap' }
   | { kind: 'asset'; hash: string; ext: string }
 
-const ENTRY = /^\/([a-z][a-z0-9]{1,39})-([a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?)$/
-const COLLECTION = /^\/([a-z][a-z0-9]{1,39})(\.json|\.xml)?$/
+/** A JSON Schema pattern's body, to build a larger expression from it. */
+const inner = (pattern: string): string => pattern.replace(/^\^/, '').replace(/\$$/, '')
+const ENTRY = new RegExp(`^/(${inner(COLLECTION_NAME_PATTERN)})-(${inner(ENTRY_SLUG_PATTERN)})$`)
+const COLLECTION = new RegExp(`^/(${inner(COLLECTION_NAME_PATTERN)})(\\.json|\\.xml)?$`)
 const ASSET = /^\/_assets\/([0-9a-f]{64})\.([a-z0-9]{1,5})$/
 const PAGE = /^[1-9][0-9]{0,4}$/
 
@@ -73,8 +76,6 @@ interface Site {
   files: Iterable<string>
 }
 
-const parseFields = (row: CollectionRow): Field[] => JSON.parse(row.fields) as Field[]
-
 function titleField(fields: Field[]): string | null {
   const texts = fields.filter((f) => f.type === 'text')
   return (texts.find((f) => f.name === 'title') ?? texts[0])?.name ?? null
@@ -108,7 +109,10 @@ function checked(html: string, template: string, path: string): Buffer {
 }
 
 export class SitePages {
-  constructor(private readonly repo: SiteContentRepository) {}
+  constructor(
+    private readonly repo: SiteContentRepository,
+    private readonly assets: AssetsRepository,
+  ) {}
 
   /** When the next scheduled entry goes live (ms since epoch), Infinity when none is scheduled. */
   async validUntil(websiteId: string, now: string): Promise<number> {
@@ -120,7 +124,7 @@ export class SitePages {
     if (route.kind === 'sitemap') return this.sitemap(site, now)
     const row = await this.repo.collection(site.websiteId, route.collection)
     if (!row) return null
-    const fields = parseFields(row)
+    const fields = parseFields(row.fields)
     const collection = collectionContext(site, row, fields)
     const siteContext = { slug: site.slug, url: site.origin }
     if (route.kind === 'entry') {
@@ -172,8 +176,8 @@ export class SitePages {
 
   /** A library image of this website, when the URL's extension is the one its library URL has. */
   async asset(websiteId: string, hash: string, ext: string): Promise<{ hash: string; contentType: string; size: number } | null> {
-    const row = await this.repo.asset(websiteId, hash)
-    if (!row || (EXT_OF[row.content_type] ?? 'bin') !== ext) return null
+    const row = await this.assets.findByHash(websiteId, hash)
+    if (!row || imageExtension(row.content_type) !== ext) return null
     return { hash: row.hash, contentType: row.content_type, size: Number(row.size) }
   }
 }

@@ -6,6 +6,7 @@
  * HTML-escaped unless it is rich text, which is stored already sanitized and passed as SafeHtml.
  */
 import { Drop, Liquid } from 'liquidjs'
+import { escapeHtml } from '../core/html.ts'
 import type { Field } from '../content/content.schemas.ts'
 
 export const TEMPLATE_DIR = '_templates/'
@@ -23,8 +24,6 @@ export class SafeHtml extends Drop {
   }
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!)
 
 function escapeUnlessSafe(value: unknown): string {
   if (value instanceof SafeHtml) return value.html

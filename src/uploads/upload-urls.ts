@@ -6,9 +6,6 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
-/** How long an upload URL accepts its PUT. */
-export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000
-
 const EXPIRES_SHAPE = /^\d{1,12}$/
 const SIGNATURE_SHAPE = /^[A-Za-z0-9_-]{43}$/
 

@@ -3,9 +3,9 @@ import { Type } from 'typebox'
 import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
 import { ref } from '../core/schemas.ts'
 import { principalOf } from '../auth/auth.http.ts'
-import { UPLOAD_URL_LIFETIME_MS } from './upload-urls.ts'
+import { MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS, formatSize } from '../core/limits.ts'
 import type { UploadBody, UploadsService } from './uploads.service.ts'
-import { CreateUploadsRequestSchema, CreateUploadsResultSchema, MAX_UPLOAD_BYTES, UploadContentResultSchema, UploadIdParam } from './uploads.schemas.ts'
+import { CreateUploadsRequestSchema, CreateUploadsResultSchema, UploadContentResultSchema, UploadIdParam } from './uploads.schemas.ts'
 
 const tags = ['Uploads']
 const minutes = UPLOAD_URL_LIFETIME_MS / 60_000
@@ -17,7 +17,7 @@ export function uploadsRoutes(uploads: UploadsService): FastifyPluginAsyncTypebo
       schema: {
         operationId: 'createUploads', tags, security: [{ bearerAuth: [] }],
         summary: 'Reserve uploads for files too large to inline',
-        description: `Reserves 1 to 40 files of up to 2 MiB each. For each, PUT exactly \`size\` bytes to \`uploadUrl\` within ${minutes} minutes (no bearer token: the URL is signed), then give the \`uploadId\` as a bundle file's \`uploadId\` in createWebsite or createWebsiteVersion, or to importAsset, within 24 hours. Limits and authoring rules apply to uploaded files exactly as to inline ones.`,
+        description: `Reserves 1 to ${MAX_UPLOADS_PER_REQUEST} files of up to ${formatSize(MAX_UPLOAD_BYTES)} each. For each, PUT exactly \`size\` bytes to \`uploadUrl\` within ${minutes} minutes (no bearer token: the URL is signed), then give the \`uploadId\` as a bundle file's \`uploadId\` in createWebsite or createWebsiteVersion, or to importAsset, within ${UPLOAD_RETENTION_MS / 3_600_000} hours. Limits and authoring rules apply to uploaded files exactly as to inline ones.`,
         body: ref(CreateUploadsRequestSchema),
         response: { 201: ref(CreateUploadsResultSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS]) },
       },

@@ -1,11 +1,7 @@
 import { Type, type Static } from 'typebox'
 import { Timestamp, ref } from '../core/schemas.ts'
-import { BUNDLE_LIMITS } from '../publishing/authoring-rules.ts'
-import { CONTENT_TYPE_PATTERN } from '../websites/websites.schemas.ts'
-
-/** An upload holds one bundle file, so it has the same size limit. */
-export const MAX_UPLOAD_BYTES = BUNDLE_LIMITS.maxFileBytes
-export const MAX_UPLOADS_PER_REQUEST = BUNDLE_LIMITS.maxFiles
+import { MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_URL_LIFETIME_MS, formatSize } from '../core/limits.ts'
+import { CONTENT_TYPE_PATTERN } from '../core/media-types.ts'
 
 export const UploadIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Upload id (upl_...).' })
 
@@ -16,7 +12,7 @@ export const CreateUploadsRequestSchema = Type.Object(
         {
           filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f/\\\\]+$', description: 'Name of the file, without folders; kept for importAsset and used to pick the type when contentType is omitted.' })),
           contentType: Type.Optional(Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type of the bytes.' })),
-          size: Type.Integer({ minimum: 1, maximum: MAX_UPLOAD_BYTES, description: `Exact size in bytes, 1 to ${MAX_UPLOAD_BYTES} (2 MiB). The PUT must send exactly this many.` }),
+          size: Type.Integer({ minimum: 1, maximum: MAX_UPLOAD_BYTES, description: `Exact size in bytes, 1 to ${MAX_UPLOAD_BYTES} (${formatSize(MAX_UPLOAD_BYTES)}). The PUT must send exactly this many.` }),
         },
         { additionalProperties: false },
       ),
@@ -26,7 +22,7 @@ export const CreateUploadsRequestSchema = Type.Object(
   { $id: 'CreateUploadsRequest', additionalProperties: false },
 )
 
-export const UploadSchema = Type.Object(
+const UploadSchema = Type.Object(
   {
     uploadId: Type.String({ description: 'Use it as the uploadId of a bundle file (createWebsite, createWebsiteVersion) or in importAsset once the bytes are PUT.' }),
     uploadUrl: Type.String({ format: 'uri', description: 'Where to PUT the bytes, without a bearer token: the signature in the URL is the credential.' }),
@@ -35,7 +31,7 @@ export const UploadSchema = Type.Object(
     expiresAt: Timestamp,
     size: Type.Integer({ description: 'The number of bytes the PUT must send.' }),
   },
-  { $id: 'Upload', description: 'A reserved upload: PUT the bytes to uploadUrl before expiresAt (15 minutes).' },
+  { $id: 'Upload', description: `A reserved upload: PUT the bytes to uploadUrl before expiresAt (${UPLOAD_URL_LIFETIME_MS / 60_000} minutes).` },
 )
 
 export const CreateUploadsResultSchema = Type.Object(

@@ -7,7 +7,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { BlobStore } from '../blobs/blob-store.ts'
-import type { Config } from '../config.ts'
 import type { UploadRow } from '../db/types.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
@@ -16,12 +15,11 @@ import { contentTypeFor } from '../publishing/authoring-rules.ts'
 import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import type { ContentReferences, UploadState } from '../publishing/file-references.ts'
-import { UPLOAD_URL_LIFETIME_MS, checkUploadUrl, signedUploadUrl } from './upload-urls.ts'
+import { checkUploadUrl, signedUploadUrl } from './upload-urls.ts'
+import { MAX_UPLOAD_BYTES, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS, formatSize } from '../core/limits.ts'
 import type { UploadsRepository } from './uploads.repository.ts'
 import type { CreateUploadsRequest, CreateUploadsResult, UploadContentResult } from './uploads.schemas.ts'
 
-/** How long a completed upload may be used (in publishes and asset imports) after its bytes arrive. */
-export const UPLOAD_RETENTION_MS = 24 * 60 * 60 * 1000
 const SIGNING_KEY = 'upload_url_key'
 
 /** The body of an upload PUT: its declared length (when sent) and its bytes as they arrive. */
@@ -39,12 +37,18 @@ export interface UploadedFile {
 export class UploadsService implements ContentReferences {
   private key: Promise<Buffer> | null = null
 
-  constructor(
-    private readonly config: Config,
-    private readonly repo: UploadsRepository,
-    private readonly blobs: BlobStore,
-    private readonly blobRows: BlobsRepository,
-  ) {}
+  private readonly baseUrl: string
+  private readonly repo: UploadsRepository
+  private readonly blobs: BlobStore
+  private readonly blobRows: BlobsRepository
+
+  /** `baseUrl`: the API origin that signed upload URLs point at. */
+  constructor(options: { baseUrl: string; repo: UploadsRepository; blobs: BlobStore; blobRows: BlobsRepository }) {
+    this.baseUrl = options.baseUrl
+    this.repo = options.repo
+    this.blobs = options.blobs
+    this.blobRows = options.blobRows
+  }
 
   async create(principal: Principal, input: CreateUploadsRequest): Promise<CreateUploadsResult> {
     const now = Date.now()
@@ -69,7 +73,7 @@ export class UploadsService implements ContentReferences {
     return {
       uploads: rows.map((row) => ({
         uploadId: row.id,
-        uploadUrl: signedUploadUrl(this.config.baseUrl, key, row.id, expiresAtMs),
+        uploadUrl: signedUploadUrl(this.baseUrl, key, row.id, expiresAtMs),
         method: 'PUT' as const,
         headers: (row.content_type ? { 'Content-Type': row.content_type } : {}) as Record<string, string>,
         expiresAt,
@@ -82,7 +86,7 @@ export class UploadsService implements ContentReferences {
   async receive(uploadId: string, query: { expires?: string; signature?: string }, body: UploadBody): Promise<UploadContentResult> {
     const url = checkUploadUrl(await this.signingKey(), uploadId, query.expires, query.signature, Date.now())
     if (!url.ok && url.reason === 'expired') {
-      throw new AppError('UPLOAD_URL_EXPIRED', 'This upload URL has expired (upload URLs last 15 minutes): reserve a new upload with createUploads and PUT the bytes to its URL.')
+      throw new AppError('UPLOAD_URL_EXPIRED', `This upload URL has expired (upload URLs last ${UPLOAD_URL_LIFETIME_MS / 60_000} minutes): reserve a new upload with createUploads and PUT the bytes to its URL.`)
     }
     if (!url.ok) throw new AppError('UPLOAD_URL_INVALID', 'This upload URL is not valid: use the uploadUrl returned by createUploads exactly as given, query string included.')
     const upload = await this.repo.find(uploadId)
@@ -167,7 +171,7 @@ const uploadCompleted = () =>
   new AppError('UPLOAD_COMPLETED', 'The bytes of this upload were already received; an upload is written once. Reserve a new upload to send other bytes.')
 
 const tooLarge = (size: number, sent: number) =>
-  new AppError('PAYLOAD_TOO_LARGE', `This upload was reserved for exactly ${size} bytes, but the body is larger (at least ${sent} bytes). Reserve an upload with the file's exact size (at most 2 MiB).`)
+  new AppError('PAYLOAD_TOO_LARGE', `This upload was reserved for exactly ${size} bytes, but the body is larger (at least ${sent} bytes). Reserve an upload with the file's exact size (at most ${formatSize(MAX_UPLOAD_BYTES)}).`)
 
 const wrongSize = (size: number, sent: number) =>
   new AppError('BAD_REQUEST', `This upload was reserved for exactly ${size} bytes, but the body has ${sent}. Send the whole file, or reserve an upload with the file's exact size.`)

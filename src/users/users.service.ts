@@ -6,9 +6,9 @@ import { hashPassword } from '../auth/passwords.ts'
 import type { UsersRepository } from './users.repository.ts'
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-export const MIN_PASSWORD_LENGTH = 8
+const MIN_PASSWORD_LENGTH = 8
 
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
+const normalizeEmail = (email: string): string => email.trim().toLowerCase()
 
 export class UsersService {
   constructor(private readonly users: UsersRepository) {}

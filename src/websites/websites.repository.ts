@@ -1,10 +1,12 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
+import { visibleWebsites, type Executor } from '../db/access.ts'
+import type { MemberRole, Role } from '../core/enums.ts'
 import type { Database, VersionFileRow, VersionRow, WebsiteRow } from '../db/types.ts'
 
-export type Executor = Kysely<Database> | Transaction<Database>
+export type { Executor }
 
 export interface VisibleWebsite extends WebsiteRow {
-  role: 'owner' | 'editor'
+  role: Role
   owner_name: string | null
 }
 
@@ -22,17 +24,11 @@ export class WebsitesRepository {
 
   /** Websites the user owns or edits, with the caller's role: the base of every visibility check. */
   private visible(userId: string) {
-    return this.db
-      .selectFrom('websites')
+    return visibleWebsites(this.db, userId)
       .innerJoin('users as owner', 'owner.id', 'websites.owner_id')
-      .leftJoin('website_members as member', (join) =>
-        join.onRef('member.website_id', '=', 'websites.id').on('member.user_id', '=', userId),
-      )
-      .where((eb) => eb.or([eb('websites.owner_id', '=', userId), eb('member.user_id', '=', userId)]))
-      .where('websites.status', '!=', 'deleted')
       .selectAll('websites')
       .select((eb) => [
-        eb.case().when('websites.owner_id', '=', userId).then(sql.lit('owner')).else(sql.lit('editor')).end().$castTo<'owner' | 'editor'>().as('role'),
+        eb.case().when('websites.owner_id', '=', userId).then(sql.lit('owner')).else(sql.lit('editor')).end().$castTo<Role>().as('role'),
         eb.fn.coalesce('owner.name', 'owner.email').as('owner_name'),
       ])
   }
@@ -123,14 +119,9 @@ export class WebsitesRepository {
 
   /** A job (version) with its website, if the user owns or edits that website. */
   findVisibleJob(userId: string, jobId: string): Promise<(VersionRow & { slug: string; current_version_id: string | null }) | undefined> {
-    return this.db
-      .selectFrom('versions')
-      .innerJoin('websites', 'websites.id', 'versions.website_id')
-      .leftJoin('website_members as member', (join) =>
-        join.onRef('member.website_id', '=', 'websites.id').on('member.user_id', '=', userId),
-      )
+    return visibleWebsites(this.db, userId)
+      .innerJoin('versions', 'versions.website_id', 'websites.id')
       .where('versions.id', '=', jobId)
-      .where((eb) => eb.or([eb('websites.owner_id', '=', userId), eb('member.user_id', '=', userId)]))
       .selectAll('versions')
       .select(['websites.slug', 'websites.current_version_id'])
       .executeTakeFirst()
@@ -161,7 +152,7 @@ export class WebsitesRepository {
     return trx.updateTable('users').set((eb) => ({ name: eb.ref('name') })).where('id', '=', userId).execute()
   }
 
-  upsertMember(websiteId: string, userId: string, role: 'editor', at: string): Promise<unknown> {
+  upsertMember(websiteId: string, userId: string, role: MemberRole, at: string): Promise<unknown> {
     return this.db
       .insertInto('website_members')
       .values({ website_id: websiteId, user_id: userId, role, created_at: at })

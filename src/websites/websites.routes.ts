@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
+import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { principalOf } from '../auth/auth.http.ts'
 import { rateLimitHeaders } from './publish-rate-limit.ts'
@@ -22,7 +23,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
       schema: {
         operationId: 'listWebsites', tags, security,
         summary: 'List the websites you own or edit',
-        description: 'Up to 50 websites, most recently updated first, with your role on each and the account limits.',
+        description: `Up to ${WEBSITE_LIST_LIMIT} websites, most recently updated first, with your role on each and the account limits.`,
         response: { 200: ref(WebsiteListSchema), ...errorResponses(AUTH_ERRORS) },
       },
     }, (request) => websites.list(principalOf(request)))

@@ -1,38 +1,18 @@
 import { Type, type Static } from 'typebox'
+import { CATEGORIES, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
+import { BUNDLE_LIMITS, formatSize } from '../core/limits.ts'
 import { JobStatusSchema, Nullable, Timestamp, ref } from '../core/schemas.ts'
+import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
+import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 
-export const CATEGORIES = ['real_estate', 'restaurant', 'service', 'portfolio', 'event', 'resume', 'other'] as const
-
-export const SLUG_PATTERN = '^[a-z][a-z0-9-]*$'
-/** A MIME type with optional parameters, as accepted in a contentType override. */
-export const CONTENT_TYPE_PATTERN = '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+(\\s*;.*)?$'
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Website id (web_...).' })
 export const VersionIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Version id (job_...).' })
 export const JobIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Job id (job_...), also the id of the version the job produced.' })
 export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: 120, description: 'A site name or draft slug.' })
 
-export const PublishFileSchema = Type.Object(
-  {
-    path: Type.String({ minLength: 1, maxLength: 1024, description: 'Relative path within the bundle, e.g. `index.html`, `assets/site.css`, `images/logo.png`.' }),
-    content: Type.Optional(Type.String({ description: 'UTF-8 text by default; base64 text when contentEncoding is `base64`.' })),
-    // No schema default: it would be filled in on files given by uploadId or sha256 too.
-    contentEncoding: Type.Optional(Type.Enum(['utf8', 'base64'], { description: 'How content is encoded: `utf8` (the default) or `base64` (for images and other binaries). Only with content.' })),
-    contentType: Type.Optional(
-      Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type override; inferred from the extension when omitted.' }),
-    ),
-    uploadId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The file is the bytes PUT to this upload (`upl_...`, from createUploads) instead of content. The upload must be yours, complete and unexpired.' })),
-    sha256: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The file is the bytes with this SHA-256 (lowercase hex) that you have already published (in a version of a site you own or edit) or uploaded, instead of content. Unknown hashes are refused with PUBLISH_INVALID / UNKNOWN_HASH.' })),
-  },
-  {
-    $id: 'PublishFile',
-    additionalProperties: false,
-    description: 'One bundle file. Give exactly one of content, uploadId and sha256 (contentEncoding only with content); otherwise the request is refused with VALIDATION_FAILED naming `files[i]`. Files given by uploadId or sha256 are checked against every limit and authoring rule exactly like inline ones.',
-  },
-)
-
 const filesField = Type.Array(ref(PublishFileSchema), {
   minItems: 1,
-  description: 'The complete site bundle: 1 to 40 files (more is rejected with PUBLISH_INVALID / TOO_MANY_FILES), at most 2 MiB each and 8 MiB in all once decoded, at most 15 HTML pages, `index.html` required.',
+  description: `The complete site bundle: 1 to ${BUNDLE_LIMITS.maxFiles} files (more is rejected with PUBLISH_INVALID / TOO_MANY_FILES), at most ${formatSize(BUNDLE_LIMITS.maxFileBytes)} each and ${formatSize(BUNDLE_LIMITS.maxBundleBytes)} in all once decoded, at most ${BUNDLE_LIMITS.maxHtmlPages} HTML pages, \`index.html\` required.`,
 })
 
 export const PublishWebsiteRequestSchema = Type.Object(
@@ -42,8 +22,8 @@ export const PublishWebsiteRequestSchema = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 5000 })),
     slug: Type.Optional(
       Type.String({
-        minLength: 3,
-        maxLength: 50,
+        minLength: SLUG_MIN,
+        maxLength: SLUG_MAX,
         pattern: SLUG_PATTERN,
         description: 'Preferred subdomain. When given and taken, the request fails with 409 SLUG_TAKEN (naming a free suggestion); when omitted, a slug is derived from name and suffixed until free.',
       }),
@@ -87,7 +67,7 @@ export const PublishVersionResultSchema = Type.Object(
   { $id: 'PublishVersionResult' },
 )
 
-export const VersionFileSchema = Type.Object(
+const VersionFileSchema = Type.Object(
   {
     originalName: Type.String({ description: 'Path within the bundle.' }),
     contentType: Nullable(Type.String()),
@@ -101,7 +81,7 @@ const versionProperties = {
   id: Type.String(),
   jobId: Type.String({ description: 'Same value as id.' }),
   version: Type.Integer(),
-  kind: Type.Enum(['initial', 'refinement']),
+  kind: Type.Enum(VERSION_KINDS),
   status: ref(JobStatusSchema),
   instruction: Type.Optional(Type.String({ description: 'The changelog message that produced the version.' })),
   files: Type.Array(ref(VersionFileSchema)),
@@ -118,8 +98,8 @@ const SubscriptionSchema = Nullable(
   Type.Object({ status: Type.String(), renewsAt: Nullable(Type.String()), endsAt: Nullable(Type.String()) }),
 )
 
-const websiteStatus = Type.Enum(['active', 'draft', 'deleted'])
-const role = Type.Enum(['owner', 'editor'], { description: "The caller's relationship to the site." })
+const websiteStatus = Type.Enum(WEBSITE_STATUSES)
+const role = Type.Enum(ROLES, { description: "The caller's relationship to the site." })
 
 export const WebsiteSummarySchema = Type.Object(
   {
@@ -239,7 +219,6 @@ export const WEBSITE_SCHEMAS = [
   ApiIndexSchema,
 ]
 
-export type PublishFile = Static<typeof PublishFileSchema>
 export type PublishWebsiteRequest = Static<typeof PublishWebsiteRequestSchema>
 export type PublishWebsiteResult = Static<typeof PublishWebsiteResultSchema>
 export type PublishVersionRequest = Static<typeof PublishVersionRequestSchema>

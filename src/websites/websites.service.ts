@@ -1,4 +1,5 @@
-import { pageUrlFor, type Config } from '../config.ts'
+import type { Config } from '../config.ts'
+import { pageUrlFor } from '../core/site-address.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { VersionRow } from '../db/types.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
@@ -6,6 +7,7 @@ import { newId, nowIso, randomBase62 } from '../core/ids.ts'
 import type { Principal } from '../auth/tokens.service.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
+import type { SiteEvents } from '../serving/site-events.ts'
 import type { PublishRateLimiter, RateLimitState } from './publish-rate-limit.ts'
 import { RESERVED_SLUGS, SLUG_MAX, firstFreeSlug, normalizeSlug, slugBase, slugProblem } from '../core/site-address.ts'
 import type { Executor, VisibleWebsite, WebsitesRepository } from './websites.repository.ts'
@@ -14,10 +16,22 @@ import type {
   SlugSuggestion, Version, Website, WebsiteList,
 } from './websites.schemas.ts'
 import { jobView, livePageUrl, versionView, websiteSummaryView } from './websites.views.ts'
+import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 
-/** Told whenever what a slug serves changes, so every cache (here and on other instances) drops it. */
-export interface SiteEvents {
-  siteChanged(slug: string): Promise<void>
+/** The names of a website's content collections: a publish may not add files where they serve entries. */
+export interface CollectionNames {
+  namesOf(websiteId: string): Promise<string[]>
+}
+
+export interface WebsitesServiceOptions {
+  config: Config
+  repo: WebsitesRepository
+  blobRows: BlobsRepository
+  pipeline: PublishPipeline
+  rateLimiter: PublishRateLimiter
+  /** Told whenever what a slug serves changes, so every cache (here and on other instances) drops it. */
+  siteEvents: SiteEvents
+  collections: CollectionNames
 }
 
 export interface Published<T> {
@@ -25,26 +39,32 @@ export interface Published<T> {
   rateLimit: RateLimitState
 }
 
-const LIST_LIMIT = 50
 const DERIVED_SLUG_ATTEMPTS = 5
 /** Derived-slug collisions with concurrent creates after which a random suffix is used instead. */
 const SEQUENTIAL_SLUG_ATTEMPTS = 2
 
 export class WebsitesService {
-  constructor(
-    private readonly config: Config,
-    private readonly repo: WebsitesRepository,
-    private readonly blobRows: BlobsRepository,
-    private readonly pipeline: PublishPipeline,
-    private readonly rateLimiter: PublishRateLimiter,
-    private readonly siteEvents: SiteEvents,
-    /** Names of a site's content collections: a publish may not add files where they serve entries. */
-    private readonly collectionNames: (websiteId: string) => Promise<string[]> = async () => [],
-  ) {}
+  private readonly config: Config
+  private readonly repo: WebsitesRepository
+  private readonly blobRows: BlobsRepository
+  private readonly pipeline: PublishPipeline
+  private readonly rateLimiter: PublishRateLimiter
+  private readonly siteEvents: SiteEvents
+  private readonly collections: CollectionNames
+
+  constructor(options: WebsitesServiceOptions) {
+    this.config = options.config
+    this.repo = options.repo
+    this.blobRows = options.blobRows
+    this.pipeline = options.pipeline
+    this.rateLimiter = options.rateLimiter
+    this.siteEvents = options.siteEvents
+    this.collections = options.collections
+  }
 
   async list(principal: Principal): Promise<WebsiteList> {
     const [rows, count] = await Promise.all([
-      this.repo.listVisible(principal.userId, LIST_LIMIT),
+      this.repo.listVisible(principal.userId, WEBSITE_LIST_LIMIT),
       this.repo.countOwned(principal.userId),
     ])
     const items = rows.map((row) => websiteSummaryView(this.config, row))
@@ -55,8 +75,9 @@ export class WebsitesService {
     await this.rateLimiter.take(principal.userId)
     await this.assertCanCreate(principal.userId)
     if (input.slug !== undefined) await this.assertSlugClaimable(input.slug)
-    const bundle = await this.pipeline.store(input.files, principal)
-    const { slug, websiteId, version, rateLimit } = await this.pipeline.commit(bundle, () => this.insertWithFreeSlug(principal, input, bundle))
+    // A new site has no collections yet: no path is reserved.
+    const bundle = await this.pipeline.store(input.files, { userId: principal.userId, collectionNames: [] })
+    const { slug, websiteId, version, rateLimit } = await this.recorded(bundle, this.insertWithFreeSlug(principal, input, bundle))
     await this.siteEvents.siteChanged(slug)
     const result = { websiteId, jobId: version.id, version: 1, slug, pageUrl: pageUrlFor(this.config, slug), bytesWritten: bundle.totalBytes }
     return { result, rateLimit }
@@ -91,7 +112,7 @@ export class WebsitesService {
       status: site.status,
       role: site.role,
       ...(site.role === 'editor' ? { ownerName: site.owner_name } : {}),
-      category: site.category as Website['category'],
+      category: site.category,
       description: site.description,
       ...livePageUrl(this.config, site),
       ...(site.current_version_id ? { currentVersionId: site.current_version_id } : {}),
@@ -113,17 +134,9 @@ export class WebsitesService {
   async publishVersion(principal: Principal, websiteId: string, input: PublishVersionRequest): Promise<Published<PublishVersionResult>> {
     const site = await this.requireVisible(principal, websiteId)
     await this.rateLimiter.take(principal.userId)
-    const bundle = await this.pipeline.store(input.files, principal, await this.collectionNames(site.id))
+    const bundle = await this.pipeline.store(input.files, { userId: principal.userId, collectionNames: await this.collections.namesOf(site.id) })
     const promote = input.promote ?? true
-    const { version, rateLimit } = await this.pipeline.commit(bundle, () => this.repo.transaction(async (trx) => {
-      const rateLimit = await this.rateLimiter.takeInTransaction(trx, principal.userId)
-      const number = await this.repo.nextVersionNumber(trx, site.id)
-      const row = versionRow(site.id, number, 'refinement', input.message ?? null, bundle, principal.userId)
-      await this.writeVersion(trx, row, bundle)
-      if (promote) await this.repo.setCurrentVersion(trx, site.id, row.id, row.created_at)
-      else await this.repo.touchWebsite(trx, site.id, row.created_at)
-      return { version: row, rateLimit }
-    }))
+    const { version, rateLimit } = await this.recorded(bundle, this.insertVersion(principal, site.id, input.message ?? null, promote, bundle))
     // Also when not promoted: a preview host probed before this version existed is remembered as unknown.
     await this.siteEvents.siteChanged(site.slug)
     const result = {
@@ -220,6 +233,34 @@ export class WebsitesService {
   private async freeSlugFor(text: string): Promise<string> {
     const base = slugBase(text)
     return firstFreeSlug(base, await this.repo.slugsStartingWith(base.slice(0, 40)))
+  }
+
+  /**
+   * Waits for the metadata transaction that records a stored bundle, then tells the pipeline how
+   * it went: a failed one has its new blobs removed, a committed one has them checked.
+   */
+  private async recorded<T>(bundle: StoredBundle, recording: Promise<T>): Promise<T> {
+    let result: T
+    try {
+      result = await recording
+    } catch (error) {
+      await this.pipeline.abandon(bundle)
+      throw error
+    }
+    await this.pipeline.confirm(bundle)
+    return result
+  }
+
+  private insertVersion(principal: Principal, websiteId: string, message: string | null, promote: boolean, bundle: StoredBundle) {
+    return this.repo.transaction(async (trx) => {
+      const rateLimit = await this.rateLimiter.takeInTransaction(trx, principal.userId)
+      const number = await this.repo.nextVersionNumber(trx, websiteId)
+      const row = versionRow(websiteId, number, 'refinement', message, bundle, principal.userId)
+      await this.writeVersion(trx, row, bundle)
+      if (promote) await this.repo.setCurrentVersion(trx, websiteId, row.id, row.created_at)
+      else await this.repo.touchWebsite(trx, websiteId, row.created_at)
+      return { version: row, rateLimit }
+    })
   }
 
   private insertWebsite(principal: Principal, input: PublishWebsiteRequest, slug: string, bundle: StoredBundle) {

@@ -4,12 +4,13 @@
  * fields; unknown arguments are refused, as unknown body fields are over REST.
  */
 import { Type, type TProperties } from 'typebox'
+import { CATEGORIES } from '../core/enums.ts'
 import { ref } from '../core/schemas.ts'
 import { defineTool, type AnyMcpTool, type ToolHints } from '../mcp/tool-definition.ts'
-import { BUNDLE_LIMITS } from '../publishing/authoring-rules.ts'
+import { BUNDLE_LIMITS, WEBSITE_LIST_LIMIT, formatSize } from '../core/limits.ts'
 import type { WebsitesService } from './websites.service.ts'
 import {
-  CATEGORIES, JobIdParam, JobSchema, PublishVersionRequestSchema, PublishVersionResultSchema,
+  JobIdParam, JobSchema, PublishVersionRequestSchema, PublishVersionResultSchema,
   PublishWebsiteRequestSchema, PublishWebsiteResultSchema, SlugSuggestValue, SlugSuggestionSchema,
   VersionIdParam, VersionListSchema, VersionSchema, WebsiteIdParam, WebsiteListSchema, WebsiteSchema,
 } from './websites.schemas.ts'
@@ -17,10 +18,9 @@ import {
 const args = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false })
 
 const READ: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
-const MiB = 1024 * 1024
 
 const BUNDLE_RULES = `Bundle rules (checked all at once; a bundle that breaks any is refused and nothing is stored):
-- 1 to ${BUNDLE_LIMITS.maxFiles} files, each at most ${BUNDLE_LIMITS.maxFileBytes / MiB} MiB and ${BUNDLE_LIMITS.maxBundleBytes / MiB} MiB in all once decoded, at most ${BUNDLE_LIMITS.maxHtmlPages} HTML pages; index.html at the root is required.
+- 1 to ${BUNDLE_LIMITS.maxFiles} files, each at most ${formatSize(BUNDLE_LIMITS.maxFileBytes)} and ${formatSize(BUNDLE_LIMITS.maxBundleBytes)} in all once decoded, at most ${BUNDLE_LIMITS.maxHtmlPages} HTML pages; index.html at the root is required.
 - Paths are relative and /-separated (index.html, about.html, blog/index.html, assets/site.css, images/logo.png): no leading /, no . or .. segments, no backslash, ?, # or %.
 - Self-contained: no external scripts or stylesheets (script src, link rel=stylesheet, CSS @import or JS import of a URL); put your CSS and JS in the bundle. No iframe, frame, object or embed; no service workers; no base href to another site. External images, links and fetch() calls are fine.
 - /about serves about.html or about/index.html; a 404.html, if present, is served for missing pages.
@@ -75,7 +75,7 @@ Next: the site's pageUrl now serves this version; get_website shows which versio
     defineTool({
       name: 'list_websites',
       title: 'List your websites',
-      description: `List the websites you own or edit, up to 50, most recently updated first: id, name, slug, pageUrl (absent until a version is live), status, your role, and websiteLimits (count, max, canCreate). Start here to find the websiteId of a site the user mentions before changing it with publish_version.`,
+      description: `List the websites you own or edit, up to ${WEBSITE_LIST_LIMIT}, most recently updated first: id, name, slug, pageUrl (absent until a version is live), status, your role, and websiteLimits (count, max, canCreate). Start here to find the websiteId of a site the user mentions before changing it with publish_version.`,
       input: args({}),
       // The REST response also repeats items as the deprecated alias `websites`; MCP has no old clients to keep.
       output: Type.Omit(WebsiteListSchema, ['websites']),

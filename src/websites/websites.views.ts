@@ -1,5 +1,6 @@
 /** Row -> API object mapping, shared by every operation that returns websites or versions. */
-import { pageUrlFor, type Config } from '../config.ts'
+import type { Config } from '../config.ts'
+import { pageUrlFor } from '../core/site-address.ts'
 import type { VersionFileRow, VersionRow } from '../db/types.ts'
 import type { VisibleWebsite, WebsiteListRow } from './websites.repository.ts'
 import type { Job, Version, WebsiteSummary } from './websites.schemas.ts'

@@ -7,7 +7,7 @@ import { startTestServer, bundle, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
 const run = promisify(execFile)
-const BIN = path.resolve(import.meta.dirname, '../bin/plinth.js')
+const BIN = path.resolve(import.meta.dirname, '../../bin/plinth.js')
 
 for (const store of STORES) {
   describe(`plinth admin commands (${store.name})`, { skip: store.skip }, () => {

@@ -183,10 +183,10 @@ for (const store of STORES) {
       assert.deepEqual(res.body.results.map((r: { entry: { live: boolean } }) => r.entry.live), [true, false])
       const api = await server.api('GET', `${base}/entries`, { token: user.token })
       assert.deepEqual(api.body.items.map((e: { slug: string }) => e.slug), ['later', 'now'], 'the API lists scheduled entries too, newest first')
-      const { EntriesRepository } = await import('../../src/content/entries.repository.ts')
-      const repo = new EntriesRepository(server.server.db.kysely)
+      const { SiteContentRepository } = await import('../../src/site-content/site-content.repository.ts')
+      const repo = new SiteContentRepository(server.server.db.kysely)
       const collectionId = (await server.api('GET', base, { token: user.token })).body.id
-      const live = await repo.listLive(collectionId, new Date().toISOString(), 10)
+      const live = await repo.live(collectionId, new Date().toISOString(), 10)
       assert.deepEqual(live.map((row) => row.slug), ['now'])
     })
 

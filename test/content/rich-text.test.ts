@@ -5,7 +5,8 @@
  */
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { RICH_TEXT_MAX_CHARS, RICH_TEXT_MAX_DEPTH, renderRichText, rewriteImageSources } from '../../src/content/rich-text.ts'
+import { RICH_TEXT_MAX_CHARS } from '../../src/core/limits.ts'
+import { RICH_TEXT_MAX_DEPTH, renderRichText, rewriteImageSources } from '../../src/content/rich-text.ts'
 
 const html = (value: string) => renderRichText({ html: value }).html
 const PNG_DATA = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='

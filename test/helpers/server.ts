@@ -1,6 +1,7 @@
 /** A real Plinth server on 127.0.0.1 (random port) over a real store, and clients for it. */
 import http from 'node:http'
 import { loadConfig, type Config } from '../../src/config.ts'
+import { createLogger } from '../../src/log.ts'
 import { startServer, type RunningServer } from '../../src/server.ts'
 import { createStore, type StoreName, type TestStore } from './stores.ts'
 
@@ -97,7 +98,7 @@ export async function startTestServer(storeName: StoreName, env: Record<string, 
     ...env,
   })
   try {
-    return new TestServer(await startServer(config), config, store)
+    return new TestServer(await startServer(config, createLogger('silent')), config, store)
   } catch (error) {
     await store.dispose()
     throw error

@@ -11,7 +11,10 @@ import type { AddressInfo } from 'node:net'
 import type { Kysely } from 'kysely'
 import { STORES } from '../helpers/stores.ts'
 import { startTestServer, bundle, type ApiResponse, type TestServer } from '../helpers/server.ts'
+import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { loadConfig } from '../../src/config.ts'
+import { AssetLibrary } from '../../src/images/asset-library.ts'
+import { AssetsRepository } from '../../src/images/assets.repository.ts'
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
 const GIF = Buffer.from('R0lGODlhAgADAIAAAAAAAP///yH5BAEAAAAALAAAAAACAAMAAAIChF8AOw==', 'base64')
@@ -94,7 +97,13 @@ for (const store of STORES) {
       const at = new Date().toISOString()
       const collection = (id: string, name: string) => ({ id, website_id: websiteId, name, label: name, fields: '[]', removed_fields: '[]', created_at: at, updated_at: at })
       await db().insertInto('collections').values([collection(`col_a${websiteId}`, 'posts'), collection(`col_b${websiteId}`, 'news')]).execute()
-      const library = server.server.services.assetLibrary
+      const library = new AssetLibrary({
+        allowHosts: new Set(server.config.fetchAllowHosts),
+        userAgent: 'Plinth test',
+        repo: new AssetsRepository(db()),
+        blobs: server.server.blobs,
+        blobRows: new BlobsRepository(db()),
+      })
       const url = `${origin}/png/shared.png`
       const blobsBefore = await count('blobs')
       // Entry one and entry two of one batch ask at the same moment, entry three later.
@@ -200,7 +209,6 @@ for (const store of STORES) {
     test('findByHash finds a site asset by its bytes (for serving /_assets/)', async () => {
       const { owner, websiteId } = await site()
       const res = await importAsset(owner.token, websiteId, { url: `${origin}/png/by-hash.png` })
-      const { AssetsRepository } = await import('../../src/images/assets.repository.ts')
       const repo = new AssetsRepository(server.server.db.kysely)
       assert.equal((await repo.findByHash(websiteId, res.body.hash))?.hash, res.body.hash)
       assert.equal(await repo.findByHash(websiteId, '0'.repeat(64)), undefined)

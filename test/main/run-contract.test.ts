@@ -9,7 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, describe, test } from 'node:test'
 
-const ROOT = path.resolve(import.meta.dirname, '..')
+const ROOT = path.resolve(import.meta.dirname, '../..')
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 
 function start(env: Record<string, string>) {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { schemaRegistry, selfContained } from '../../src/mcp/json-schema.ts'
 import { allowedOrigins } from '../../src/mcp/origins.ts'
-import { PublishVersionRequestSchema, PublishFileSchema, WEBSITE_SCHEMAS } from '../../src/websites/websites.schemas.ts'
+import { PublishFileSchema } from '../../src/publishing/publishing.schemas.ts'
+import { PublishVersionRequestSchema, WEBSITE_SCHEMAS } from '../../src/websites/websites.schemas.ts'
 import { SHARED_SCHEMAS } from '../../src/core/schemas.ts'
 
 describe('selfContained: named schemas inlined for MCP clients', () => {

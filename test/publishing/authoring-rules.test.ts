@@ -1,13 +1,8 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { PublishViolation } from '../../src/core/errors.ts'
-import {
-  BUNDLE_LIMITS,
-  checkBundle,
-  contentTypeFor,
-  type BundleFileInput,
-  type BundleLimits,
-} from '../../src/publishing/authoring-rules.ts'
+import { BUNDLE_LIMITS, type BundleLimits } from '../../src/core/limits.ts'
+import { checkBundle, contentTypeFor, type BundleFileInput } from '../../src/publishing/authoring-rules.ts'
 
 const INDEX = { path: 'index.html', content: '<!doctype html><title>Home</title><p>Hello</p>' }
 

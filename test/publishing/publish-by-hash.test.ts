@@ -8,7 +8,6 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { BlobEncoding, BlobStore } from '../../src/blobs/blob-store.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
-import type { Principal } from '../../src/auth/tokens.service.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import { STORES } from '../helpers/stores.ts'
@@ -48,9 +47,9 @@ for (const store of STORES) {
       assert.equal(created.status, 201, created.text)
 
       const blobs = new CountingBlobStore(new FsBlobStore(path.join(server.config.dataDir, 'blobs')))
-      const pipeline = new PublishPipeline(blobs, new BlobsRepository(server.server.db.kysely), server.server.services.uploads)
+      const pipeline = new PublishPipeline({ blobs, blobRows: new BlobsRepository(server.server.db.kysely), references: server.server.services.uploads })
       const byHash = files.map((f) => ({ path: f.path, sha256: sha256(Buffer.from(f.content, f.contentEncoding ?? 'utf8')) }))
-      const bundle = await pipeline.store(byHash, { userId: user.id } as Principal)
+      const bundle = await pipeline.store(byHash, { userId: user.id, collectionNames: [] })
       assert.deepEqual(bundle.newBlobs, [])
       assert.deepEqual(blobs.writes, [])
       assert.deepEqual(blobs.reads.sort(), byHash.filter((f) => f.path !== 'photo.png').map((f) => f.sha256).sort(), 'the PNG is not read')
@@ -63,10 +62,11 @@ for (const store of STORES) {
       assert.equal(bundle.totalBytes, created.body.bytesWritten)
     })
 
-    test('without a caller, references name nothing', async () => {
-      const pipeline = new PublishPipeline(new FsBlobStore(path.join(server.config.dataDir, 'blobs')), new BlobsRepository(server.server.db.kysely))
+    test('a hash the caller never published or uploaded names nothing', async () => {
+      const stranger = await server.user()
+      const pipeline = new PublishPipeline({ blobs: server.server.blobs, blobRows: new BlobsRepository(server.server.db.kysely), references: server.server.services.uploads })
       await assert.rejects(
-        pipeline.store([{ path: 'index.html', sha256: 'b'.repeat(64) }]),
+        pipeline.store([{ path: 'index.html', sha256: 'b'.repeat(64) }], { userId: stranger.id, collectionNames: [] }),
         (e: any) => e.code === 'PUBLISH_INVALID' && e.violations.length === 1 && e.violations[0].code === 'UNKNOWN_HASH',
       )
     })

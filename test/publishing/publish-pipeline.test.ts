@@ -6,7 +6,12 @@ import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { migrate, openDb, type Db } from '../../src/db/connect.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
+import { UploadsRepository } from '../../src/uploads/uploads.repository.ts'
+import { UploadsService } from '../../src/uploads/uploads.service.ts'
 import { STORES, createStore, type TestStore } from '../helpers/stores.ts'
+
+/** Inline files only: the publishing user and their collections play no part. */
+const target = { userId: 'usr_pipelinetest', collectionNames: [] }
 
 const files = (tag: string) => [
   { path: 'index.html', content: `<h1>${tag}</h1>${'<p>text that compresses well.</p>'.repeat(40)}` },
@@ -26,7 +31,7 @@ for (const store of STORES) {
       await migrate(db)
       blobs = new FsBlobStore(path.join(testStore.dataDir, 'blobs'))
       rows = new BlobsRepository(db.kysely)
-      pipeline = new PublishPipeline(blobs, rows)
+      pipeline = new PublishPipeline({ blobs, blobRows: rows, references: new UploadsService({ baseUrl: 'http://localhost', repo: new UploadsRepository(db.kysely), blobs, blobRows: rows }) })
     })
     after(async () => {
       await db?.close()
@@ -34,13 +39,14 @@ for (const store of STORES) {
     })
 
     test('a publish whose metadata transaction fails removes the blobs and variants it wrote', async () => {
-      const bundle = await pipeline.store(files('failed'))
+      const bundle = await pipeline.store(files('failed'), target)
       const hashes = bundle.newBlobs.map((b) => b.hash)
       assert.equal(hashes.length, 2)
       for (const hash of hashes) assert.equal(await blobs.has(hash), true)
       assert.ok(bundle.newBlobs.some((b) => b.br_size !== null), 'the HTML got a brotli variant')
 
-      await assert.rejects(pipeline.commit(bundle, async () => { throw new Error('transaction failed') }), /transaction failed/)
+      // The metadata transaction failed.
+      await pipeline.abandon(bundle)
       for (const hash of hashes) {
         assert.equal(await blobs.has(hash), false)
         assert.equal(await blobs.has(hash, 'br'), false)
@@ -49,33 +55,29 @@ for (const store of STORES) {
     })
 
     test('a failing publish keeps blobs that a concurrent publish recorded meanwhile', async () => {
-      const bundle = await pipeline.store(files('shared'))
+      const bundle = await pipeline.store(files('shared'), target)
       // The concurrent publish of the same bytes commits its rows while ours fails.
-      await assert.rejects(
-        pipeline.commit(bundle, async () => {
-          await rows.insertMissing(db.kysely, bundle.newBlobs)
-          throw new Error('ours failed')
-        }),
-      )
+      await rows.insertMissing(db.kysely, bundle.newBlobs)
+      await pipeline.abandon(bundle)
       for (const { hash } of bundle.newBlobs) assert.equal(await blobs.has(hash), true)
     })
 
     test('a succeeding publish rewrites a new blob that a failing one deleted under it', async () => {
-      const bundle = await pipeline.store(files('repaired'))
+      const bundle = await pipeline.store(files('repaired'), target)
       const [victim] = bundle.newBlobs
-      await pipeline.commit(bundle, async () => {
-        await rows.insertMissing(db.kysely, bundle.newBlobs)
-        // The failing publish of the same bytes cleaned up before our rows were visible to it.
-        await blobs.delete(victim.hash)
-      })
+      await rows.insertMissing(db.kysely, bundle.newBlobs)
+      // The failing publish of the same bytes cleaned up before our rows were visible to it.
+      await blobs.delete(victim.hash)
+      await pipeline.confirm(bundle)
       assert.equal(await blobs.has(victim.hash), true)
       if (victim.br_size !== null) assert.equal(await blobs.has(victim.hash, 'br'), true)
     })
 
     test('an unchanged bundle writes nothing: its blobs are known by their rows', async () => {
-      const first = await pipeline.store(files('known'))
-      await pipeline.commit(first, () => rows.insertMissing(db.kysely, first.newBlobs))
-      const again = await pipeline.store(files('known'))
+      const first = await pipeline.store(files('known'), target)
+      await rows.insertMissing(db.kysely, first.newBlobs)
+      await pipeline.confirm(first)
+      const again = await pipeline.store(files('known'), target)
       assert.equal(again.newBlobs.length, 0)
       assert.equal(again.newBlobBytes, 0)
       assert.equal(again.totalBytes, first.totalBytes)

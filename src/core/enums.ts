@@ -1,0 +1,32 @@
+/**
+ * Every closed set of values Plinth stores or exchanges, declared once: the TypeBox schemas, the
+ * database table types and the services all derive theirs from these lists.
+ */
+
+export const CATEGORIES = ['real_estate', 'restaurant', 'service', 'portfolio', 'event', 'resume', 'other'] as const
+export type Category = (typeof CATEGORIES)[number]
+
+export const WEBSITE_STATUSES = ['active', 'draft', 'deleted'] as const
+export type WebsiteStatus = (typeof WEBSITE_STATUSES)[number]
+
+/** The caller's relationship to a website. */
+export const ROLES = ['owner', 'editor'] as const
+export type Role = (typeof ROLES)[number]
+
+/** Roles a website can be shared with (the owner is not a member). */
+export type MemberRole = Exclude<Role, 'owner'>
+
+/** Version 1 is `initial`; every later version is a `refinement`. */
+export const VERSION_KINDS = ['initial', 'refinement'] as const
+export type VersionKind = (typeof VERSION_KINDS)[number]
+
+export const JOB_STATUSES = ['pending', 'claimed', 'generating', 'ready', 'retry', 'dead'] as const
+export type JobStatus = (typeof JOB_STATUSES)[number]
+
+/** What a personal access token reaches: the REST API, the MCP server, or both. */
+export const TOKEN_ACCESS = ['rest', 'mcp', 'both'] as const
+export type TokenAccess = (typeof TOKEN_ACCESS)[number]
+export type Surface = Exclude<TokenAccess, 'both'>
+
+export const UPLOAD_STATUSES = ['pending', 'complete'] as const
+export type UploadStatus = (typeof UPLOAD_STATUSES)[number]

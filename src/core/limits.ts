@@ -1,0 +1,73 @@
+/**
+ * Every limit Plinth enforces on what clients send, declared once. Schemas, services, error
+ * messages, OpenAPI descriptions and MCP tool descriptions all read them from here, so changing a
+ * limit is a one-line change.
+ */
+
+const KiB = 1024
+const MiB = 1024 * KiB
+
+/** A byte count as people read it: `2 MiB`, `500 KiB`, `300 bytes`. */
+export function formatSize(bytes: number): string {
+  if (bytes >= MiB && bytes % MiB === 0) return `${bytes / MiB} MiB`
+  if (bytes >= KiB && bytes % KiB === 0) return `${bytes / KiB} KiB`
+  return `${bytes} bytes`
+}
+
+/** What one published bundle may hold. */
+export interface BundleLimits {
+  maxFiles: number
+  maxFileBytes: number
+  maxBundleBytes: number
+  maxHtmlPages: number
+  /** Most violations listed in one PUBLISH_INVALID (every code still appears at least once). */
+  maxViolations: number
+}
+
+export const BUNDLE_LIMITS: Readonly<BundleLimits> = Object.freeze({
+  maxFiles: 40,
+  maxFileBytes: 2 * MiB,
+  maxBundleBytes: 8 * MiB,
+  maxHtmlPages: 15,
+  maxViolations: 100,
+})
+
+/** Longest bundle path, in characters, and longest path segment, in UTF-8 bytes. */
+export const MAX_PATH_CHARS = 1024
+export const MAX_SEGMENT_BYTES = 255
+
+/** Largest JSON body: an 8 MiB bundle of binaries is ~10.7 MiB as base64, plus JSON around it. */
+export const MAX_BODY_BYTES = 16 * MiB
+
+/** Most per-field messages in one VALIDATION_FAILED. */
+export const MAX_ERROR_FIELDS = 100
+
+/** listWebsites answers with at most this many websites. */
+export const WEBSITE_LIST_LIMIT = 50
+
+/** Collections per website, fields per collection, entries per upsertEntries batch. */
+export const MAX_COLLECTIONS = 50
+export const MAX_FIELDS = 50
+export const MAX_BATCH = 100
+
+/** listEntries pages: default and largest page size. */
+export const ENTRY_PAGE_DEFAULT = 20
+export const ENTRY_PAGE_MAX = 100
+
+/** A text field's default maximum length, in characters. */
+export const TEXT_FIELD_DEFAULT_MAX = 10_000
+
+/** Longest rich-text source (markdown or HTML) accepted, in characters. */
+export const RICH_TEXT_MAX_CHARS = 500_000
+
+/** Longest URL accepted (image fields, baseUrl, importAsset). */
+export const URL_MAX_CHARS = 2048
+
+/** Largest image kept in a site's image library: the bundle's per-file limit. */
+export const IMAGE_MAX_BYTES = BUNDLE_LIMITS.maxFileBytes
+
+/** Uploads: files per createUploads call, bytes per file, how long the signed URL and the upload last. */
+export const MAX_UPLOADS_PER_REQUEST = BUNDLE_LIMITS.maxFiles
+export const MAX_UPLOAD_BYTES = BUNDLE_LIMITS.maxFileBytes
+export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000
+export const UPLOAD_RETENTION_MS = 24 * 60 * 60 * 1000

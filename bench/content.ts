@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks'
 import { makeTempDir, spawnChild } from './lib/children.ts'
 import { entryBatch, fourKbPage } from './lib/content.ts'
 import { api, siteGet } from './lib/http.ts'
-import { compare, fmtInt, percentile, type LoadResult, type Target } from './lib/load.ts'
+import { compare, fmtInt, type LoadResult, percentile, type Target } from './lib/load.ts'
 import { ARCHIVE, POSTS, type SeedInfo } from './lib/seed.ts'
 import { plinthEnv, SETTINGS, SITE_DOMAIN } from './lib/settings.ts'
 
@@ -89,7 +89,9 @@ export async function contentPhase(): Promise<ContentResult> {
   for (let b = 0; b < BATCHES; b++) await timed(unchanged, () => send(last, 'unchanged'))
   const freshT = timing(fresh)
   const unchangedT = timing(unchanged)
-  console.log(`  upsertEntries: ${BATCH} entries a batch (text, text, markdown rich text ~1.2 KB, number; no images), ${fmtInt(last.length)} B of JSON, timed until the 200 arrives`)
+  console.log(
+    `  upsertEntries: ${BATCH} entries a batch (text, text, markdown rich text ~1.2 KB, number; no images), ${fmtInt(last.length)} B of JSON, timed until the 200 arrives`,
+  )
   console.log(line(`${BATCH} new entries (created)`, freshT))
   console.log(line(`the same ${BATCH} again (unchanged)`, unchangedT))
 
@@ -101,7 +103,8 @@ export async function contentPhase(): Promise<ContentResult> {
   const first: number[] = []
   for (let i = 0; i < LIST_REQUESTS; i++) {
     const page = await timed(first, () => list(''))
-    if (page.items.length !== Math.min(DEFAULT_LIMIT, entries) || !page.items[0].slug.startsWith('entry-')) throw new Error('listEntries: unexpected first page')
+    if (page.items.length !== Math.min(DEFAULT_LIMIT, entries) || !page.items[0].slug.startsWith('entry-'))
+      throw new Error('listEntries: unexpected first page')
   }
   // Walk by cursor (pages of 100) to the middle of the listing, then time the default page from there.
   const walkPages = Math.floor(entries / 2 / WALK_LIMIT)
@@ -125,7 +128,9 @@ export async function contentPhase(): Promise<ContentResult> {
   console.log(`  listEntries on "${ARCHIVE}" (${entries.toLocaleString('en-US')} entries, ~0.9 KB of data + rendered each), default limit ${DEFAULT_LIMIT}:`)
   console.log(line('first page', firstT))
   console.log(line(`page at entry ${deepPosition.toLocaleString('en-US')} (by cursor)`, deepT))
-  console.log(`    reached by walking ${walkPages} pages of ${WALK_LIMIT} by cursor in ${walkSeconds.toFixed(1)} s (${((1000 * walkSeconds) / Math.max(1, walkPages)).toFixed(1)} ms a page)`)
+  console.log(
+    `    reached by walking ${walkPages} pages of ${WALK_LIMIT} by cursor in ${walkSeconds.toFixed(1)} s (${((1000 * walkSeconds) / Math.max(1, walkPages)).toFixed(1)} ms a page)`,
+  )
 
   // 3. A warm entry page (default template) under load, next to the same site's static page.
   const host = `${seed.siteSlug}.${SITE_DOMAIN}`

@@ -70,7 +70,9 @@ export async function memoryPhase(): Promise<MemoryResult> {
   const rssAfterGc = rssOf(plinth.pid)
   const perSite = (rssAfter - rssBefore) / sites
 
-  console.log(`  published ${sites} sites in ${publishSeconds.toFixed(1)} s (${(sites / publishSeconds).toFixed(0)} sites/s, ${PUBLISH_CONCURRENCY} at a time); served each once in ${serveSeconds.toFixed(1)} s`)
+  console.log(
+    `  published ${sites} sites in ${publishSeconds.toFixed(1)} s (${(sites / publishSeconds).toFixed(0)} sites/s, ${PUBLISH_CONCURRENCY} at a time); served each once in ${serveSeconds.toFixed(1)} s`,
+  )
   console.log(`  site server caches: ${gcAfter.site.sites} versions, ${gcAfter.site.blobEntries} blobs (${kib(gcAfter.site.blobBytes)})`)
   console.log(`  RSS before (after ${WARMUP_SITES} warm-up sites and a full GC): ${fmtMiB(rssBefore).padStart(10)}`)
   console.log(`  RSS after publishing and serving:                   ${fmtMiB(rssAfter).padStart(10)}   (+${fmtMiB(rssAfter - rssBefore)})`)

@@ -3,6 +3,7 @@
  * random bytes every time) as a new version of one site over the REST API, then time to republish
  * one of them unchanged, which must add no blob bytes.
  */
+import type { Dirent } from 'node:fs'
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -26,7 +27,7 @@ export interface PublishingResult {
 async function treeSize(dir: string): Promise<{ bytes: number; files: number }> {
   let bytes = 0
   let files = 0
-  let entries
+  let entries: Dirent[]
   try {
     entries = await readdir(dir, { withFileTypes: true, recursive: true })
   } catch (error) {

@@ -13,13 +13,13 @@
  */
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
+import { type ContentResult, contentPhase } from './content.ts'
 import { cleanupAll, killAllSync } from './lib/children.ts'
 import { fmtInt, fmtMiB, fmtMs } from './lib/load.ts'
 import { SETTINGS, TARGET_RATIO } from './lib/settings.ts'
-import { contentPhase, type ContentResult } from './content.ts'
-import { memoryPhase, type MemoryResult } from './memory.ts'
-import { publishingPhase, type PublishingResult } from './publishing.ts'
-import { servingPhase, type ServingResult } from './serving.ts'
+import { type MemoryResult, memoryPhase } from './memory.ts'
+import { type PublishingResult, publishingPhase } from './publishing.ts'
+import { type ServingResult, servingPhase } from './serving.ts'
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
@@ -47,7 +47,13 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
   rows.push(
     [`Publishing ${fmtMiB(publishing.bundleBytes)}, 40 files`, 'new bytes p50 / p95', `${ms(publishing.fresh.p50)} / ${ms(publishing.fresh.p95)}`, '', ''],
     ['', 'unchanged republish p50 / p95', `${ms(publishing.unchanged.p50)} / ${ms(publishing.unchanged.p95)}`, '', ''],
-    ['', 'blob bytes added by republishes', `${publishing.blobBytesAdded} B (${publishing.blobFilesAdded} files)`, '0 B', publishing.blobBytesAdded === 0 && publishing.blobFilesAdded === 0 ? 'PASS' : 'FAIL'],
+    [
+      '',
+      'blob bytes added by republishes',
+      `${publishing.blobBytesAdded} B (${publishing.blobFilesAdded} files)`,
+      '0 B',
+      publishing.blobBytesAdded === 0 && publishing.blobFilesAdded === 0 ? 'PASS' : 'FAIL',
+    ],
     [`Memory, ${memory.sites.toLocaleString('en-US')} small sites`, 'RSS before', fmtMiB(memory.rssBefore), '', ''],
     ['', 'RSS after publish + serve', fmtMiB(memory.rssAfter), '', ''],
     ['', 'RSS increment per site', `${(memory.perSite / 1024).toFixed(1)} KiB`, '', ''],
@@ -57,8 +63,20 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
   rows.push(
     [`upsertEntries, ${content.batchSize} entries (REST)`, 'new entries p50 / p95', `${ms(content.fresh.p50)} / ${ms(content.fresh.p95)}`, '', ''],
     ['', 'same batch again (all unchanged) p50', ms(content.unchanged.p50), '', ''],
-    [`listEntries, ${content.entries.toLocaleString('en-US')} entries`, `first page (${content.pageLimit}) p50 / p95`, `${ms1(content.firstPage.p50)} / ${ms1(content.firstPage.p95)}`, '', ''],
-    ['', `page at entry ${content.deepPosition.toLocaleString('en-US')} (cursor) p50 / p95`, `${ms1(content.deepPage.p50)} / ${ms1(content.deepPage.p95)}`, '', ''],
+    [
+      `listEntries, ${content.entries.toLocaleString('en-US')} entries`,
+      `first page (${content.pageLimit}) p50 / p95`,
+      `${ms1(content.firstPage.p50)} / ${ms1(content.firstPage.p95)}`,
+      '',
+      '',
+    ],
+    [
+      '',
+      `page at entry ${content.deepPosition.toLocaleString('en-US')} (cursor) p50 / p95`,
+      `${ms1(content.deepPage.p50)} / ${ms1(content.deepPage.p95)}`,
+      '',
+      '',
+    ],
     ['Entry page, warm (default template)', 'Plinth req/s, p99', `${fmtInt(content.entryPage.rps)} req/s, ${fmtMs(content.entryPage.p99)}`, '', ''],
     ['', 'same site, static 4 KB page, req/s, p99', `${fmtInt(content.staticPage.rps)} req/s, ${fmtMs(content.staticPage.p99)}`, '', ''],
     ['', 'ratio entry page / static page', (content.entryPage.rps / content.staticPage.rps).toFixed(3), '(info)', ''],
@@ -107,4 +125,3 @@ main().catch((error) => {
   console.error('\nBenchmark failed:', error instanceof Error ? (error.stack ?? error.message) : error)
   process.exitCode = 1
 })
-

@@ -2,9 +2,9 @@
  * 1. Serving: req/s and p99 of a published 4 KB HTML page, Plinth vs a bare node:http server
  * sending the same bytes from memory. Both servers run in child processes; autocannon runs here.
  */
-import { writeFile, copyFile } from 'node:fs/promises'
+import { copyFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { makeTempDir, spawnChild, type Child } from './lib/children.ts'
+import { type Child, makeTempDir, spawnChild } from './lib/children.ts'
 import { fourKbPage, SMALL_CSS } from './lib/content.ts'
 import { api, siteGet } from './lib/http.ts'
 import { compare, type LoadResult, type Target } from './lib/load.ts'
@@ -87,13 +87,17 @@ export async function servingPhase(): Promise<ServingResult> {
     { label: 'bare node:http, Content-Type/Length/ETag', url: `${bare.info.address}/`, headers: host, pid: bare.pid },
     { label: "bare node:http, Plinth's exact header list", url: `${bare.info.address}/full`, headers: host, pid: bare.pid },
   ]
-  if (s.brotli) targets.push({ label: 'Plinth, Accept-Encoding: br', url: `${plinth.info.address}/`, headers: { ...host, 'accept-encoding': 'br' }, pid: plinth.pid })
+  if (s.brotli)
+    targets.push({ label: 'Plinth, Accept-Encoding: br', url: `${plinth.info.address}/`, headers: { ...host, 'accept-encoding': 'br' }, pid: plinth.pid })
   const extra: Child[] = []
   if (s.diagnose) {
     // Where the gap comes from: the bare handler inside a process running Plinth, and Plinth's
     // site handler without Fastify and server.ts in front of it.
     const env = { ...plinthEnv(dataDir), BENCH_BODY_FILE: bodyFile, BENCH_FULL_HEADERS: JSON.stringify(fullHeaders) }
-    for (const [variant, label] of [['bare-in-plinth', 'bare handler in a Plinth process'], ['site-handler', 'site handler alone (no Fastify)']] as const) {
+    for (const [variant, label] of [
+      ['bare-in-plinth', 'bare handler in a Plinth process'],
+      ['site-handler', 'site handler alone (no Fastify)'],
+    ] as const) {
       const child = await spawnChild(variant, 'variant-server.ts', { ...env, VARIANT: variant })
       extra.push(child)
       targets.push({ label: `diag: ${label}`, url: `${child.info.address}/`, headers: host, pid: child.pid })
@@ -108,14 +112,18 @@ export async function servingPhase(): Promise<ServingResult> {
   const cpuRatio = plinthResult.perCpuSecond / bareResult.perCpuSecond
   // The target compares servers sending the same bytes: the bare server with Plinth's exact
   // response (headers included). The minimal-header bare server shows what those headers cost.
-  console.log(`  ratio Plinth/bare, same response bytes (req/s): ${ratioFull.toFixed(3)} (target >= ${TARGET_RATIO}): ${ratioFull >= TARGET_RATIO ? 'PASS' : 'BELOW TARGET'}`)
+  console.log(
+    `  ratio Plinth/bare, same response bytes (req/s): ${ratioFull.toFixed(3)} (target >= ${TARGET_RATIO}): ${ratioFull >= TARGET_RATIO ? 'PASS' : 'BELOW TARGET'}`,
+  )
   console.log(
     `  ratio Plinth/bare with only Content-Type/Length/ETag: ${ratio.toFixed(3)} req/s, ${cpuRatio.toFixed(3)} per server CPU-second ` +
       `(the difference is the cost of Plinth's security headers)`,
   )
   const busy = Math.max(...[plinthResult, bareResult, bareFull].map((r) => r.otherCores))
   if (busy > 0.15) {
-    console.log(`  note: other processes used up to ${(100 * busy).toFixed(0)}% of a core during these runs; req/s is noisy, the per-CPU-second figures much less`)
+    console.log(
+      `  note: other processes used up to ${(100 * busy).toFixed(0)}% of a core during these runs; req/s is noisy, the per-CPU-second figures much less`,
+    )
   }
   const clean = [plinthResult, bareResult, bareFull, br].every((r) => r === null || (r.errors === 0 && r.timeouts === 0 && r.non2xx === 0))
   if (!clean) console.log('  !! some runs had errors, timeouts or non-2xx responses: the figures above are not trustworthy')

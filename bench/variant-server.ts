@@ -13,9 +13,9 @@ import path from 'node:path'
 import { FsBlobStore } from '../src/blobs/fs-blob-store.ts'
 import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
+import { startServer } from '../src/server.ts'
 import { DbSiteLookup } from '../src/serving/db-site-lookup.ts'
 import { createSiteServer } from '../src/serving/site-handler.ts'
-import { startServer } from '../src/server.ts'
 import { serveIpc } from './lib/child-ipc.ts'
 
 const config = loadConfig(process.env)

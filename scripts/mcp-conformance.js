@@ -96,11 +96,15 @@ try {
   console.log(`Plinth ${publicUrl} (data ${dataDir}); conformance suite against ${mcpUrl}\n`)
   for (const scenario of scenarios) {
     // Not spawnSync: the proxy runs in this process and must keep answering meanwhile.
-    const suite = spawn('npx', ['-y', '-p', 'node@24', '-p', SUITE, 'conformance', 'server', '--url', mcpUrl, '--scenario', scenario, '-o', path.join(dataDir, 'results')], {
-      cwd: dataDir,
-      stdio: 'inherit',
-      env: { ...process.env, npm_config_update_notifier: 'false' },
-    })
+    const suite = spawn(
+      'npx',
+      ['-y', '-p', 'node@24', '-p', SUITE, 'conformance', 'server', '--url', mcpUrl, '--scenario', scenario, '-o', path.join(dataDir, 'results')],
+      {
+        cwd: dataDir,
+        stdio: 'inherit',
+        env: { ...process.env, npm_config_update_notifier: 'false' },
+      },
+    )
     const ok = (await new Promise((resolve) => suite.once('exit', resolve))) === 0
     if (!ok) failed++
     console.log(`${ok ? 'PASS' : 'FAIL'} ${scenario}\n`)

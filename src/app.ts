@@ -5,26 +5,26 @@
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fastify'
-import type { Config } from './config.ts'
-import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
-import { registerJsonBody } from './http/json-body.ts'
 import { authenticate, registerResourceMetadata, resourceMetadataUrl } from './auth/auth.http.ts'
+import type { Services } from './compose.ts'
+import type { Config } from './config.ts'
 import { collectionsRoutes } from './content/collections.routes.ts'
 import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
+import { contentTools } from './content/content.tools.ts'
 import { entriesRoutes } from './content/entries.routes.ts'
-import { mcpRoutes } from './mcp/mcp.routes.ts'
+import { MAX_BODY_BYTES } from './core/limits.ts'
+import { ref, SHARED_SCHEMAS } from './core/schemas.ts'
+import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
+import { registerJsonBody } from './http/json-body.ts'
 import { assetsRoutes } from './images/assets.routes.ts'
 import { ASSET_SCHEMAS } from './images/assets.schemas.ts'
+import type { Logger } from './log.ts'
+import { mcpRoutes } from './mcp/mcp.routes.ts'
 import { uploadContentRoutes, uploadsRoutes } from './uploads/uploads.routes.ts'
 import { UPLOAD_SCHEMAS } from './uploads/uploads.schemas.ts'
-import { ApiIndexSchema, WEBSITE_SCHEMAS } from './websites/websites.schemas.ts'
 import { websitesRoutes } from './websites/websites.routes.ts'
+import { ApiIndexSchema, WEBSITE_SCHEMAS } from './websites/websites.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
-import { contentTools } from './content/content.tools.ts'
-import { SHARED_SCHEMAS, ref } from './core/schemas.ts'
-import type { Services } from './compose.ts'
-import type { Logger } from './log.ts'
-import { MAX_BODY_BYTES } from './core/limits.ts'
 
 const API_VERSION = '1.0.0'
 
@@ -72,27 +72,34 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
   registerResourceMetadata(app, config)
 
-  app.get('/v1', {
-    schema: { operationId: 'getApiIndex', tags: ['Meta'], summary: 'Where everything is', security: [], response: { 200: ref(ApiIndexSchema) } },
-  }, async () => ({
-    name: 'Plinth',
-    version: API_VERSION,
-    openapi: `${config.baseUrl}/openapi.json`,
-    mcp: `${config.baseUrl}/mcp`,
-    protectedResourceMetadata: resourceMetadataUrl(config, 'rest'),
-    tokens: `${config.siteUrl}/mcp`,
-    documentation: `${config.siteUrl}/docs`,
-    llms: `${config.siteUrl}/llms.txt`,
-  }))
+  app.get(
+    '/v1',
+    {
+      schema: { operationId: 'getApiIndex', tags: ['Meta'], summary: 'Where everything is', security: [], response: { 200: ref(ApiIndexSchema) } },
+    },
+    async () => ({
+      name: 'Plinth',
+      version: API_VERSION,
+      openapi: `${config.baseUrl}/openapi.json`,
+      mcp: `${config.baseUrl}/mcp`,
+      protectedResourceMetadata: resourceMetadataUrl(config, 'rest'),
+      tokens: `${config.siteUrl}/mcp`,
+      documentation: `${config.siteUrl}/docs`,
+      llms: `${config.siteUrl}/llms.txt`,
+    }),
+  )
 
-  await app.register(async (v1) => {
-    v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
-    await v1.register(websitesRoutes(services.websites))
-    await v1.register(uploadsRoutes(services.uploads))
-    await v1.register(collectionsRoutes(services.collections))
-    await v1.register(entriesRoutes(services.entries))
-    await v1.register(assetsRoutes(services.assets))
-  }, { prefix: '/v1' })
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
+      await v1.register(websitesRoutes(services.websites))
+      await v1.register(uploadsRoutes(services.uploads))
+      await v1.register(collectionsRoutes(services.collections))
+      await v1.register(entriesRoutes(services.entries))
+      await v1.register(assetsRoutes(services.assets))
+    },
+    { prefix: '/v1' },
+  )
   // The upload PUT carries no bearer token (its signed URL is the credential): outside the scope above.
   await app.register(uploadContentRoutes(services.uploads), { prefix: '/v1' })
   // One tools file per module, each tool calling the same service function as its REST twin.

@@ -16,7 +16,7 @@ import { libraryMedia } from './content/entries.media.ts'
 import { EntriesRepository } from './content/entries.repository.ts'
 import { EntriesService } from './content/entries.service.ts'
 import { WebsiteAccess } from './db/access.ts'
-import { migrate, openDb, type Db } from './db/connect.ts'
+import { type Db, migrate, openDb } from './db/connect.ts'
 import { AssetLibrary } from './images/asset-library.ts'
 import { AssetsRepository } from './images/assets.repository.ts'
 import { AssetsService } from './images/assets.service.ts'
@@ -25,8 +25,8 @@ import { PublishPipeline } from './publishing/publish-pipeline.ts'
 import { DbSiteLookup } from './serving/db-site-lookup.ts'
 import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
 import { createSiteServer, type SiteServer } from './serving/site-handler.ts'
-import { SiteContent } from './site-content/site-content.ts'
 import { SiteContentRepository } from './site-content/site-content.repository.ts'
+import { SiteContent } from './site-content/site-content.ts'
 import { UploadsRepository } from './uploads/uploads.repository.ts'
 import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
@@ -69,6 +69,8 @@ export async function compose(config: Config, log: Logger): Promise<Composition>
   }
   const blobs = new FsBlobStore(path.join(config.dataDir, 'blobs'))
   const assetsRepo = new AssetsRepository(db.kysely)
+  const collectionsRepo = new CollectionsRepository(db.kysely, db.dialect)
+  const entriesRepo = new EntriesRepository(db.kysely)
 
   const siteServer = createSiteServer({
     siteDomain: config.siteDomain,
@@ -78,14 +80,18 @@ export async function compose(config: Config, log: Logger): Promise<Composition>
     blobs,
     cacheBytes: config.serveCacheBytes,
     log,
-    content: new SiteContent({ repo: new SiteContentRepository(db.kysely), assets: assetsRepo, blobs, scheme: config.siteScheme, log }),
+    content: new SiteContent({
+      sources: { live: new SiteContentRepository(db.kysely), collections: collectionsRepo, entries: entriesRepo, assets: assetsRepo },
+      blobs,
+      scheme: config.siteScheme,
+      log,
+    }),
   })
   const siteEvents = await createSiteEvents(db, config.databaseUrl, (slug) => siteServer.invalidate(slug), log)
 
   const blobRows = new BlobsRepository(db.kysely)
   const access = new WebsiteAccess(db.kysely)
   const websitesRepo = new WebsitesRepository(db.kysely)
-  const collectionsRepo = new CollectionsRepository(db.kysely, db.dialect)
   const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows })
   const collections = new CollectionsService({ repo: collectionsRepo, access, siteEvents })
   const assetLibrary = new AssetLibrary({
@@ -109,7 +115,7 @@ export async function compose(config: Config, log: Logger): Promise<Composition>
     }),
     uploads,
     collections,
-    entries: new EntriesService({ collections, repo: new EntriesRepository(db.kysely), media: libraryMedia(assetLibrary), siteEvents }),
+    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(assetLibrary), siteEvents }),
     assets: new AssetsService({ access, library: assetLibrary, uploads }),
   }
   return {

@@ -84,7 +84,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
 
   const fetchAllow = parseHostList(env.PLINTH_FETCH_ALLOW_HOSTS ?? '')
   if (fetchAllow.invalid.length) {
-    problems.push(`PLINTH_FETCH_ALLOW_HOSTS must list host names or IP addresses, each with an optional :port, got ${fetchAllow.invalid.map((h) => `"${h}"`).join(', ')}`)
+    problems.push(
+      `PLINTH_FETCH_ALLOW_HOSTS must list host names or IP addresses, each with an optional :port, got ${fetchAllow.invalid.map((h) => `"${h}"`).join(', ')}`,
+    )
   }
 
   const config: Config = {

@@ -2,7 +2,7 @@
  * The process logger: pino (Fastify's own), JSON lines. Created before anything else, so the
  * stores, the site server and the start-up itself log through the same logger as requests do.
  */
-import { pino, type DestinationStream, type Logger } from 'pino'
+import { type DestinationStream, type Logger, pino } from 'pino'
 
 export type { Logger }
 

@@ -5,8 +5,8 @@
  */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { buildApp, type App } from './app.ts'
-import { compose, type Composition } from './compose.ts'
+import { type App, buildApp } from './app.ts'
+import { type Composition, compose } from './compose.ts'
 import type { Config } from './config.ts'
 import type { Logger } from './log.ts'
 

@@ -62,7 +62,10 @@ function sourceFiles(dir: string): string[] {
 /** The project files a file imports (type-only imports included: they couple layers too). */
 function importsOf(file: string): string[] {
   const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
-  return info.importedFiles.map((i) => i.fileName).filter((spec) => spec.startsWith('.')).map((spec) => path.resolve(path.dirname(file), spec))
+  return info.importedFiles
+    .map((i) => i.fileName)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => path.resolve(path.dirname(file), spec))
 }
 
 /** The imports of a file that point at a higher layer than its own. */
@@ -83,7 +86,10 @@ describe('architecture', () => {
   })
 
   test('imports point down the layers, never up', () => {
-    assert.deepEqual(files.flatMap((file) => upwardImports(file, importsOf(file))), [])
+    assert.deepEqual(
+      files.flatMap((file) => upwardImports(file, importsOf(file))),
+      [],
+    )
   })
 
   test('the layer check reports an upward import', () => {
@@ -112,6 +118,9 @@ describe('architecture', () => {
   test('test/ mirrors src/: each test folder is named after a folder or entry file of src/', () => {
     const srcNames = new Set(readdirSync(SRC).map((name) => name.replace(/\.ts$/, '')))
     const testDirs = readdirSync(path.join(ROOT, 'test'), { withFileTypes: true }).filter((d) => d.isDirectory() && d.name !== 'helpers')
-    assert.deepEqual(testDirs.map((d) => d.name).filter((name) => !srcNames.has(name)), [])
+    assert.deepEqual(
+      testDirs.map((d) => d.name).filter((name) => !srcNames.has(name)),
+      [],
+    )
   })
 })

@@ -4,7 +4,7 @@
  * one JSON line `{"ready":true,...}` on stdout when it listens, and answers IPC requests
  * `{id,type}` with `{id,...}`.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -40,13 +40,7 @@ export async function makeTempDir(tag: string): Promise<string> {
   return dir
 }
 
-export async function spawnChild(
-  name: string,
-  script: string,
-  env: Record<string, string>,
-  nodeArgs: string[] = [],
-  readyTimeoutMs = 60_000,
-): Promise<Child> {
+export async function spawnChild(name: string, script: string, env: Record<string, string>, nodeArgs: string[] = [], readyTimeoutMs = 60_000): Promise<Child> {
   const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'bench', script)], {
     cwd: ROOT,
     env: { ...process.env, ...env },

@@ -92,13 +92,15 @@ export function maximalBundle(): { files: BundleFile[]; bytes: number } {
   const nonce = randomBytes(8).toString('hex')
   const pages = ['index.html', ...Array.from({ length: 14 }, (_, i) => `page-${String(i + 1).padStart(2, '0')}.html`)]
   const images = Array.from({ length: 19 }, (_, i) => `img/photo-${String(i + 1).padStart(2, '0')}.png`)
-  const text: BundleFile[] = []
-  pages.forEach((page, i) =>
-    text.push({
-      path: page,
-      content: htmlPage(24 * 1024, `Page ${i} ${nonce}`, { css: `css/site-${(i % 3) + 1}.css`, js: `js/app-${(i % 2) + 1}.js`, nav: pages.slice(0, 8), img: images.slice(i, i + 3) }),
+  const text: BundleFile[] = pages.map((page, i) => ({
+    path: page,
+    content: htmlPage(24 * 1024, `Page ${i} ${nonce}`, {
+      css: `css/site-${(i % 3) + 1}.css`,
+      js: `js/app-${(i % 2) + 1}.js`,
+      nav: pages.slice(0, 8),
+      img: images.slice(i, i + 3),
     }),
-  )
+  }))
   for (let i = 1; i <= 3; i++) text.push({ path: `css/site-${i}.css`, content: css(32 * 1024, `${nonce}${i}`) })
   text.push({ path: 'js/app-1.js', content: js(48 * 1024, `${nonce}1`, false) })
   text.push({ path: 'js/app-2.js', content: js(48 * 1024, `${nonce}2`, true) })

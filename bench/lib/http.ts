@@ -18,17 +18,12 @@ export function request(
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...options.headers }
     if (options.body) headers['content-length'] = options.body.length
-    const req = http.request(
-      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers, agent },
-      (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }),
-        )
-        res.on('error', reject)
-      },
-    )
+    const req = http.request({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path ?? '/', headers, agent }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }))
+      res.on('error', reject)
+    })
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`${options.method ?? 'GET'} ${options.path} timed out after ${timeoutMs} ms`)))
     req.on('error', reject)
     req.end(options.body)

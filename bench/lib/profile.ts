@@ -94,14 +94,20 @@ const fmtUs = (v: number) => `${v.toFixed(2).padStart(6)} µs`
 /** Where one server's time went, per request served while profiled. */
 export function describeProfile(p: Profile, requests: number, top = 15): string[] {
   const busy = p.samples - p.idle
-  const lines = [`  ${p.samples} samples; on CPU ${((100 * busy) / p.samples).toFixed(0)}% of the time, ${fmtUs(us(p, busy, requests)).trim()} of main-thread CPU per request`, '  by area (µs per request, share of CPU):']
+  const lines = [
+    `  ${p.samples} samples; on CPU ${((100 * busy) / p.samples).toFixed(0)}% of the time, ${fmtUs(us(p, busy, requests)).trim()} of main-thread CPU per request`,
+    '  by area (µs per request, share of CPU):',
+  ]
   const share = (n: number) => `${((100 * n) / busy).toFixed(1).padStart(5)}%`
   for (const [name, n] of [...p.areas].sort((a, b) => b[1] - a[1])) {
     if (name.startsWith('idle')) continue
     lines.push(`    ${fmtUs(us(p, n, requests))} ${share(n)}  ${name}`)
   }
   lines.push(`  top ${top} functions by self time:`)
-  for (const [name, n] of [...p.self].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  for (const [name, n] of [...p.self]
+    .filter(([k]) => !k.startsWith('(idle)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)) {
     lines.push(`    ${fmtUs(us(p, n, requests))} ${share(n)}  ${name}`)
   }
   lines.push("  Plinth's src/ functions by inclusive time (self + everything they call):")

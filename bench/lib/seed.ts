@@ -5,11 +5,12 @@
  * as test/content/entries.test.ts fills 10,000. Those rows skip validation and rendering (their
  * `rendered` is hand-made HTML of the same shape), which only the listing reads.
  */
+
+import type { Principal } from '../../src/auth/tokens.service.ts'
 import { EntriesRepository } from '../../src/content/entries.repository.ts'
 import { newId } from '../../src/core/ids.ts'
-import type { Principal } from '../../src/auth/tokens.service.ts'
 import type { startServer } from '../../src/server.ts'
-import { CONTENT_FIELDS, fourKbPage, seedWords as words, SMALL_CSS } from './content.ts'
+import { CONTENT_FIELDS, fourKbPage, SMALL_CSS, seedWords as words } from './content.ts'
 
 export const CONTENT_SITE = 'bench-content'
 /** Written over REST by the benchmark (upsertEntries, the entry page). */

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import { AppError } from '../core/errors.ts'
 import type { Surface } from '../core/enums.ts'
-import { tokenReaches, type Principal, type TokensService } from './tokens.service.ts'
+import { AppError } from '../core/errors.ts'
+import { type Principal, type TokensService, tokenReaches } from './tokens.service.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,8 +25,7 @@ const REASONS = {
  * onRequest hook, before the body is read, so anonymous callers cannot make us parse large bodies.
  */
 export function authenticate(config: Config, tokens: TokensService, surface: Surface) {
-  const challenge = (extra = '') =>
-    `Bearer resource_metadata="${resourceMetadataUrl(config, surface)}"${surface === 'mcp' ? ', scope="mcp"' : ''}${extra}`
+  const challenge = (extra = '') => `Bearer resource_metadata="${resourceMetadataUrl(config, surface)}"${surface === 'mcp' ? ', scope="mcp"' : ''}${extra}`
 
   return async (request: FastifyRequest): Promise<void> => {
     const result = await tokens.authenticate(request.headers.authorization)
@@ -35,9 +34,13 @@ export function authenticate(config: Config, tokens: TokensService, surface: Sur
       throw new AppError('AUTH_REQUIRED', REASONS[result.reason], { headers: { 'WWW-Authenticate': challenge(error) } })
     }
     if (!tokenReaches(result.principal.access, surface)) {
-      throw new AppError('TOKEN_NOT_ALLOWED', `This token is limited to ${result.principal.access === 'mcp' ? 'the MCP server' : 'the REST API'}; mint a token with ${surface === 'mcp' ? 'MCP' : 'REST'} access.`, {
-        headers: { 'WWW-Authenticate': challenge(', error="insufficient_scope"') },
-      })
+      throw new AppError(
+        'TOKEN_NOT_ALLOWED',
+        `This token is limited to ${result.principal.access === 'mcp' ? 'the MCP server' : 'the REST API'}; mint a token with ${surface === 'mcp' ? 'MCP' : 'REST'} access.`,
+        {
+          headers: { 'WWW-Authenticate': challenge(', error="insufficient_scope"') },
+        },
+      )
     }
     request.principal = result.principal
   }

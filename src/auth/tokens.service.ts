@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
-import { TOKEN_ACCESS, type Surface, type TokenAccess } from '../core/enums.ts'
-import type { TokenRow } from '../db/types.ts'
+import { type Surface, TOKEN_ACCESS, type TokenAccess } from '../core/enums.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso, randomBase62 } from '../core/ids.ts'
+import type { TokenRow } from '../db/types.ts'
 import type { TokensRepository } from './tokens.repository.ts'
 
 const TOKEN_PREFIX = 'plinth'

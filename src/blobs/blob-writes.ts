@@ -2,9 +2,10 @@
  * Writing one blob and describing it: shared by the publish pipeline (many blobs, recorded in the
  * publish's own transaction) and by uploads (one blob, recorded on its own).
  */
-import type { BlobStore } from './blob-store.ts'
-import type { BlobsTable } from '../db/types.ts'
+
 import { nowIso } from '../core/ids.ts'
+import type { BlobsTable } from '../db/types.ts'
+import type { BlobStore } from './blob-store.ts'
 import type { BlobsRepository } from './blobs.repository.ts'
 import { compressVariants, type Variants } from './compression.ts'
 

@@ -1,6 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
-import type { Database } from '../db/types.ts'
-import type { BlobsTable } from '../db/types.ts'
+import type { BlobsTable, Database } from '../db/types.ts'
 
 export class BlobsRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -14,7 +13,11 @@ export class BlobsRepository {
   /** Records blobs whose bytes are already durable in the blob store; a known hash is left as is. */
   insertMissing(trx: Kysely<Database> | Transaction<Database>, rows: BlobsTable[]): Promise<unknown> {
     if (rows.length === 0) return Promise.resolve()
-    return trx.insertInto('blobs').values(rows).onConflict((oc) => oc.column('hash').doNothing()).execute()
+    return trx
+      .insertInto('blobs')
+      .values(rows)
+      .onConflict((oc) => oc.column('hash').doNothing())
+      .execute()
   }
 
   /** The same, for one blob stored outside a publish (an upload). */

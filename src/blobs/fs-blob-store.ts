@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { SHA256_HEX, type BlobEncoding, type BlobStore } from './blob-store.ts'
+import { type BlobEncoding, type BlobStore, SHA256_HEX } from './blob-store.ts'
 
 const SUFFIX: Record<BlobEncoding, string> = { identity: '', br: '.br', gzip: '.gz' }
 

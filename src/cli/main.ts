@@ -4,7 +4,7 @@
  * variables as the server, so the commands act on the same database.
  */
 import { parseArgs } from 'node:util'
-import { compose, type Composition, type Services } from '../compose.ts'
+import { type Composition, compose, type Services } from '../compose.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { AppError } from '../core/errors.ts'
 import { createLogger } from '../log.ts'
@@ -24,7 +24,7 @@ class UsageError extends Error {}
 type Handler = (services: Services, args: string[], out: (line: string) => void) => Promise<void>
 
 function options<T extends Record<string, { type: 'string' }>>(args: string[], spec: T, positionals = 0) {
-  let parsed
+  let parsed: ReturnType<typeof parseArgs>
   try {
     parsed = parseArgs({ args, options: spec, allowPositionals: positionals > 0, strict: true })
   } catch (error) {
@@ -59,7 +59,18 @@ const COMMANDS: Record<string, Handler> = {
     const tokens = await services.tokens.list(user.id)
     for (const t of tokens) {
       const state = t.revoked_at ? 'revoked' : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active'
-      out([t.id, `${t.token_hint}...`, t.access, state, `created ${t.created_at}`, `last used ${t.last_used_at ?? 'never'}`, `expires ${t.expires_at ?? 'never'}`, JSON.stringify(t.name)].join('\t'))
+      out(
+        [
+          t.id,
+          `${t.token_hint}...`,
+          t.access,
+          state,
+          `created ${t.created_at}`,
+          `last used ${t.last_used_at ?? 'never'}`,
+          `expires ${t.expires_at ?? 'never'}`,
+          JSON.stringify(t.name),
+        ].join('\t'),
+      )
     }
     out(`${tokens.length} token${tokens.length === 1 ? '' : 's'}`)
   },
@@ -104,11 +115,15 @@ export async function run(
       return 2
     }
     if (error instanceof AppError) {
-      const fields = error.fields ? Object.entries(error.fields).map(([k, v]) => `\n  ${k}: ${v}`).join('') : ''
+      const fields = error.fields
+        ? Object.entries(error.fields)
+            .map(([k, v]) => `\n  ${k}: ${v}`)
+            .join('')
+        : ''
       io.err(`plinth ${name}: ${error.message}${fields}`)
       return 1
     }
-    io.err(`plinth ${name}: ${error instanceof ConfigError ? error.message : (error as Error).stack ?? error}`)
+    io.err(`plinth ${name}: ${error instanceof ConfigError ? error.message : ((error as Error).stack ?? error)}`)
     return 1
   } finally {
     await plinth?.close()

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { Dialect } from '../db/connect.ts'
 import type { CollectionRow, Database } from '../db/types.ts'
 
@@ -18,7 +18,11 @@ export class CollectionsRepository {
       .selectFrom('collections')
       .selectAll('collections')
       .select((eb) =>
-        eb.selectFrom('entries').select((e) => e.fn.countAll<number>().as('n')).whereRef('entries.collection_id', '=', 'collections.id').as('entry_count'),
+        eb
+          .selectFrom('entries')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('entries.collection_id', '=', 'collections.id')
+          .as('entry_count'),
       )
   }
 
@@ -38,7 +42,11 @@ export class CollectionsRepository {
   }
 
   async count(websiteId: string): Promise<number> {
-    const row = await this.db.selectFrom('collections').select((eb) => eb.fn.countAll<number>().as('n')).where('website_id', '=', websiteId).executeTakeFirstOrThrow()
+    const row = await this.db
+      .selectFrom('collections')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('website_id', '=', websiteId)
+      .executeTakeFirstOrThrow()
     return Number(row.n)
   }
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
-import { ref } from '../core/schemas.ts'
 import { principalOf } from '../auth/auth.http.ts'
+import { ref } from '../core/schemas.ts'
+import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import type { CollectionsService } from './collections.service.ts'
 import { CollectionCreateSchema, CollectionListSchema, CollectionSchema, CollectionUpdateSchema } from './content.schemas.ts'
@@ -16,47 +16,73 @@ export const CollectionParams = Type.Object({ websiteId: WebsiteIdParam, collect
 /** listCollections, createCollection, getCollection, updateCollection. Owners and editors alike. */
 export function collectionsRoutes(collections: CollectionsService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/websites/:websiteId/collections', {
-      schema: {
-        operationId: 'listCollections', tags, security,
-        summary: "List a website's collections",
-        params: SiteParams,
-        response: { 200: ref(CollectionListSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
-      },
-    }, (request) => collections.list(principalOf(request), request.params.websiteId))
-
-    app.post('/websites/:websiteId/collections', {
-      schema: {
-        operationId: 'createCollection', tags, security,
-        summary: 'Create a collection',
-        description: 'A collection named `posts` serves its entries at `/posts-{slug}` and reserves the root paths `posts-*`, `posts`, `posts.html`, `posts/`, `posts.json` and `posts.xml`; a name whose paths clash with files of the live version is refused (409 COLLECTION_CONFLICT), and later publishes may not add such files (PUBLISH_INVALID / RESERVED_PATH).',
-        params: SiteParams,
-        body: ref(CollectionCreateSchema),
-        response: {
-          201: ref(CollectionSchema),
-          ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'COLLECTION_EXISTS', 'COLLECTION_CONFLICT', 'COLLECTION_LIMIT_REACHED']),
+    app.get(
+      '/websites/:websiteId/collections',
+      {
+        schema: {
+          operationId: 'listCollections',
+          tags,
+          security,
+          summary: "List a website's collections",
+          params: SiteParams,
+          response: { 200: ref(CollectionListSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
-    }, async (request, reply) => reply.code(201).send(await collections.create(principalOf(request), request.params.websiteId, request.body)))
+      (request) => collections.list(principalOf(request), request.params.websiteId),
+    )
 
-    app.get('/websites/:websiteId/collections/:collection', {
-      schema: {
-        operationId: 'getCollection', tags, security,
-        summary: 'Get a collection with its fields',
-        params: CollectionParams,
-        response: { 200: ref(CollectionSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+    app.post(
+      '/websites/:websiteId/collections',
+      {
+        schema: {
+          operationId: 'createCollection',
+          tags,
+          security,
+          summary: 'Create a collection',
+          description:
+            'A collection named `posts` serves its entries at `/posts-{slug}` and reserves the root paths `posts-*`, `posts`, `posts.html`, `posts/`, `posts.json` and `posts.xml`; a name whose paths clash with files of the live version is refused (409 COLLECTION_CONFLICT), and later publishes may not add such files (PUBLISH_INVALID / RESERVED_PATH).',
+          params: SiteParams,
+          body: ref(CollectionCreateSchema),
+          response: {
+            201: ref(CollectionSchema),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'COLLECTION_EXISTS', 'COLLECTION_CONFLICT', 'COLLECTION_LIMIT_REACHED']),
+          },
+        },
       },
-    }, (request) => collections.get(principalOf(request), request.params.websiteId, request.params.collection))
+      async (request, reply) => reply.code(201).send(await collections.create(principalOf(request), request.params.websiteId, request.body)),
+    )
 
-    app.patch('/websites/:websiteId/collections/:collection', {
-      schema: {
-        operationId: 'updateCollection', tags, security,
-        summary: 'Change the label or the fields of a collection',
-        description: 'fields replaces the whole list. No stored value is ever lost: a removed field moves to removedFields and its values stay in entry data; a field cannot change type while entries hold values for it (409 FIELD_IN_USE). Validation uses the current fields from the next write on.',
-        params: CollectionParams,
-        body: ref(CollectionUpdateSchema),
-        response: { 200: ref(CollectionSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'FIELD_IN_USE']) },
+    app.get(
+      '/websites/:websiteId/collections/:collection',
+      {
+        schema: {
+          operationId: 'getCollection',
+          tags,
+          security,
+          summary: 'Get a collection with its fields',
+          params: CollectionParams,
+          response: { 200: ref(CollectionSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+        },
       },
-    }, (request) => collections.update(principalOf(request), request.params.websiteId, request.params.collection, request.body))
+      (request) => collections.get(principalOf(request), request.params.websiteId, request.params.collection),
+    )
+
+    app.patch(
+      '/websites/:websiteId/collections/:collection',
+      {
+        schema: {
+          operationId: 'updateCollection',
+          tags,
+          security,
+          summary: 'Change the label or the fields of a collection',
+          description:
+            'fields replaces the whole list. No stored value is ever lost: a removed field moves to removedFields and its values stay in entry data; a field cannot change type while entries hold values for it (409 FIELD_IN_USE). Validation uses the current fields from the next write on.',
+          params: CollectionParams,
+          body: ref(CollectionUpdateSchema),
+          response: { 200: ref(CollectionSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'FIELD_IN_USE']) },
+        },
+      },
+      (request) => collections.update(principalOf(request), request.params.websiteId, request.params.collection, request.body),
+    )
   }
 }

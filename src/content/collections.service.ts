@@ -1,15 +1,14 @@
-import { isUniqueViolation } from '../db/connect.ts'
-import type { CollectionRow } from '../db/types.ts'
+import type { Principal } from '../auth/tokens.service.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
-import type { Principal } from '../auth/tokens.service.ts'
-import type { VisibleSite, WebsiteAccess } from '../db/access.ts'
-import type { SiteEvents } from '../serving/site-events.ts'
-import { RESERVED_COLLECTION_NAMES, collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
-import type { CollectionWithCount, CollectionsRepository } from './collections.repository.ts'
-import { parseFields, type Collection, type CollectionCreate, type CollectionUpdate, type Field } from './content.schemas.ts'
 import { MAX_COLLECTIONS } from '../core/limits.ts'
-
+import type { VisibleSite, WebsiteAccess } from '../db/access.ts'
+import { isUniqueViolation } from '../db/connect.ts'
+import type { CollectionRow } from '../db/types.ts'
+import { collectionOwning, RESERVED_COLLECTION_NAMES, reservedPathsOf } from '../publishing/reserved-paths.ts'
+import type { SiteEvents } from '../serving/site-events.ts'
+import type { CollectionsRepository, CollectionWithCount } from './collections.repository.ts'
+import { type Collection, type CollectionCreate, type CollectionUpdate, type Field, parseFields } from './content.schemas.ts'
 
 /** A collection as the entries service needs it: its row with parsed fields. */
 export interface LoadedCollection {
@@ -52,7 +51,14 @@ export class CollectionsService {
   /** The collection an entry operation works on; 404 when the site or the collection is not visible. */
   async load(principal: Principal, websiteId: string, name: string): Promise<LoadedCollection> {
     const { site, row } = await this.requireRow(principal, websiteId, name)
-    return { id: row.id, websiteId: row.website_id, siteSlug: site.slug, name: row.name, fields: parseFields(row.fields), removedFields: parseFields(row.removed_fields) }
+    return {
+      id: row.id,
+      websiteId: row.website_id,
+      siteSlug: site.slug,
+      name: row.name,
+      fields: parseFields(row.fields),
+      removedFields: parseFields(row.removed_fields),
+    }
   }
 
   async create(principal: Principal, websiteId: string, input: CollectionCreate): Promise<Collection> {
@@ -66,7 +72,10 @@ export class CollectionsService {
     }
     const clashing = (await this.repo.livePaths(site.id)).filter((path) => collectionOwning(path, [input.name]) !== null)
     if (clashing.length > 0) {
-      const shown = clashing.slice(0, 10).map((p) => `"${p}"`).join(', ')
+      const shown = clashing
+        .slice(0, 10)
+        .map((p) => `"${p}"`)
+        .join(', ')
       throw new AppError(
         'COLLECTION_CONFLICT',
         `The collection "${input.name}" would serve its entries at /${input.name}-{slug}, but the live version has files there: ${shown}${clashing.length > 10 ? ', ...' : ''}. Choose another name, or publish a version without these files first.`,
@@ -75,14 +84,22 @@ export class CollectionsService {
     }
     const at = nowIso()
     const row: CollectionRow = {
-      id: newId('col'), website_id: site.id, name: input.name, label: input.label,
-      fields: JSON.stringify(input.fields), removed_fields: '[]', created_at: at, updated_at: at,
+      id: newId('col'),
+      website_id: site.id,
+      name: input.name,
+      label: input.label,
+      fields: JSON.stringify(input.fields),
+      removed_fields: '[]',
+      created_at: at,
+      updated_at: at,
     }
     try {
       await this.repo.insert(row)
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
-      throw new AppError('COLLECTION_EXISTS', `This website already has a collection named "${input.name}".`, { fields: { name: 'is already used by another collection of this website' } })
+      throw new AppError('COLLECTION_EXISTS', `This website already has a collection named "${input.name}".`, {
+        fields: { name: 'is already used by another collection of this website' },
+      })
     }
     await this.siteEvents.siteChanged(site.slug)
     return collectionView({ ...row, entry_count: 0 })

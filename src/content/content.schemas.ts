@@ -3,9 +3,9 @@
  * Entry items of a batch are checked one by one in the service (see entry-input.ts), so that one
  * bad item fails alone instead of the whole request.
  */
-import { Type, type Static } from 'typebox'
-import { Nullable, Timestamp, ref } from '../core/schemas.ts'
+import { type Static, Type } from 'typebox'
 import { MAX_BATCH, MAX_FIELDS, TEXT_FIELD_DEFAULT_MAX, URL_MAX_CHARS } from '../core/limits.ts'
+import { Nullable, ref, Timestamp } from '../core/schemas.ts'
 
 const FIELD_TYPES = ['text', 'richText', 'image', 'date', 'number', 'boolean', 'url', 'choice'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -28,7 +28,12 @@ export const FieldSchema = Type.Object(
     type: ref(FieldTypeSchema),
     required: Type.Optional(Type.Boolean({ default: false, description: 'A required field must hold a value (not null, not an empty string).' })),
     options: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 200, uniqueItems: true, description: 'choice only, and required for it: the allowed values.' }),
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+        minItems: 1,
+        maxItems: 200,
+        uniqueItems: true,
+        description: 'choice only, and required for it: the allowed values.',
+      }),
     ),
     maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: `text only: most characters (default ${TEXT_FIELD_DEFAULT_MAX}).` })),
     min: Type.Optional(Type.Number({ description: 'number only: smallest allowed value.' })),
@@ -51,7 +56,8 @@ export const CollectionCreateSchema = Type.Object(
   {
     name: Type.String({
       pattern: COLLECTION_NAME_PATTERN,
-      description: 'URL-safe name: 2 to 40 lowercase letters and digits, starting with a letter, no hyphen. Entries are served at `/{name}-{slug}`. Some names are reserved (see docs).',
+      description:
+        'URL-safe name: 2 to 40 lowercase letters and digits, starting with a letter, no hyphen. Entries are served at `/{name}-{slug}`. Some names are reserved (see docs).',
     }),
     label: Type.String({ minLength: 1, maxLength: 120 }),
     fields: fieldsList,
@@ -63,10 +69,13 @@ export type CollectionCreate = Static<typeof CollectionCreateSchema>
 export const CollectionUpdateSchema = Type.Object(
   {
     label: Type.Optional(Type.String({ minLength: 1, maxLength: 120 })),
-    fields: Type.Optional(Type.Array(ref(FieldSchema), {
-      maxItems: MAX_FIELDS,
-      description: 'The complete new list of fields (not a diff). A removed field keeps its stored values (see removedFields); a field whose type changes is refused while entries hold values for it.',
-    })),
+    fields: Type.Optional(
+      Type.Array(ref(FieldSchema), {
+        maxItems: MAX_FIELDS,
+        description:
+          'The complete new list of fields (not a diff). A removed field keeps its stored values (see removedFields); a field whose type changes is refused while entries hold values for it.',
+      }),
+    ),
   },
   { $id: 'CollectionUpdate', additionalProperties: false, minProperties: 1 },
 )
@@ -79,10 +88,13 @@ export const CollectionSchema = Type.Object(
     label: Type.String(),
     fields: Type.Array(ref(FieldSchema)),
     removedFields: Type.Array(ref(FieldSchema), {
-      description: 'Fields removed by updateCollection whose stored values are kept and still returned in entry data. Adding a field of the same name and type again brings them back into use.',
+      description:
+        'Fields removed by updateCollection whose stored values are kept and still returned in entry data. Adding a field of the same name and type again brings them back into use.',
     }),
     entryPath: Type.String({ description: 'Where an entry is served on the site, e.g. `/posts-{slug}`.' }),
-    reservedPaths: Type.Array(Type.String(), { description: 'Root paths of the site this collection reserves; a publish may not add files there (RESERVED_PATH).' }),
+    reservedPaths: Type.Array(Type.String(), {
+      description: 'Root paths of the site this collection reserves; a publish may not add files there (RESERVED_PATH).',
+    }),
     entryCount: Type.Integer(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
@@ -93,14 +105,29 @@ export type Collection = Static<typeof CollectionSchema>
 
 export const CollectionListSchema = Type.Object({ items: Type.Array(ref(CollectionSchema), { description: 'By name.' }) }, { $id: 'CollectionList' })
 
-
 const EntryInputSchema = Type.Object(
   {
-    slug: Type.String({ minLength: 1, maxLength: 80, pattern: ENTRY_SLUG_PATTERN, description: 'Identity of the entry: 1 to 80 lowercase letters, digits and single hyphens.' }),
-    publishedAt: Type.Optional(Type.String({ maxLength: 40, description: 'ISO-8601 date-time with a time zone, stored in UTC. Default: kept on update, now on create. A future instant keeps the entry off the public site until then.' })),
-    createdAt: Type.Optional(Type.String({ maxLength: 40, description: 'ISO-8601 date-time with a time zone, stored in UTC. Default: kept on update, now on create (set it when importing an archive).' })),
+    slug: Type.String({
+      minLength: 1,
+      maxLength: 80,
+      pattern: ENTRY_SLUG_PATTERN,
+      description: 'Identity of the entry: 1 to 80 lowercase letters, digits and single hyphens.',
+    }),
+    publishedAt: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          'ISO-8601 date-time with a time zone, stored in UTC. Default: kept on update, now on create. A future instant keeps the entry off the public site until then.',
+      }),
+    ),
+    createdAt: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: 'ISO-8601 date-time with a time zone, stored in UTC. Default: kept on update, now on create (set it when importing an archive).',
+      }),
+    ),
     data: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'Field values by field name, checked against the collection\'s fields. A richText value is {html} or {markdown}; an image value is a URL.',
+      description: "Field values by field name, checked against the collection's fields. A richText value is {html} or {markdown}; an image value is a URL.",
       examples: [{ title: 'Hello', body: { markdown: '# Hi' } }],
     }),
   },
@@ -134,7 +161,8 @@ export const EntrySchema = Type.Object(
       description: 'Values as sent (image URLs made absolute), plus kept values of removed fields.',
     }),
     rendered: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'Display-ready values of the current fields: richText as sanitized HTML whose images point at the image library; image as its library URL; other types as stored.',
+      description:
+        'Display-ready values of the current fields: richText as sanitized HTML whose images point at the image library; image as its library URL; other types as stored.',
     }),
   },
   { $id: 'Entry', additionalProperties: false },
@@ -152,11 +180,22 @@ export type EntryList = Static<typeof EntryListSchema>
 
 export const EntryBatchRequestSchema = Type.Object(
   {
-    baseUrl: Type.Optional(Type.String({ maxLength: URL_MAX_CHARS, description: 'Absolute http(s) URL that relative image URLs (image fields and <img> in rich text) are resolved against.' })),
-    entries: Type.Array(Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'An EntryInput. Each item is checked on its own: a bad item fails alone with its own result.' }), {
-      maxItems: MAX_BATCH,
-      description: `Up to ${MAX_BATCH} entries.`,
-    }),
+    baseUrl: Type.Optional(
+      Type.String({
+        maxLength: URL_MAX_CHARS,
+        description: 'Absolute http(s) URL that relative image URLs (image fields and <img> in rich text) are resolved against.',
+      }),
+    ),
+    entries: Type.Array(
+      Type.Unsafe<Record<string, unknown>>({
+        type: 'object',
+        description: 'An EntryInput. Each item is checked on its own: a bad item fails alone with its own result.',
+      }),
+      {
+        maxItems: MAX_BATCH,
+        description: `Up to ${MAX_BATCH} entries.`,
+      },
+    ),
   },
   { $id: 'EntryBatchRequest', additionalProperties: false },
 )
@@ -177,7 +216,7 @@ export type EntryError = Static<typeof EntryErrorSchema>
 
 export const EntryResultSchema = Type.Object(
   {
-    slug: Nullable(Type.String({ description: 'The item\'s slug as sent (null when it sent none).' })),
+    slug: Nullable(Type.String({ description: "The item's slug as sent (null when it sent none)." })),
     status: Type.Enum(ENTRY_RESULT_STATUSES),
     entry: Type.Optional(ref(EntrySchema)),
     error: Type.Optional(ref(EntryErrorSchema)),
@@ -199,7 +238,18 @@ export const EntryBatchResultSchema = Type.Object(
 export type EntryBatchResult = Static<typeof EntryBatchResultSchema>
 
 export const CONTENT_SCHEMAS = [
-  FieldTypeSchema, FieldSchema, CollectionCreateSchema, CollectionUpdateSchema, CollectionSchema, CollectionListSchema,
-  EntryInputSchema, EntryPutSchema, EntrySchema, EntryListSchema, EntryBatchRequestSchema, EntryErrorSchema,
-  EntryResultSchema, EntryBatchResultSchema,
+  FieldTypeSchema,
+  FieldSchema,
+  CollectionCreateSchema,
+  CollectionUpdateSchema,
+  CollectionSchema,
+  CollectionListSchema,
+  EntryInputSchema,
+  EntryPutSchema,
+  EntrySchema,
+  EntryListSchema,
+  EntryBatchRequestSchema,
+  EntryErrorSchema,
+  EntryResultSchema,
+  EntryBatchResultSchema,
 ]

@@ -3,15 +3,24 @@
  * uploads.routes.ts and entries.routes.ts. Path and query parameters become arguments next to
  * the body's fields; unknown arguments are refused, as unknown body fields are over REST.
  */
-import { Type, type TProperties } from 'typebox'
+import { type TProperties, Type } from 'typebox'
+import {
+  ENTRY_PAGE_DEFAULT,
+  ENTRY_PAGE_MAX,
+  formatSize,
+  MAX_BATCH,
+  MAX_UPLOAD_BYTES,
+  MAX_UPLOADS_PER_REQUEST,
+  UPLOAD_RETENTION_MS,
+  UPLOAD_URL_LIFETIME_MS,
+} from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import type { UploadsService } from '../uploads/uploads.service.ts'
-import type { EntriesService } from './entries.service.ts'
-import { defineTool, type AnyMcpTool, type ToolHints } from '../mcp/tool-definition.ts'
-import { MAX_BATCH, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS, ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, formatSize } from '../core/limits.ts'
+import { type AnyMcpTool, defineTool, type ToolHints } from '../mcp/tool-definition.ts'
 import { CreateUploadsRequestSchema, CreateUploadsResultSchema } from '../uploads/uploads.schemas.ts'
+import type { UploadsService } from '../uploads/uploads.service.ts'
 import { EntryBatchRequestSchema, EntryBatchResultSchema, EntryListSchema } from './content.schemas.ts'
 import { CollectionParams, EntryListQuery, EntryParams } from './entries.routes.ts'
+import type { EntriesService } from './entries.service.ts'
 
 const args = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false })
 

@@ -21,4 +21,3 @@ export function libraryMedia(library: { importFromUrl(websiteId: string, collect
     importImage: (websiteId, collectionId, url) => library.importFromUrl(websiteId, collectionId, url),
   }
 }
-

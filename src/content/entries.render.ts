@@ -6,9 +6,14 @@
 import { AppError } from '../core/errors.ts'
 import type { LoadedCollection } from './collections.service.ts'
 import type { EntryMedia } from './entries.media.ts'
-import { EntryFailure, resolveImageUrl, type RichText } from './entries.validation.ts'
+import { EntryFailure, type RichText, resolveImageUrl } from './entries.validation.ts'
 
-export async function renderEntry(media: EntryMedia, collection: LoadedCollection, data: Record<string, unknown>, baseUrl: string | undefined): Promise<Record<string, unknown>> {
+export async function renderEntry(
+  media: EntryMedia,
+  collection: LoadedCollection,
+  data: Record<string, unknown>,
+  baseUrl: string | undefined,
+): Promise<Record<string, unknown>> {
   const rendered: Record<string, unknown> = {}
   const imported = new Map<string, string>()
   const importImage = async (url: string, field: string): Promise<string> => {
@@ -20,7 +25,9 @@ export async function renderEntry(media: EntryMedia, collection: LoadedCollectio
       return libraryUrl
     } catch (error) {
       if (!(error instanceof AppError)) throw error
-      throw new EntryFailure('IMAGE_IMPORT_FAILED', `The image ${url} of ${field} could not be imported: ${error.message}`, { [field]: `image ${url} could not be imported (${error.code})` })
+      throw new EntryFailure('IMAGE_IMPORT_FAILED', `The image ${url} of ${field} could not be imported: ${error.message}`, {
+        [field]: `image ${url} could not be imported (${error.code})`,
+      })
     }
   }
 
@@ -35,7 +42,8 @@ export async function renderEntry(media: EntryMedia, collection: LoadedCollectio
       for (const src of new Set(images)) {
         // Inline images (data:) go to the library as they are; the renderer kept only raster ones.
         const resolved = src.startsWith('data:') ? { url: src, relative: false } : resolveImageUrl(src, baseUrl)
-        if ('problem' in resolved) throw new EntryFailure('VALIDATION_FAILED', `An image in ${at} is unusable: ${resolved.problem}.`, { [at]: `image ${resolved.problem}` })
+        if ('problem' in resolved)
+          throw new EntryFailure('VALIDATION_FAILED', `An image in ${at} is unusable: ${resolved.problem}.`, { [at]: `image ${resolved.problem}` })
         library.set(src, await importImage(resolved.url, at))
       }
       rendered[field.name] = library.size === 0 ? html : media.rewriteImageSources(html, (src) => library.get(src) ?? src)

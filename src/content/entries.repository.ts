@@ -42,7 +42,11 @@ export class EntriesRepository {
   /** Inserts many rows in chunks (imports and tests); each chunk is one statement. */
   async insertMany(rows: EntryRow[], chunk = 500): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < rows.length; i += chunk) await trx.insertInto('entries').values(rows.slice(i, i + chunk)).execute()
+      for (let i = 0; i < rows.length; i += chunk)
+        await trx
+          .insertInto('entries')
+          .values(rows.slice(i, i + chunk))
+          .execute()
     })
   }
 

@@ -1,18 +1,18 @@
 import { createHash } from 'node:crypto'
-import { isUniqueViolation } from '../db/connect.ts'
-import type { EntryRow } from '../db/types.ts'
+import type { Principal } from '../auth/tokens.service.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
-import type { Principal } from '../auth/tokens.service.ts'
+import { ENTRY_PAGE_DEFAULT } from '../core/limits.ts'
+import { isUniqueViolation } from '../db/connect.ts'
+import type { EntryRow } from '../db/types.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { CollectionsService, LoadedCollection } from './collections.service.ts'
 import type { Entry, EntryBatchRequest, EntryBatchResult, EntryList, EntryPut, EntryResult } from './content.schemas.ts'
-import type { EntriesRepository } from './entries.repository.ts'
-import { renderEntry } from './entries.render.ts'
 import type { EntryMedia } from './entries.media.ts'
-import { EntryFailure, baseUrlProblem, checkEntry, slugProblem, type CheckedEntry } from './entries.validation.ts'
+import { renderEntry } from './entries.render.ts'
+import type { EntriesRepository } from './entries.repository.ts'
+import { baseUrlProblem, type CheckedEntry, checkEntry, EntryFailure, slugProblem } from './entries.validation.ts'
 import { canonicalJson, decodeCursor, encodeCursor, entryView } from './entries.views.ts'
-import { ENTRY_PAGE_DEFAULT } from '../core/limits.ts'
 
 /** Batch items written at once: image imports overlap, the database sees a few writes at a time. */
 const BATCH_CONCURRENCY = 4
@@ -95,7 +95,14 @@ export class EntriesService {
     const slugs = input.entries.map((item) => (typeof item.slug === 'string' ? item.slug : null))
     const occurrences = new Map<string, number>()
     for (const slug of slugs) if (slug !== null) occurrences.set(slug, (occurrences.get(slug) ?? 0) + 1)
-    const stored = new Map((await this.repo.findBySlugs(collection.id, [...occurrences.keys()].filter((s) => !slugProblem(s)))).map((r) => [r.slug, r]))
+    const stored = new Map(
+      (
+        await this.repo.findBySlugs(
+          collection.id,
+          [...occurrences.keys()].filter((s) => !slugProblem(s)),
+        )
+      ).map((r) => [r.slug, r]),
+    )
 
     const results: EntryResult[] = new Array(input.entries.length)
     let next = 0
@@ -105,7 +112,11 @@ export class EntriesService {
         const slug = slugs[i]!
         try {
           if (slug !== null && occurrences.get(slug)! > 1) {
-            throw new EntryFailure('DUPLICATE_SLUG', `The slug "${slug}" appears ${occurrences.get(slug)} times in this batch; send each slug once. None of its items was written.`, { slug: 'appears more than once in this batch' })
+            throw new EntryFailure(
+              'DUPLICATE_SLUG',
+              `The slug "${slug}" appears ${occurrences.get(slug)} times in this batch; send each slug once. None of its items was written.`,
+              { slug: 'appears more than once in this batch' },
+            )
           }
           const written = await this.write(collection, input.entries[i], input.baseUrl, slug === null ? undefined : stored.get(slug))
           results[i] = { slug, status: written.status, entry: entryView(collection, written.row, nowIso()) }
@@ -148,7 +159,14 @@ export class EntriesService {
     if (existing && existing.content_hash === hash) return { status: 'unchanged', row: existing }
 
     const rendered = await renderEntry(this.media, collection, data, baseUrl)
-    const stored = { published_at: publishedAt, created_at: createdAt, updated_at: now, data: JSON.stringify(data), rendered: JSON.stringify(rendered), content_hash: hash }
+    const stored = {
+      published_at: publishedAt,
+      created_at: createdAt,
+      updated_at: now,
+      data: JSON.stringify(data),
+      rendered: JSON.stringify(rendered),
+      content_hash: hash,
+    }
     if (existing) {
       await this.repo.replace(existing.id, stored)
       return { status: 'updated', row: { ...existing, ...stored } }
@@ -175,7 +193,14 @@ function keptValues(collection: LoadedCollection, existing: EntryRow | undefined
   return Object.fromEntries(Object.entries(JSON.parse(existing.data) as Record<string, unknown>).filter(([k]) => !current.has(k)))
 }
 
-function contentHash(collection: LoadedCollection, entry: CheckedEntry, data: Record<string, unknown>, publishedAt: string, createdAt: string, baseUrl?: string): string {
+function contentHash(
+  collection: LoadedCollection,
+  entry: CheckedEntry,
+  data: Record<string, unknown>,
+  publishedAt: string,
+  createdAt: string,
+  baseUrl?: string,
+): string {
   // A relative <img> in rich text depends on baseUrl too; so does any resolved image field.
   const hasRichText = collection.fields.some((f) => f.type === 'richText' && data[f.name] !== undefined)
   const base = entry.usedBaseUrl || hasRichText ? (baseUrl ?? null) : null

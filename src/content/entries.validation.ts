@@ -2,9 +2,10 @@
  * Checks one entry item against the collection's fields, with a message per offending field.
  * Used for putEntry and for every batch item alike, so a bad item fails alone and says why.
  */
+
+import { RICH_TEXT_MAX_CHARS, TEXT_FIELD_DEFAULT_MAX, URL_MAX_CHARS } from '../core/limits.ts'
 import type { EntryError, Field } from './content.schemas.ts'
 import { ENTRY_SLUG_PATTERN } from './content.schemas.ts'
-import { RICH_TEXT_MAX_CHARS, TEXT_FIELD_DEFAULT_MAX, URL_MAX_CHARS } from '../core/limits.ts'
 
 /** Why one entry could not be written; a batch reports it as that item's result. */
 export class EntryFailure extends Error {
@@ -84,7 +85,8 @@ export function resolveImageUrl(value: string, baseUrl: string | undefined): { u
       ? { url: absolute.href, relative: false }
       : { problem: `must be an http(s) URL, not ${absolute.protocol}` }
   }
-  if (baseUrl === undefined) return { problem: `"${value.slice(0, 100)}" is a relative URL: give an absolute URL, or send the batch with a baseUrl to resolve it against` }
+  if (baseUrl === undefined)
+    return { problem: `"${value.slice(0, 100)}" is a relative URL: give an absolute URL, or send the batch with a baseUrl to resolve it against` }
   return { url: new URL(value, baseUrl).href, relative: true }
 }
 

@@ -1,6 +1,7 @@
 /** Row -> API entry, and the opaque listing cursor. */
-import type { EntryRow } from '../db/types.ts'
+
 import { validationFailed } from '../core/errors.ts'
+import type { EntryRow } from '../db/types.ts'
 import type { Entry } from './content.schemas.ts'
 import type { EntryPosition } from './entries.repository.ts'
 import { normalizeInstant } from './entries.validation.ts'
@@ -47,7 +48,9 @@ export function decodeCursor(cursor: string): EntryPosition {
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
   if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
     return `{${entries.join(',')}}`
   }
   return JSON.stringify(value)

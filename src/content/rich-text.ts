@@ -6,8 +6,8 @@
  * http(s)/relative/inline raster data. What never does: scripts, event handlers, styles (they can
  * load remote resources), frames, forms, SVG and MathML, and any other URL scheme.
  */
+import { createRequire } from 'node:module'
 import createDOMPurify, { type Config as PurifyConfig } from 'dompurify'
-import { JSDOM } from 'jsdom'
 import MarkdownIt from 'markdown-it'
 import { parseFragment } from 'parse5'
 import { AppError } from '../core/errors.ts'
@@ -32,16 +32,80 @@ export const RICH_TEXT_MAX_DEPTH = 256
 const RICH_TEXT_MAX_ATTRIBUTES = 100
 
 const ALLOWED_TAGS = [
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'br', 'hr', 'div', 'span',
-  'ul', 'ol', 'li', 'dl', 'dt', 'dd',
-  'a', 'em', 'strong', 'b', 'i', 'u', 's', 'del', 'ins', 'sub', 'sup', 'mark', 'small', 'abbr', 'q', 'cite', 'dfn', 'time',
-  'code', 'pre', 'kbd', 'samp', 'var', 'blockquote',
-  'table', 'caption', 'colgroup', 'col', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td',
-  'figure', 'figcaption', 'img',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'p',
+  'br',
+  'hr',
+  'div',
+  'span',
+  'ul',
+  'ol',
+  'li',
+  'dl',
+  'dt',
+  'dd',
+  'a',
+  'em',
+  'strong',
+  'b',
+  'i',
+  'u',
+  's',
+  'del',
+  'ins',
+  'sub',
+  'sup',
+  'mark',
+  'small',
+  'abbr',
+  'q',
+  'cite',
+  'dfn',
+  'time',
+  'code',
+  'pre',
+  'kbd',
+  'samp',
+  'var',
+  'blockquote',
+  'table',
+  'caption',
+  'colgroup',
+  'col',
+  'thead',
+  'tbody',
+  'tfoot',
+  'tr',
+  'th',
+  'td',
+  'figure',
+  'figcaption',
+  'img',
 ]
 const ALLOWED_ATTR = [
-  'href', 'title', 'src', 'alt', 'width', 'height', 'loading',
-  'colspan', 'rowspan', 'scope', 'headers', 'span', 'start', 'reversed', 'datetime', 'lang', 'dir', 'class',
+  'href',
+  'title',
+  'src',
+  'alt',
+  'width',
+  'height',
+  'loading',
+  'colspan',
+  'rowspan',
+  'scope',
+  'headers',
+  'span',
+  'start',
+  'reversed',
+  'datetime',
+  'lang',
+  'dir',
+  'class',
 ]
 
 const PURIFY_CONFIG: PurifyConfig = {
@@ -63,10 +127,25 @@ const RELATIVE_ORIGIN = new URL(RELATIVE_BASE).origin
 
 const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false })
 
-// One window and one purifier for the whole process: building a jsdom window costs milliseconds.
-const window = new JSDOM('').window
-const purifier = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0])
-purifier.setConfig(PURIFY_CONFIG)
+type Purifier = ReturnType<typeof createDOMPurify>
+
+/**
+ * One jsdom window and one purifier for the whole process, made on first use: building a window
+ * costs milliseconds and loading jsdom half a second, which a process that never renders rich text
+ * (the admin CLI, a server that only serves) should not pay at start.
+ */
+let sanitizer: { purifier: Purifier; resetListeners(): void } | null = null
+
+function sanitizerInstance(): { purifier: Purifier; resetListeners(): void } {
+  if (sanitizer) return sanitizer
+  const { JSDOM } = createRequire(import.meta.url)('jsdom') as typeof import('jsdom')
+  const window = new JSDOM('').window
+  const purifier = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0])
+  purifier.setConfig(PURIFY_CONFIG)
+  purifier.addHook('afterSanitizeAttributes', checkLinksAndImages)
+  sanitizer = { purifier, resetListeners: listenerReset(window) }
+  return sanitizer
+}
 
 /**
  * jsdom 27 registers listeners on the window for every Document it creates (its selector engine
@@ -76,16 +155,14 @@ purifier.setConfig(PURIFY_CONFIG)
  * also held until the current job ends, through the WeakRef jsdom keeps of each NodeIterator: a
  * caller rendering thousands of values in one synchronous loop should yield now and then.)
  */
-const windowListeners = (() => {
+function listenerReset(window: object): () => void {
   const impl = Object.getOwnPropertySymbols(window).find((s) => s.description === 'impl')
-  const lists = impl ? ((window as unknown as Record<symbol, { _eventListeners?: Record<string, unknown[]> }>)[impl]._eventListeners ?? null) : null
+  const lists = impl ? ((window as Record<symbol, { _eventListeners?: Record<string, unknown[]> }>)[impl]._eventListeners ?? null) : null
   const baseline = new Map(Object.entries(lists ?? {}).map(([type, list]) => [type, list.length]))
-  return {
-    reset(): void {
-      for (const [type, list] of Object.entries(lists ?? {})) list.length = baseline.get(type) ?? 0
-    },
+  return () => {
+    for (const [type, list] of Object.entries(lists ?? {})) list.length = baseline.get(type) ?? 0
   }
-})()
+}
 
 /**
  * State of the sanitize call in progress. DOMPurify runs synchronously and hooks are global to
@@ -93,7 +170,8 @@ const windowListeners = (() => {
  */
 let pass: { images: Set<string>; rewrite: ((src: string) => string) | null } = { images: new Set(), rewrite: null }
 
-purifier.addHook('afterSanitizeAttributes', (node) => {
+/** Keeps links to http(s), mailto and relative targets and safe image sources; records the images. */
+function checkLinksAndImages(node: Node): void {
   const element = node as Element
   if (element.tagName === 'A') {
     const href = element.getAttribute('href')
@@ -112,7 +190,7 @@ purifier.addHook('afterSanitizeAttributes', (node) => {
     if (src !== original) element.setAttribute('src', src)
     pass.images.add(src)
   }
-})
+}
 
 function parseUrl(value: string): URL | null {
   try {
@@ -152,12 +230,13 @@ function shapeProblem(html: string): string | null {
 function sanitize(html: string, rewrite: ((src: string) => string) | null): RenderedRichText {
   const problem = shapeProblem(html)
   if (problem) throw new AppError('VALIDATION_FAILED', `Rich text ${problem}.`)
+  const { purifier, resetListeners } = sanitizerInstance()
   pass = { images: new Set(), rewrite }
   try {
     const clean = purifier.sanitize(html) as unknown as string
     return { html: clean, images: [...pass.images] }
   } finally {
-    windowListeners.reset()
+    resetListeners()
     pass = { images: new Set(), rewrite: null }
   }
 }

@@ -89,6 +89,9 @@ export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `$
 export const validationFailed = (fields: Record<string, string>, message?: string): AppError =>
   new AppError(
     'VALIDATION_FAILED',
-    message ?? `Invalid request: ${Object.entries(fields).map(([k, v]) => `${k} ${v}`).join('; ')}`,
+    message ??
+      `Invalid request: ${Object.entries(fields)
+        .map(([k, v]) => `${k} ${v}`)
+        .join('; ')}`,
     { fields },
   )

@@ -2,7 +2,7 @@
  * Schemas shared by every module. Each named schema has an $id, which makes it a named OpenAPI
  * component; routes point at it with ref(), which keeps the TypeScript type of the target.
  */
-import { Type, type Static, type TSchema } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
 import { JOB_STATUSES } from './enums.ts'
 
 /** A `$ref` to a named schema that still carries the schema's static type. */

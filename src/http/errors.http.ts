@@ -15,7 +15,10 @@ interface AjvIssue {
 
 /** `/files/0/path` + missing `content` -> `files[0].content` */
 function fieldName(issue: AjvIssue): string {
-  const segments = issue.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const segments = issue.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
   const extra = (issue.params.missingProperty ?? issue.params.additionalProperty) as string | undefined
   if (extra !== undefined) segments.push(extra)
   return segments.reduce((name, seg) => (/^\d+$/.test(seg) ? `${name}[${seg}]` : name ? `${name}.${seg}` : seg), '') || 'body'
@@ -100,9 +103,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(reply, new AppError('INTERNAL', 'Something went wrong on our side. The error was logged; retry later.'))
   })
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
-  )
+  app.setNotFoundHandler((request, reply) => sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)))
 
   // A known path with an unsupported method is 405 with Allow, not 404. Routes are collected as
   // they are added; answerWrongMethods() registers the 405 routes once all are known.
@@ -129,8 +130,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
         url,
         config: { wrongMethod: true },
         schema: { hide: true },
-        handler: (_request, reply) =>
-          sendError(reply, new AppError('METHOD_NOT_ALLOWED', `This path accepts ${allow} only.`, { headers: { Allow: allow } })),
+        handler: (_request, reply) => sendError(reply, new AppError('METHOD_NOT_ALLOWED', `This path accepts ${allow} only.`, { headers: { Allow: allow } })),
       })
     }
   })

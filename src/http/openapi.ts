@@ -16,14 +16,16 @@ const MEANING: Record<ErrorCode, string> = {
   METHOD_NOT_ALLOWED: 'the path does not accept this method (see Allow)',
   SLUG_TAKEN: 'the requested slug is taken or reserved; the message names a free one',
   COLLECTION_EXISTS: 'the website already has a collection of this name',
-  COLLECTION_CONFLICT: "the collection's reserved paths ({name}-*, {name}, {name}.html, {name}/, {name}.json, {name}.xml) clash with files of the live version; the message names them",
+  COLLECTION_CONFLICT:
+    "the collection's reserved paths ({name}-*, {name}, {name}.html, {name}/, {name}.json, {name}.xml) clash with files of the live version; the message names them",
   FIELD_IN_USE: 'a field cannot change type while entries hold values for it',
   UPLOAD_COMPLETED: 'the bytes of this upload were already received; an upload is written once',
   PAYLOAD_TOO_LARGE: 'the body is larger than the service accepts',
   UNSUPPORTED_MEDIA_TYPE: 'the body is not application/json',
   VALIDATION_FAILED: 'the request breaks its schema; error.fields names each bad field',
   PUBLISH_INVALID: 'the bundle breaks authoring rules; error.violations lists every one',
-  FETCH_FAILED: 'a URL could not be fetched safely (blocked address, bad scheme, HTTP error, timeout, too large, too many redirects, not an accepted image); the message says which',
+  FETCH_FAILED:
+    'a URL could not be fetched safely (blocked address, bad scheme, HTTP error, timeout, too large, too many redirects, not an accepted image); the message says which',
   IMAGE_IMPORT_FAILED: 'an image of the entry could not be imported into the image library; error.fields names the field',
   RATE_LIMITED: 'too many publishes; retry after Retry-After seconds',
   INTERNAL: 'unexpected fault on the server',
@@ -42,9 +44,6 @@ export function errorResponses(codes: ErrorCode[]): Record<number, unknown> {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code])
   }
   return Object.fromEntries(
-    [...byStatus].map(([status, list]) => [
-      status,
-      Type.Unsafe({ $ref: 'Error#', description: list.map((c) => `\`${c}\`: ${MEANING[c]}`).join('; ') }),
-    ]),
+    [...byStatus].map(([status, list]) => [status, Type.Unsafe({ $ref: 'Error#', description: list.map((c) => `\`${c}\`: ${MEANING[c]}`).join('; ') })]),
   )
 }

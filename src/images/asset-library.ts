@@ -8,16 +8,16 @@
  */
 import { createHash } from 'node:crypto'
 import type { BlobStore } from '../blobs/blob-store.ts'
-import type { AssetRow } from '../db/types.ts'
-import { isUniqueViolation } from '../db/connect.ts'
-import { AppError, type ErrorCode } from '../core/errors.ts'
-import { newId, nowIso } from '../core/ids.ts'
-import { safeFetch } from '../net/safe-fetch.ts'
 import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
+import { AppError, type ErrorCode } from '../core/errors.ts'
+import { newId, nowIso } from '../core/ids.ts'
+import { formatSize, IMAGE_MAX_BYTES, URL_MAX_CHARS } from '../core/limits.ts'
+import { isUniqueViolation } from '../db/connect.ts'
+import type { AssetRow } from '../db/types.ts'
+import { safeFetch } from '../net/safe-fetch.ts'
 import type { AssetsRepository } from './assets.repository.ts'
-import { imageExtension, sniffImage, type ImageType } from './image-type.ts'
-import { IMAGE_MAX_BYTES, URL_MAX_CHARS, formatSize } from '../core/limits.ts'
+import { type ImageType, imageExtension, sniffImage } from './image-type.ts'
 
 export interface LibraryAsset {
   id: string
@@ -91,7 +91,12 @@ export class AssetLibrary {
     return pending
   }
 
-  async importFromBytes(websiteId: string, collectionId: string | null, bytes: Buffer, options: { filename?: string; sourceUrl?: string | null }): Promise<LibraryAsset> {
+  async importFromBytes(
+    websiteId: string,
+    collectionId: string | null,
+    bytes: Buffer,
+    options: { filename?: string; sourceUrl?: string | null },
+  ): Promise<LibraryAsset> {
     const name = options.filename ? `"${options.filename.slice(0, 200)}"` : 'The file'
     return this.keep(websiteId, collectionId, bytes, options.sourceUrl ?? null, name, 'VALIDATION_FAILED')
   }
@@ -112,8 +117,16 @@ export class AssetLibrary {
     return this.keep(websiteId, collectionId, bytes, null, 'The inline (data:) image', 'FETCH_FAILED')
   }
 
-  private async keep(websiteId: string, collectionId: string | null, bytes: Buffer, sourceUrl: string | null, what: string, code: ErrorCode): Promise<LibraryAsset> {
-    if (bytes.length > IMAGE_MAX_BYTES) throw new AppError(code, `${what} is ${bytes.length} bytes; images of at most ${IMAGE_MAX_BYTES} bytes (${formatSize(IMAGE_MAX_BYTES)}) are accepted.`)
+  private async keep(
+    websiteId: string,
+    collectionId: string | null,
+    bytes: Buffer,
+    sourceUrl: string | null,
+    what: string,
+    code: ErrorCode,
+  ): Promise<LibraryAsset> {
+    if (bytes.length > IMAGE_MAX_BYTES)
+      throw new AppError(code, `${what} is ${bytes.length} bytes; images of at most ${IMAGE_MAX_BYTES} bytes (${formatSize(IMAGE_MAX_BYTES)}) are accepted.`)
     const type = await sniffImage(bytes)
     if ('problem' in type) throw new AppError(code, `${what} ${type.problem}.`)
     const hash = createHash('sha256').update(bytes).digest('hex')
@@ -129,7 +142,8 @@ export class AssetLibrary {
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
       // Imported meanwhile by another request (another instance, or the same bytes uploaded twice).
-      const winner = sourceUrl === null ? await this.repo.findUnsourced(websiteId, collectionId, hash) : await this.repo.findBySource(websiteId, collectionId, sourceUrl)
+      const winner =
+        sourceUrl === null ? await this.repo.findUnsourced(websiteId, collectionId, hash) : await this.repo.findBySource(websiteId, collectionId, sourceUrl)
       if (!winner) throw error
       return assetView(winner)
     }

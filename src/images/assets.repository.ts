@@ -22,7 +22,14 @@ export class AssetsRepository {
 
   /** Any asset of the site with these bytes: what serving /_assets/{hash}.{ext} needs. */
   findByHash(websiteId: string, hash: string): Promise<AssetRow | undefined> {
-    return this.db.selectFrom('assets').selectAll().where('website_id', '=', websiteId).where('hash', '=', hash).orderBy('created_at').limit(1).executeTakeFirst()
+    return this.db
+      .selectFrom('assets')
+      .selectAll()
+      .where('website_id', '=', websiteId)
+      .where('hash', '=', hash)
+      .orderBy('created_at')
+      .limit(1)
+      .executeTakeFirst()
   }
 
   insert(row: AssetRow): Promise<unknown> {

@@ -1,29 +1,35 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
-import { ref } from '../core/schemas.ts'
 import { principalOf } from '../auth/auth.http.ts'
+import { ref } from '../core/schemas.ts'
+import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
-import type { AssetsService } from './assets.service.ts'
 import { ImportAssetRequestSchema, LibraryAssetSchema } from './assets.schemas.ts'
+import type { AssetsService } from './assets.service.ts'
 
 export function assetsRoutes(assets: AssetsService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post('/websites/:websiteId/assets', {
-      schema: {
-        operationId: 'importAsset', tags: ['Content'], security: [{ bearerAuth: [] }],
-        summary: "Add one image to the website's library",
-        description:
-          'Copies an image into the site-wide image library, by URL (fetched once: a URL already in the library returns the stored asset) or from a completed upload. ' +
-          'Fetching is SSRF-safe: http(s) only, public addresses only (checked at connect time and after each of at most 5 redirects), 2 MiB at most, with timeouts, no cookies or credentials. ' +
-          'The type is sniffed from the bytes: PNG, JPEG, GIF, WebP and AVIF are kept; SVG and anything else is refused. Identical bytes are stored once. Owners and editors may import.',
-        params: Type.Object({ websiteId: WebsiteIdParam }),
-        body: ref(ImportAssetRequestSchema),
-        response: {
-          201: ref(LibraryAssetSchema),
-          ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'FETCH_FAILED']),
+    app.post(
+      '/websites/:websiteId/assets',
+      {
+        schema: {
+          operationId: 'importAsset',
+          tags: ['Content'],
+          security: [{ bearerAuth: [] }],
+          summary: "Add one image to the website's library",
+          description:
+            'Copies an image into the site-wide image library, by URL (fetched once: a URL already in the library returns the stored asset) or from a completed upload. ' +
+            'Fetching is SSRF-safe: http(s) only, public addresses only (checked at connect time and after each of at most 5 redirects), 2 MiB at most, with timeouts, no cookies or credentials. ' +
+            'The type is sniffed from the bytes: PNG, JPEG, GIF, WebP and AVIF are kept; SVG and anything else is refused. Identical bytes are stored once. Owners and editors may import.',
+          params: Type.Object({ websiteId: WebsiteIdParam }),
+          body: ref(ImportAssetRequestSchema),
+          response: {
+            201: ref(LibraryAssetSchema),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'FETCH_FAILED']),
+          },
         },
       },
-    }, async (request, reply) => reply.code(201).send(await assets.importAsset(principalOf(request), request.params.websiteId, request.body)))
+      async (request, reply) => reply.code(201).send(await assets.importAsset(principalOf(request), request.params.websiteId, request.body)),
+    )
   }
 }

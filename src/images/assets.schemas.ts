@@ -1,11 +1,19 @@
-import { Type, type Static } from 'typebox'
-import { Nullable } from '../core/schemas.ts'
+import { type Static, Type } from 'typebox'
 import { URL_MAX_CHARS } from '../core/limits.ts'
+import { Nullable } from '../core/schemas.ts'
 
 export const ImportAssetRequestSchema = Type.Object(
   {
-    url: Type.Optional(Type.String({ minLength: 1, maxLength: URL_MAX_CHARS, description: 'An absolute http(s) URL of the image to copy into the library (or a `data:image/...;base64,` URL).' })),
-    uploadId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A completed upload of yours (createUploads) whose bytes are the image.' })),
+    url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: URL_MAX_CHARS,
+        description: 'An absolute http(s) URL of the image to copy into the library (or a `data:image/...;base64,` URL).',
+      }),
+    ),
+    uploadId: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'A completed upload of yours (createUploads) whose bytes are the image.' }),
+    ),
   },
   {
     $id: 'ImportAssetRequest',

@@ -1,5 +1,5 @@
-import { notFound, validationFailed } from '../core/errors.ts'
 import type { Principal } from '../auth/tokens.service.ts'
+import { notFound, validationFailed } from '../core/errors.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import type { AssetLibrary, LibraryAsset } from './asset-library.ts'
 import type { ImportAssetRequest } from './assets.schemas.ts'

@@ -41,7 +41,12 @@ export async function sniffImage(bytes: Buffer): Promise<ImageType | { problem: 
 }
 
 function looksLikeSvg(bytes: Buffer): boolean {
-  const head = bytes.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart().toLowerCase()
+  const head = bytes
+    .subarray(0, 4096)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase()
   return head.startsWith('<svg') || ((head.startsWith('<?xml') || head.startsWith('<!--') || head.startsWith('<!doctype svg')) && head.includes('<svg'))
 }
 

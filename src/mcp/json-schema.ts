@@ -8,7 +8,19 @@
 type Json = Record<string, unknown>
 
 /** Keywords whose value is one subschema (`items` may also be a draft-07 tuple list). */
-const SCHEMA_KEYWORDS = new Set(['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems'])
+const SCHEMA_KEYWORDS = new Set([
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'additionalItems',
+])
 /** Keywords whose value is a list of subschemas. */
 const SCHEMA_LIST_KEYWORDS = new Set(['anyOf', 'allOf', 'oneOf', 'prefixItems'])
 /** Keywords whose value maps names to subschemas. */

@@ -5,10 +5,7 @@
  * SDK's own 2025 fallback answers with SSE streams; an agent publishing a site wants one JSON
  * answer, so that leg is composed here with `enableJsonResponse`.
  */
-import {
-  createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport,
-  type AuthInfo, type McpServer,
-} from '@modelcontextprotocol/server'
+import { type AuthInfo, createMcpHandler, isLegacyRequest, type McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import type { Principal } from '../auth/tokens.service.ts'
 
 export interface McpEndpoint {

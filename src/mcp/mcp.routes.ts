@@ -7,9 +7,9 @@
 import { isUtf8 } from 'node:buffer'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import Negotiator from 'negotiator'
-import type { Config } from '../config.ts'
 import { authenticate, principalOf } from '../auth/auth.http.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
+import type { Config } from '../config.ts'
 import { schemaRegistry } from './json-schema.ts'
 import { createMcpEndpoint, jsonRpcError, TRANSPORT_ERROR } from './mcp.endpoint.ts'
 import { createMcpServerFactory } from './mcp.server.ts'
@@ -26,7 +26,8 @@ export interface McpRoutesOptions {
 }
 
 const PARSE_ERROR = -32700
-const STATELESS = 'This MCP endpoint is stateless: send every JSON-RPC message as a POST. It opens no standalone SSE stream (GET) and has no session to end (DELETE).'
+const STATELESS =
+  'This MCP endpoint is stateless: send every JSON-RPC message as a POST. It opens no standalone SSE stream (GET) and has no session to end (DELETE).'
 
 export function mcpRoutes({ config, tokens, tools, version, bodyLimit }: McpRoutesOptions): FastifyPluginAsync {
   return async (app) => {
@@ -56,7 +57,11 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit }: McpRout
       let parsedBody: unknown
       if (raw !== undefined && raw.length > 0 && isJsonRequest(request)) {
         parsedBody = isUtf8(raw) ? await parseJson(request, raw) : undefined
-        if (parsedBody === undefined) return sendResponse(reply, jsonRpcError(400, PARSE_ERROR, 'Parse error: the body is not valid JSON in UTF-8 (or carries __proto__ or constructor keys).'))
+        if (parsedBody === undefined)
+          return sendResponse(
+            reply,
+            jsonRpcError(400, PARSE_ERROR, 'Parse error: the body is not valid JSON in UTF-8 (or carries __proto__ or constructor keys).'),
+          )
       }
       const response = await endpoint.handle(toWebRequest(config, request, reply, raw), principalOf(request), parsedBody)
       return sendResponse(reply, response)

@@ -4,13 +4,18 @@
  * self-contained JSON Schemas and compiled, so a request only pays for its own call.
  */
 import {
-  fromJsonSchema, McpServer, type CallToolResult, type jsonSchemaValidator, type StandardSchemaWithJSON, type ToolAnnotations,
+  type CallToolResult,
+  fromJsonSchema,
+  type jsonSchemaValidator,
+  McpServer,
+  type StandardSchemaWithJSON,
+  type ToolAnnotations,
 } from '@modelcontextprotocol/server'
 import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv'
+import type { Principal } from '../auth/tokens.service.ts'
 import { AppError } from '../core/errors.ts'
 import { validationError } from '../http/errors.http.ts'
-import type { Principal } from '../auth/tokens.service.ts'
-import { selfContained, type SchemaRegistry } from './json-schema.ts'
+import { type SchemaRegistry, selfContained } from './json-schema.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
 
 export interface McpServerDeps {

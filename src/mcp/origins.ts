@@ -43,7 +43,7 @@ export function checkOrigin(config: Pick<Config, 'baseUrl' | 'siteUrl'>) {
     if (header === undefined) return
     const origin = originOf(header)
     if (origin === null || !allowed.has(origin)) {
-      throw new AppError('ORIGIN_NOT_ALLOWED', 'Requests from web pages are accepted only from Plinth\'s own origin. MCP clients send no Origin header.')
+      throw new AppError('ORIGIN_NOT_ALLOWED', "Requests from web pages are accepted only from Plinth's own origin. MCP clients send no Origin header.")
     }
   }
 }

@@ -36,4 +36,5 @@ export interface McpTool<In extends TSchema = TSchema, Out extends TSchema = TSc
 export const defineTool = <In extends TSchema, Out extends TSchema>(tool: McpTool<In, Out>): McpTool<In, Out> => tool
 
 /** Any module's tool, for the server's list (each was type-checked by defineTool). */
+// biome-ignore lint/suspicious/noExplicitAny: a list of tools with different schemas; each was checked by defineTool
 export type AnyMcpTool = McpTool<any, any>

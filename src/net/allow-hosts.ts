@@ -30,7 +30,10 @@ export function normalizeHostEntry(entry: string): string | null {
 export function parseHostList(list: string): { hosts: string[]; invalid: string[] } {
   const hosts: string[] = []
   const invalid: string[] = []
-  for (const item of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const normalized = normalizeHostEntry(item)
     if (normalized === null) invalid.push(item)
     else if (!hosts.includes(normalized)) hosts.push(normalized)

@@ -197,7 +197,7 @@ function resolvingLookup(resolve: (hostname: string) => Promise<ResolvedAddress[
 
 /** The body as sent, or decoded when the server compressed it anyway (the cap applies to decoded bytes). */
 function decoded(body: Readable, encoding: string | string[] | undefined, href: string): Readable {
-  const name = (Array.isArray(encoding) ? encoding.join(',') : encoding ?? '').trim().toLowerCase()
+  const name = (Array.isArray(encoding) ? encoding.join(',') : (encoding ?? '')).trim().toLowerCase()
   if (name === '' || name === 'identity') return body
   const decoder = DECODERS[name]
   if (!decoder) {

@@ -15,11 +15,11 @@ import { lookup } from 'mime-types'
 import type { StoredFile } from '../blobs/blob-store.ts'
 import type { PublishViolation } from '../core/errors.ts'
 import { BUNDLE_LIMITS, type BundleLimits } from '../core/limits.ts'
-import { reservedPathProblem } from './reserved-paths.ts'
-import { pathProblems, quoted, type Emit } from './bundle-paths.ts'
+import { type Emit, pathProblems, quoted } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
 import { scanMarkup } from './html-rules.ts'
 import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
+import { reservedPathProblem } from './reserved-paths.ts'
 
 export interface BundleFileInput {
   path: string
@@ -91,7 +91,11 @@ export function contentTypeFor(path: string, override?: string): string {
 /** `collectionNames`: the site's collections, whose reserved root paths a file may not take (RESERVED_PATH). */
 export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck
 export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck<DecodedFile | StoredFile>
-export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, collectionNames: readonly string[] = []): BundleCheck<DecodedFile | StoredFile> {
+export function checkBundle(
+  files: AnyFileInput[],
+  limits: BundleLimits = BUNDLE_LIMITS,
+  collectionNames: readonly string[] = [],
+): BundleCheck<DecodedFile | StoredFile> {
   const perFile = new Collector(limits.maxViolations)
   const emit: Emit = (v) => perFile.add(v)
   const decoded: Array<DecodedFile | StoredFile> = []
@@ -107,7 +111,9 @@ export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE
     const problems = pathProblems(path)
     if (problems.length > 0) {
       emit({
-        code: 'INVALID_PATH', path, detail: quoted(path, 200),
+        code: 'INVALID_PATH',
+        path,
+        detail: quoted(path, 200),
         message: `The path ${quoted(path)} is not allowed: ${problems.join('; ')}. Use a relative path made of plain names separated by "/", such as "index.html" or "css/site.css".`,
       })
     }
@@ -115,7 +121,9 @@ export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE
     if (count > 1 && !reportedDuplicates.has(path)) {
       reportedDuplicates.add(path)
       emit({
-        code: 'DUPLICATE_PATH', path, detail: quoted(path, 200),
+        code: 'DUPLICATE_PATH',
+        path,
+        detail: quoted(path, 200),
         message: `The path ${quoted(path)} appears ${count} times in the bundle; every path must be unique (paths are case-sensitive): remove or rename the extra copies.`,
       })
     }
@@ -146,7 +154,9 @@ export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE
     }
     if (size > limits.maxFileBytes) {
       emit({
-        code: 'FILE_TOO_LARGE', path, detail: `${size} bytes`,
+        code: 'FILE_TOO_LARGE',
+        path,
+        detail: `${size} bytes`,
         message: `${path} is ${formatBytes(size)} after decoding; each file may be at most ${formatBytes(limits.maxFileBytes)}: shrink it (compress or resize images, minify code) or split it into several files.`,
       })
     }
@@ -163,24 +173,28 @@ export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE
   if (!files.some((f) => f.path === 'index.html')) {
     bundle.push({
       code: 'MISSING_INDEX',
-      message: 'The bundle has no index.html. Every site needs a file whose path is exactly "index.html" (lowercase, at the root of the bundle, not in a folder); it is the page served at "/". Add one, or rename your main page.',
+      message:
+        'The bundle has no index.html. Every site needs a file whose path is exactly "index.html" (lowercase, at the root of the bundle, not in a folder); it is the page served at "/". Add one, or rename your main page.',
     })
   }
   if (files.length > limits.maxFiles) {
     bundle.push({
-      code: 'TOO_MANY_FILES', detail: `${files.length} files`,
+      code: 'TOO_MANY_FILES',
+      detail: `${files.length} files`,
       message: `The bundle has ${files.length} files; at most ${limits.maxFiles} are allowed: combine files (for example merge stylesheets or scripts) or remove unused ones.`,
     })
   }
   if (totalBytes > limits.maxBundleBytes) {
     bundle.push({
-      code: 'BUNDLE_TOO_LARGE', detail: `${totalBytes} bytes`,
+      code: 'BUNDLE_TOO_LARGE',
+      detail: `${totalBytes} bytes`,
       message: `The bundle is ${formatBytes(totalBytes)} after decoding; at most ${formatBytes(limits.maxBundleBytes)} is allowed in total: remove or shrink files (large images are the usual cause).`,
     })
   }
   if (htmlPages > limits.maxHtmlPages) {
     bundle.push({
-      code: 'TOO_MANY_PAGES', detail: `${htmlPages} HTML pages`,
+      code: 'TOO_MANY_PAGES',
+      detail: `${htmlPages} HTML pages`,
       message: `The bundle has ${htmlPages} HTML pages (files served as text/html); at most ${limits.maxHtmlPages} are allowed: merge pages or remove some.`,
     })
   }
@@ -260,7 +274,8 @@ function decode(file: BundleFileInput, wantText: boolean): Decoded {
   if (!isWellFormed(content)) {
     const m = LONE_SURROGATE.exec(content)!
     return {
-      bytes, text,
+      bytes,
+      text,
       encodingError: {
         detail: `U+${m[0].charCodeAt(0).toString(16).toUpperCase()} at character ${m.index}`,
         message: `${path} contains an unpaired UTF-16 surrogate (U+${m[0].charCodeAt(0).toString(16).toUpperCase()} at character ${m.index}), so it is not valid Unicode text: remove the broken character, or send binary data base64-encoded with contentEncoding "base64".`,
@@ -271,7 +286,8 @@ function decode(file: BundleFileInput, wantText: boolean): Decoded {
   if (control) {
     const cp = `U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
     return {
-      bytes, text,
+      bytes,
+      text,
       encodingError: {
         detail: `${cp} at character ${control.index}`,
         message: `${path} contains the control character ${cp} at character ${control.index}, which is not allowed in text sent with contentEncoding "utf8" (only tab, line feed, form feed and carriage return are): if this is a binary file, send it base64-encoded with contentEncoding "base64"; otherwise remove the character.`,

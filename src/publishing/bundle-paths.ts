@@ -28,7 +28,8 @@ export function pathProblems(path: string): string[] {
   if (CONTROL_CHAR.test(path)) problems.push('it contains a control character (such as NUL or a newline)')
   if (LONE_SURROGATE.test(path)) problems.push('it contains an unpaired UTF-16 surrogate (not valid Unicode)')
   const special = [...new Set(path.match(/[?#%]/g) ?? [])]
-  if (special.length > 0) problems.push(`it contains ${special.map((c) => `"${c}"`).join(', ')} (not allowed in file names because they change the meaning of a URL)`)
+  if (special.length > 0)
+    problems.push(`it contains ${special.map((c) => `"${c}"`).join(', ')} (not allowed in file names because they change the meaning of a URL)`)
   const segments = path.split('/')
   // A leading "/" already has its own message; don't also call it an empty segment.
   if (segments.some((s, i) => s === '' && !(i === 0 && path.startsWith('/')))) {

@@ -8,8 +8,8 @@
  * anyway is harmless). Other `url(...)` references (images, fonts) are allowed.
  */
 
-import { ident, string as cssString, tokenize, tokenTypes, url as cssUrl } from 'css-tree'
-import { capitalize, isExternalUrl, snippet, type Emit } from './bundle-paths.ts'
+import { string as cssString, url as cssUrl, ident, tokenize, tokenTypes } from 'css-tree'
+import { capitalize, type Emit, isExternalUrl, snippet } from './bundle-paths.ts'
 
 /** `where` names the stylesheet for messages ("css/site.css", "a <style> element in index.html"). */
 export function scanCss(css: string, path: string, where: string, emit: Emit): void {

@@ -7,10 +7,10 @@
  * one row lookup and no I/O.
  */
 import type { BlobStore } from '../blobs/blob-store.ts'
-import { validationFailed, type PublishViolation } from '../core/errors.ts'
-import { BUNDLE_LIMITS, MAX_ERROR_FIELDS } from '../core/limits.ts'
-import { contentTypeFor, needsScanning, type AnyFileInput, type BundleFileInput, type StoredFileInput } from './authoring-rules.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
+import { type PublishViolation, validationFailed } from '../core/errors.ts'
+import { BUNDLE_LIMITS, MAX_ERROR_FIELDS } from '../core/limits.ts'
+import { type AnyFileInput, type BundleFileInput, contentTypeFor, needsScanning, type StoredFileInput } from './authoring-rules.ts'
 import { quoted } from './bundle-paths.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
 
@@ -37,9 +37,8 @@ function assertOneSourceEach(files: PublishFileInput[]): void {
     if (count >= MAX_ERROR_FIELDS) break
     const given = SOURCES.filter((key) => file[key] !== undefined)
     if (given.length !== 1) {
-      fields[`files[${i}]`] = given.length === 0
-        ? 'needs one of content, uploadId or sha256'
-        : `has ${given.join(' and ')}; give exactly one of content, uploadId or sha256`
+      fields[`files[${i}]`] =
+        given.length === 0 ? 'needs one of content, uploadId or sha256' : `has ${given.join(' and ')}; give exactly one of content, uploadId or sha256`
       count++
     } else if (file.contentEncoding !== undefined && file.content === undefined) {
       fields[`files[${i}].contentEncoding`] = 'is only allowed with content'
@@ -79,38 +78,46 @@ export async function resolveFiles(
     return bytes
   }
 
-  return Promise.all(files.map(async (file): Promise<AnyFileInput> => {
-    if (isInline(file)) return file
-    const { path, contentType } = file
-    const problem = (upload: UploadState | undefined) =>
-      file.uploadId !== undefined ? uploadProblem(file.uploadId, path, upload) : unknownHash(path, file.sha256!)
-    const upload = file.uploadId !== undefined ? uploads.get(file.uploadId) : undefined
-    const hash = file.uploadId !== undefined ? (upload?.state === 'ready' ? upload.sha256 : undefined) : usable.has(file.sha256!) ? file.sha256 : undefined
-    // A hash without a blob row cannot be served: reported like an unknown reference.
-    const row = hash === undefined ? undefined : rows.get(hash)
-    if (!row) return { path, contentType, unresolved: problem(hash === undefined ? upload : undefined) }
-    const stored: StoredFileInput['stored'] = { hash: row.hash, size: Number(row.size) }
-    if (needsScanning(contentTypeFor(path, contentType))) stored.bytes = await read(row.hash)
-    return { path, contentType, stored }
-  }))
+  return Promise.all(
+    files.map(async (file): Promise<AnyFileInput> => {
+      if (isInline(file)) return file
+      const { path, contentType } = file
+      const problem = (upload: UploadState | undefined) =>
+        file.uploadId !== undefined ? uploadProblem(file.uploadId, path, upload) : unknownHash(path, file.sha256!)
+      const upload = file.uploadId !== undefined ? uploads.get(file.uploadId) : undefined
+      const hash = file.uploadId !== undefined ? (upload?.state === 'ready' ? upload.sha256 : undefined) : usable.has(file.sha256!) ? file.sha256 : undefined
+      // A hash without a blob row cannot be served: reported like an unknown reference.
+      const row = hash === undefined ? undefined : rows.get(hash)
+      if (!row) return { path, contentType, unresolved: problem(hash === undefined ? upload : undefined) }
+      const stored: StoredFileInput['stored'] = { hash: row.hash, size: Number(row.size) }
+      if (needsScanning(contentTypeFor(path, contentType))) stored.bytes = await read(row.hash)
+      return { path, contentType, stored }
+    }),
+  )
 }
 
 function uploadProblem(uploadId: string, path: string, upload: UploadState | undefined): PublishViolation {
   if (upload?.state === 'incomplete') {
     return {
-      code: 'UPLOAD_INCOMPLETE', path, detail: uploadId,
+      code: 'UPLOAD_INCOMPLETE',
+      path,
+      detail: uploadId,
       message: `${path} names the upload ${quoted(uploadId)}, whose bytes have not been received: PUT the file's bytes to its uploadUrl first (before the URL expires), then publish again.`,
     }
   }
   const why = upload?.state === 'expired' ? 'has expired' : 'is unknown (an upload can be used only by the user who reserved it)'
   return {
-    code: 'UNKNOWN_UPLOAD', path, detail: uploadId,
+    code: 'UNKNOWN_UPLOAD',
+    path,
+    detail: uploadId,
     message: `${path} names the upload ${quoted(uploadId)}, which ${why}: reserve a new upload with createUploads and PUT the bytes again, or send this file with content instead.`,
   }
 }
 
 const unknownHash = (path: string, hash: string): PublishViolation => ({
-  code: 'UNKNOWN_HASH', path, detail: hash,
+  code: 'UNKNOWN_HASH',
+  path,
+  detail: hash,
   message: `${path} is given by sha256, but no bytes with that hash are available to you (only bytes of a version of a site you own or edit, or of a completed upload of yours, can be reused): send this file with content instead.`,
 })
 

@@ -19,9 +19,9 @@
  * matching), not an exact one.
  */
 
-import { defaultTreeAdapter, parse, parseFragment, type DefaultTreeAdapterMap, type DefaultTreeAdapterTypes as T, type TreeAdapter } from 'parse5'
+import { type DefaultTreeAdapterMap, defaultTreeAdapter, parse, parseFragment, type DefaultTreeAdapterTypes as T, type TreeAdapter } from 'parse5'
 import type { PublishViolation } from '../core/errors.ts'
-import { isExternalUrl, quoted, snippet, type Emit } from './bundle-paths.ts'
+import { type Emit, isExternalUrl, quoted, snippet } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
 import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
 
@@ -81,8 +81,15 @@ function scanTree(text: string, path: string, xml: boolean, scripting: boolean):
       const tag = xml ? localName(tagName) : tagName
       const keepText = tag === 'script' || tag === 'style' || (tag === 'noscript' && scripting)
       const el: LeanElement = {
-        nodeName: tagName, tagName, attrs, namespaceURI, parentNode: null, childNodes: NO_CHILDREN,
-        seq: seq++, tag, text: keepText ? '' : null,
+        nodeName: tagName,
+        tagName,
+        attrs,
+        namespaceURI,
+        parentNode: null,
+        childNodes: NO_CHILDREN,
+        seq: seq++,
+        tag,
+        text: keepText ? '' : null,
       }
       if (keepText) withText.push(el)
       if (FORMATTING_ELEMENTS.has(tag) && attrs.length > 0) {
@@ -116,7 +123,13 @@ function scanTree(text: string, path: string, xml: boolean, scripting: boolean):
       const el = recipient as LeanElement
       const have = new Set(el.attrs.map((a) => a.name))
       current = el.seq
-      checkAttributes(el.tag, attrs.filter((a) => !have.has(a.name)), path, xml, emit)
+      checkAttributes(
+        el.tag,
+        attrs.filter((a) => !have.has(a.name)),
+        path,
+        xml,
+        emit,
+      )
       defaultTreeAdapter.adoptAttributes(recipient, attrs)
     },
     getFirstChild(node) {
@@ -160,22 +173,28 @@ function checkElement(tag: string, rawAttrs: T.Element['attrs'], path: string, x
     const attr = ['src', 'data', 'href'].find((name) => attrs.has(name))
     const detail = snippet(attr === undefined ? `<${tag}>` : `<${tag} ${attr}=${quoted(attrs.get(attr)!)}>`)
     emit({
-      code: 'IFRAME', path, detail,
+      code: 'IFRAME',
+      path,
+      detail,
       message: `${path} contains an <${tag}> element; embedded frames and plugins (<iframe>, <frame>, <frameset>, <object>, <embed>, <portal>, <fencedframe>) are not allowed on published sites: remove it (to show a video, a map or another site, link to it with <a href="..."> instead).`,
     })
     return
   }
   switch (tag) {
     case 'script':
-      return checkScriptSrc(attrs, path, emit)
+      checkScriptSrc(attrs, path, emit)
+      return
     case 'link':
-      return checkLink(attrs, path, emit)
+      checkLink(attrs, path, emit)
+      return
     case 'base': {
       const href = attrs.get('href')
       if (href !== undefined && isExternalUrl(href)) {
         const detail = snippet(href)
         emit({
-          code: 'EXTERNAL_URL', path, detail,
+          code: 'EXTERNAL_URL',
+          path,
+          detail,
           message: `${path} has <base href=${quoted(detail)}>, which makes every relative URL on the page (scripts and stylesheets included) point outside the site; remove the <base> element, or point it at a path inside the bundle.`,
         })
       }
@@ -189,7 +208,9 @@ function checkScriptSrc(attrs: Attrs, path: string, emit: Emit): void {
     if (url === undefined || !isExternalUrl(url)) continue
     const detail = snippet(url)
     emit({
-      code: 'EXTERNAL_URL', path, detail,
+      code: 'EXTERNAL_URL',
+      path,
+      detail,
       message: `${path} loads the script ${detail} from outside the bundle; external scripts are not allowed: copy the file into the bundle and reference it by a relative path (e.g. <script src="js/app.js">).`,
     })
   }
@@ -198,7 +219,10 @@ function checkScriptSrc(attrs: Attrs, path: string, emit: Emit): void {
 function checkScriptText(code: string, attrs: Attrs, path: string, emit: Emit): void {
   if (code.trim() === '') return
   const kind = scriptKind(attrs)
-  if (kind === 'importmap') return checkImportMap(code, path, emit)
+  if (kind === 'importmap') {
+    checkImportMap(code, path, emit)
+    return
+  }
   if (kind === 'data') return
   scanJs(code, path, `an inline <script${kind === 'module' ? ' type="module"' : ''}> in ${path}`, emit)
 }
@@ -230,7 +254,9 @@ function checkImportMap(json: string, path: string, emit: Emit): void {
       if (typeof target !== 'string' || !isExternalUrl(target)) continue
       const detail = snippet(target)
       emit({
-        code: 'EXTERNAL_URL', path, detail,
+        code: 'EXTERNAL_URL',
+        path,
+        detail,
         message: `The import map in ${path} maps ${quoted(specifier)} to ${detail}; modules from outside the bundle are not allowed: copy the module into the bundle and map it to a relative path (e.g. "./vendor/module.js").`,
       })
     }
@@ -238,10 +264,17 @@ function checkImportMap(json: string, path: string, emit: Emit): void {
 }
 
 function checkLink(attrs: Attrs, path: string, emit: Emit): void {
-  const rel = new Set((attrs.get('rel') ?? '').toLowerCase().split(/[\t\n\f\r ]+/).filter(Boolean))
+  const rel = new Set(
+    (attrs.get('rel') ?? '')
+      .toLowerCase()
+      .split(/[\t\n\f\r ]+/)
+      .filter(Boolean),
+  )
   if (rel.has('serviceworker')) {
     emit({
-      code: 'SERVICE_WORKER', path, detail: snippet(attrs.get('href') ?? '<link rel="serviceworker">'),
+      code: 'SERVICE_WORKER',
+      path,
+      detail: snippet(attrs.get('href') ?? '<link rel="serviceworker">'),
       message: `${path} declares a service worker with <link rel="serviceworker">; service workers are not allowed on published sites: remove the element.`,
     })
   }
@@ -252,10 +285,13 @@ function checkLink(attrs: Attrs, path: string, emit: Emit): void {
   let what: string | undefined
   if (rel.has('stylesheet')) what = `links the stylesheet ${detail}`
   else if (rel.has('modulepreload')) what = `preloads the module ${detail} (<link rel="modulepreload">)`
-  else if (rel.has('preload') && (as === 'script' || as === 'style')) what = `preloads the ${as === 'script' ? 'script' : 'stylesheet'} ${detail} (<link rel="preload" as="${as}">)`
+  else if (rel.has('preload') && (as === 'script' || as === 'style'))
+    what = `preloads the ${as === 'script' ? 'script' : 'stylesheet'} ${detail} (<link rel="preload" as="${as}">)`
   if (what === undefined) return
   emit({
-    code: 'EXTERNAL_URL', path, detail,
+    code: 'EXTERNAL_URL',
+    path,
+    detail,
     message: `${path} ${what}; external scripts and stylesheets are not allowed: copy the file into the bundle and link it by a relative path (e.g. <link rel="stylesheet" href="css/site.css">). For web fonts, put the font files in the bundle and declare them with @font-face.`,
   })
 }

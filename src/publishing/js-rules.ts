@@ -20,14 +20,22 @@
 
 import { initSync, parse as lexModule } from 'es-module-lexer'
 import type { PublishViolation } from '../core/errors.ts'
-import { capitalize, isExternalUrl, snippet, type Emit } from './bundle-paths.ts'
+import { capitalize, type Emit, isExternalUrl, snippet } from './bundle-paths.ts'
 
 initSync()
 
 /** Content types browsers execute as JavaScript (RFC 9239 plus the legacy aliases browsers accept). */
 export const JS_CONTENT_TYPES: ReadonlySet<string> = new Set([
-  'text/javascript', 'application/javascript', 'application/ecmascript', 'application/x-ecmascript', 'application/x-javascript',
-  'text/ecmascript', 'text/jscript', 'text/livescript', 'text/x-ecmascript', 'text/x-javascript',
+  'text/javascript',
+  'application/javascript',
+  'application/ecmascript',
+  'application/x-ecmascript',
+  'application/x-javascript',
+  'text/ecmascript',
+  'text/jscript',
+  'text/livescript',
+  'text/x-ecmascript',
+  'text/x-javascript',
   ...[0, 1, 2, 3, 4, 5].map((minor) => `text/javascript1.${minor}`),
 ])
 
@@ -56,9 +64,12 @@ export function scanJs(source: string, path: string, where: string, emit: Emit):
 }
 
 const MESSAGES: Record<Finding['kind'], (where: string, detail: string) => string> = {
-  import: (where, detail) => `${where} imports the module ${detail}; modules from outside the bundle are not allowed: copy the module (and everything it imports) into the bundle and import it by a relative path such as "./vendor/module.js".`,
-  importScripts: (where, detail) => `${where} loads the script ${detail} with importScripts(); external scripts are not allowed: copy the file into the bundle and load it by a relative path.`,
-  serviceWorker: (where, detail) => `${where} registers a service worker (${detail}); service workers are not allowed on published sites: remove the registration code.`,
+  import: (where, detail) =>
+    `${where} imports the module ${detail}; modules from outside the bundle are not allowed: copy the module (and everything it imports) into the bundle and import it by a relative path such as "./vendor/module.js".`,
+  importScripts: (where, detail) =>
+    `${where} loads the script ${detail} with importScripts(); external scripts are not allowed: copy the file into the bundle and load it by a relative path.`,
+  serviceWorker: (where, detail) =>
+    `${where} registers a service worker (${detail}); service workers are not allowed on published sites: remove the registration code.`,
 }
 
 function toViolation(f: Finding, path: string, where: string): PublishViolation {
@@ -74,7 +85,10 @@ function findImports(source: string, code: () => string, out: Finding[]): void {
   } catch {
     imports = undefined
   }
-  if (!imports) return findImportsByRegex(code(), out)
+  if (!imports) {
+    findImportsByRegex(code(), out)
+    return
+  }
   for (const imp of imports) {
     if (imp.d === -2) continue // import.meta
     const spec = imp.n ?? readStringLiteral(source.slice(imp.s, imp.e), 0)?.value
@@ -111,14 +125,11 @@ function findImportScripts(code: string, out: Finding[]): void {
 }
 
 // Quotes are matched loosely (any of ' " ` on either side): mismatched quotes are not valid JS anyway.
-const QUOTE = "['\"`]"
+const QUOTE = '[\'"`]'
 const BRACKET_REGISTER = String.raw`\[\s*${QUOTE}register${QUOTE}\s*\]`
 // .register  ?.register  ['register']  ?.['register']
 const ACCESSOR = String.raw`\s*(?:\?\.\s*(?:register\b|${BRACKET_REGISTER})|\.\s*register\b|${BRACKET_REGISTER})`
-const SERVICE_WORKER = new RegExp(
-  String.raw`\bnavigator\s*(?:\?\.\s*)?\[\s*${QUOTE}serviceWorker${QUOTE}\s*\](?:${ACCESSOR})?|\bserviceWorker${ACCESSOR}`,
-  'g',
-)
+const SERVICE_WORKER = new RegExp(String.raw`\bnavigator\s*(?:\?\.\s*)?\[\s*${QUOTE}serviceWorker${QUOTE}\s*\](?:${ACCESSOR})?|\bserviceWorker${ACCESSOR}`, 'g')
 
 function findServiceWorkers(code: string, out: Finding[]): void {
   for (const m of code.matchAll(SERVICE_WORKER)) {
@@ -161,8 +172,9 @@ const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '
 
 function unescapeJs(raw: string): string {
   if (!raw.includes('\\')) return raw
-  return raw.replace(/\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|\r\n|[\n\r\u2028\u2029]|(.))/gs,
-    (whole, hex2: string | undefined, hexBrace: string | undefined, hex4: string | undefined, other: string | undefined) => {
+  return raw.replace(
+    /\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|\r\n|[\n\r\u2028\u2029]|(.))/gs,
+    (_whole, hex2: string | undefined, hexBrace: string | undefined, hex4: string | undefined, other: string | undefined) => {
       const hex = hex2 ?? hexBrace ?? hex4
       if (hex !== undefined) {
         const cp = parseInt(hex, 16)
@@ -170,11 +182,27 @@ function unescapeJs(raw: string): string {
       }
       if (other === undefined) return '' // line continuation
       return SIMPLE_ESCAPES[other] ?? other
-    })
+    },
+  )
 }
 
 // After these keywords a "/" starts a regex literal, not a division.
-const KEYWORDS_BEFORE_EXPRESSION = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await'])
+const KEYWORDS_BEFORE_EXPRESSION = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+])
 const REGEX_AFTER = new Set([...'(,=:[!&|?{};+-*%<>~^'])
 
 /** Returns `source` with comments replaced by spaces (newlines kept, offsets unchanged). */

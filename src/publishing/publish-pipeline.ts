@@ -14,7 +14,7 @@ import { compressVariants, type Variants } from '../blobs/compression.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
 import type { BlobsTable } from '../db/types.ts'
 import { checkBundle } from './authoring-rules.ts'
-import { resolveFiles, type ContentReferences } from './file-references.ts'
+import { type ContentReferences, resolveFiles } from './file-references.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
 
 /** A blob this publish wrote, kept in memory until the publish ends so it can be restored. */
@@ -136,7 +136,10 @@ export class PublishPipeline {
 function publishInvalid(violations: PublishViolation[]): AppError {
   const count = violations.length
   const unknownHashes = violations.filter((v) => v.code === 'UNKNOWN_HASH').length
-  const resend = unknownHashes === 0 ? '' : ` ${unknownHashes === 1 ? 'One file is' : `${unknownHashes} files are`} given by a sha256 the service cannot use for you (UNKNOWN_HASH): send ${unknownHashes === 1 ? 'it' : 'those files'} with content instead.`
+  const resend =
+    unknownHashes === 0
+      ? ''
+      : ` ${unknownHashes === 1 ? 'One file is' : `${unknownHashes} files are`} given by a sha256 the service cannot use for you (UNKNOWN_HASH): send ${unknownHashes === 1 ? 'it' : 'those files'} with content instead.`
   return new AppError(
     'PUBLISH_INVALID',
     `The bundle breaks ${count === 1 ? 'an authoring rule' : `${count} authoring rules`}; fix every listed violation and publish again.${resend}`,

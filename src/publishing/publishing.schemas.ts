@@ -3,26 +3,48 @@
  * request schemas of createWebsite and createWebsiteVersion, their MCP twins, and the pipeline's
  * input type.
  */
-import { Type, type Static } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { MAX_PATH_CHARS } from '../core/limits.ts'
 import { CONTENT_TYPE_PATTERN } from '../core/media-types.ts'
 
 export const PublishFileSchema = Type.Object(
   {
-    path: Type.String({ minLength: 1, maxLength: MAX_PATH_CHARS, description: 'Relative path within the bundle, e.g. `index.html`, `assets/site.css`, `images/logo.png`.' }),
+    path: Type.String({
+      minLength: 1,
+      maxLength: MAX_PATH_CHARS,
+      description: 'Relative path within the bundle, e.g. `index.html`, `assets/site.css`, `images/logo.png`.',
+    }),
     content: Type.Optional(Type.String({ description: 'UTF-8 text by default; base64 text when contentEncoding is `base64`.' })),
     // No schema default: it would be filled in on files given by uploadId or sha256 too.
-    contentEncoding: Type.Optional(Type.Enum(['utf8', 'base64'], { description: 'How content is encoded: `utf8` (the default) or `base64` (for images and other binaries). Only with content.' })),
+    contentEncoding: Type.Optional(
+      Type.Enum(['utf8', 'base64'], {
+        description: 'How content is encoded: `utf8` (the default) or `base64` (for images and other binaries). Only with content.',
+      }),
+    ),
     contentType: Type.Optional(
       Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type override; inferred from the extension when omitted.' }),
     ),
-    uploadId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The file is the bytes PUT to this upload (`upl_...`, from createUploads) instead of content. The upload must be yours, complete and unexpired.' })),
-    sha256: Type.Optional(Type.String({ pattern: '^[0-9a-f]{64}$', description: 'The file is the bytes with this SHA-256 (lowercase hex) that you have already published (in a version of a site you own or edit) or uploaded, instead of content. Unknown hashes are refused with PUBLISH_INVALID / UNKNOWN_HASH.' })),
+    uploadId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description:
+          'The file is the bytes PUT to this upload (`upl_...`, from createUploads) instead of content. The upload must be yours, complete and unexpired.',
+      }),
+    ),
+    sha256: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description:
+          'The file is the bytes with this SHA-256 (lowercase hex) that you have already published (in a version of a site you own or edit) or uploaded, instead of content. Unknown hashes are refused with PUBLISH_INVALID / UNKNOWN_HASH.',
+      }),
+    ),
   },
   {
     $id: 'PublishFile',
     additionalProperties: false,
-    description: 'One bundle file. Give exactly one of content, uploadId and sha256 (contentEncoding only with content); otherwise the request is refused with VALIDATION_FAILED naming `files[i]`. Files given by uploadId or sha256 are checked against every limit and authoring rule exactly like inline ones.',
+    description:
+      'One bundle file. Give exactly one of content, uploadId and sha256 (contentEncoding only with content); otherwise the request is refused with VALIDATION_FAILED naming `files[i]`. Files given by uploadId or sha256 are checked against every limit and authoring rule exactly like inline ones.',
   },
 )
 

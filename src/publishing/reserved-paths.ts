@@ -8,9 +8,31 @@
 
 /** Names Plinth keeps for its own site paths (asset library, templates, generated files). */
 export const RESERVED_COLLECTION_NAMES: ReadonlySet<string> = new Set([
-  'assets', 'uploads', 'library', 'media', 'templates', 'template', 'partials', 'layouts',
-  'collections', 'entries', 'content', 'api', 'static', 'index', 'sitemap', 'robots', 'feed',
-  'rss', 'atom', 'search', 'preview', 'admin', 'favicon', 'manifest', 'well',
+  'assets',
+  'uploads',
+  'library',
+  'media',
+  'templates',
+  'template',
+  'partials',
+  'layouts',
+  'collections',
+  'entries',
+  'content',
+  'api',
+  'static',
+  'index',
+  'sitemap',
+  'robots',
+  'feed',
+  'rss',
+  'atom',
+  'search',
+  'preview',
+  'admin',
+  'favicon',
+  'manifest',
+  'well',
 ])
 
 const EXACT_SUFFIXES = ['', '.html', '.json', '.xml'] as const

@@ -28,7 +28,14 @@ export class DbSiteLookup implements SiteLookup {
     const files = await this.db
       .selectFrom('version_files')
       .innerJoin('blobs', 'blobs.hash', 'version_files.hash')
-      .select(['version_files.path', 'version_files.hash', 'version_files.size', 'version_files.content_type as contentType', 'blobs.br_size as brSize', 'blobs.gzip_size as gzipSize'])
+      .select([
+        'version_files.path',
+        'version_files.hash',
+        'version_files.size',
+        'version_files.content_type as contentType',
+        'blobs.br_size as brSize',
+        'blobs.gzip_size as gzipSize',
+      ])
       .where('version_files.version_id', '=', version.versionId)
       .execute()
     return { ...version, number: Number(version.number), files: files.map((f) => ({ ...f, size: Number(f.size) })) }

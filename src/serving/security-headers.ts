@@ -68,28 +68,13 @@ const HTML = 'text/html; charset=utf-8'
 const TEXT = 'text/plain; charset=utf-8'
 
 /** Unknown slug or version. */
-export const NO_SITE_PAGE = builtin(
-  404,
-  HTML,
-  htmlPage('Site not found', 'No site is published at this address.'),
-)
+export const NO_SITE_PAGE = builtin(404, HTML, htmlPage('Site not found', 'No site is published at this address.'))
 
 /** A path missing from a version that has no 404.html of its own. */
-export const PAGE_NOT_FOUND_PAGE = builtin(
-  404,
-  HTML,
-  htmlPage('Page not found', 'There is no page at this address on this site.'),
-)
+export const PAGE_NOT_FOUND_PAGE = builtin(404, HTML, htmlPage('Page not found', 'There is no page at this address on this site.'))
 
 export const BAD_REQUEST_PAGE = builtin(400, TEXT, 'Bad request: invalid path.\n')
 
-export const METHOD_NOT_ALLOWED_PAGE = builtin(405, TEXT, 'Method not allowed: use GET or HEAD.\n', [
-  'Allow',
-  'GET, HEAD',
-])
+export const METHOD_NOT_ALLOWED_PAGE = builtin(405, TEXT, 'Method not allowed: use GET or HEAD.\n', ['Allow', 'GET, HEAD'])
 
-export const SERVER_ERROR_PAGE = builtin(
-  500,
-  HTML,
-  htmlPage('Something went wrong', 'This page could not be served right now. Please try again shortly.'),
-)
+export const SERVER_ERROR_PAGE = builtin(500, HTML, htmlPage('Something went wrong', 'This page could not be served right now. Please try again shortly.'))

@@ -8,8 +8,8 @@
 import { LRUCache } from 'lru-cache'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import type { SiteHost } from './site-host.ts'
-import type { SiteLookup, ServedFile } from './site-lookup.ts'
-import { prepareVersion, type PreparedVariant, type PreparedVersion } from './site-version.ts'
+import type { ServedFile, SiteLookup } from './site-lookup.ts'
+import { type PreparedVariant, type PreparedVersion, prepareVersion } from './site-version.ts'
 
 export interface ManifestCacheOptions {
   lookup: SiteLookup
@@ -81,13 +81,9 @@ export class ManifestCache {
   }
 
   private async fetch(label: string, site: SiteHost, entry: InFlight): Promise<PreparedVersion | null> {
-    const found =
-      site.version === null
-        ? await this.lookup.findLive(site.slug)
-        : await this.lookup.findVersion(site.slug, site.version)
+    const found = site.version === null ? await this.lookup.findLive(site.slug) : await this.lookup.findVersion(site.slug, site.version)
     const preview = site.version !== null
-    const prepared =
-      found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file))
+    const prepared = found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file))
     if (entry.stale) return prepared
     if (prepared === null) {
       this.unknown.set(label, true)
@@ -146,10 +142,7 @@ export class BlobCache {
   ) {
     const budget = Number.isSafeInteger(cacheBytes) && cacheBytes > 0 ? cacheBytes : 0
     this.maxCacheable = Math.floor(budget / 4)
-    this.cache =
-      budget > 0
-        ? new LRUCache<string, Buffer>({ maxSize: budget, sizeCalculation: (bytes) => Math.max(1, bytes.length) })
-        : null
+    this.cache = budget > 0 ? new LRUCache<string, Buffer>({ maxSize: budget, sizeCalculation: (bytes) => Math.max(1, bytes.length) }) : null
   }
 
   /** Cached bytes of this variant, or undefined. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import pg from 'pg'
 import { sql } from 'kysely'
+import pg from 'pg'
 import type { Db } from '../db/connect.ts'
 
 const CHANNEL = 'plinth_site_changed'

@@ -5,17 +5,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { BlobStore } from '../blobs/blob-store.ts'
-import { EncodingNegotiator, UNSATISFIABLE, etagMatches, parseRange } from './http-conditionals.ts'
-import {
-  BAD_REQUEST_PAGE,
-  METHOD_NOT_ALLOWED_PAGE,
-  NO_SITE_PAGE,
-  PAGE_NOT_FOUND_PAGE,
-  SERVER_ERROR_PAGE,
-  type BuiltinPage,
-} from './security-headers.ts'
-import { BlobCache, ManifestCache } from './site-cache.ts'
 import { siteLabel } from '../core/site-address.ts'
+import { EncodingNegotiator, etagMatches, parseRange, UNSATISFIABLE } from './http-conditionals.ts'
+import { BAD_REQUEST_PAGE, type BuiltinPage, METHOD_NOT_ALLOWED_PAGE, NO_SITE_PAGE, PAGE_NOT_FOUND_PAGE, SERVER_ERROR_PAGE } from './security-headers.ts'
+import { BlobCache, ManifestCache } from './site-cache.ts'
 import { hostName, parseSiteHost, type SiteHost } from './site-host.ts'
 import type { SiteLookup } from './site-lookup.ts'
 import {
@@ -24,13 +17,13 @@ import {
   missingHeaders,
   notModifiedHeaders,
   okHeaders,
+  type PreparedFile,
+  type PreparedVariant,
+  type PreparedVersion,
   partialHeaders,
   redirectHeaders,
   resolvePath,
   unsatisfiableHeaders,
-  type PreparedFile,
-  type PreparedVariant,
-  type PreparedVersion,
 } from './site-version.ts'
 
 export interface SiteServer {
@@ -103,8 +96,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     maxEntries: options.manifestEntries,
     maxFiles: options.manifestFiles,
     negativeTtlMs: options.negativeTtlMs,
-    onInvalidFile: (label, file) =>
-      log.error({ label, path: file?.path, hash: file?.hash }, 'manifest entry with an invalid hash or size skipped'),
+    onInvalidFile: (label, file) => log.error({ label, path: file?.path, hash: file?.hash }, 'manifest entry with an invalid hash or size skipped'),
   })
   /** Host header value -> parsed site host (or null): parsing is skipped for repeat hosts. */
   const hosts = new Map<string, HostEntry | null>()
@@ -135,14 +127,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   }
 
   /** Sends a whole variant with the given status and headers, from the blob cache when possible. */
-  function sendVariant(
-    req: IncomingMessage,
-    res: ServerResponse,
-    status: number,
-    headers: string[],
-    v: PreparedVariant,
-    head: boolean,
-  ): void {
+  function sendVariant(req: IncomingMessage, res: ServerResponse, status: number, headers: string[], v: PreparedVariant, head: boolean): void {
     if (head) {
       res.writeHead(status, headers)
       res.end()
@@ -163,35 +148,23 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     )
   }
 
-  function sendPartial(
-    req: IncomingMessage,
-    res: ServerResponse,
-    version: PreparedVersion,
-    file: PreparedFile,
-    start: number,
-    end: number,
-  ): void {
+  function sendPartial(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, file: PreparedFile, start: number, end: number): void {
     const write = (bytes: Buffer): void => {
       res.writeHead(206, partialHeaders(file, version, start, end))
       res.end(bytes.subarray(start, end + 1))
     }
     const bytes = blobs.peek(file.identity)
     if (bytes !== undefined) write(bytes)
-    else blobs.load(file.identity).then(write).catch((error) => fail(req, res, error))
+    else
+      blobs
+        .load(file.identity)
+        .then(write)
+        .catch((error) => fail(req, res, error))
   }
 
-  function serveFile(
-    req: IncomingMessage,
-    res: ServerResponse,
-    version: PreparedVersion,
-    file: PreparedFile,
-    head: boolean,
-  ): void {
+  function serveFile(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, file: PreparedFile, head: boolean): void {
     const headers = req.headers
-    const v =
-      file.br === null && file.gzip === null
-        ? file.identity
-        : chooseVariant(file, negotiator.preferred(headers['accept-encoding']))
+    const v = file.br === null && file.gzip === null ? file.identity : chooseVariant(file, negotiator.preferred(headers['accept-encoding']))
     const ifNoneMatch = headers['if-none-match']
     if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, v.etag)) {
       res.writeHead(304, notModifiedHeaders(file, v, version))
@@ -226,7 +199,10 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       res.end()
     } else if (target === BAD_PATH) {
       sendPage(res, BAD_REQUEST_PAGE, head)
-    } else if (content === undefined || !content.serve(req, res, version, head, { notFound: () => sendMissing(req, res, version, head), fail: (error) => fail(req, res, error) })) {
+    } else if (
+      content === undefined ||
+      !content.serve(req, res, version, head, { notFound: () => sendMissing(req, res, version, head), fail: (error) => fail(req, res, error) })
+    ) {
       sendMissing(req, res, version, head)
     }
   }

@@ -2,14 +2,10 @@
  * A served version prepared for the hot path: path -> file Map, and per (file, encoding) header
  * lists built once on first use and then reused for every response.
  */
-import { SHA256_HEX, type BlobEncoding } from '../blobs/blob-store.ts'
+import { type BlobEncoding, SHA256_HEX } from '../blobs/blob-store.ts'
 import { contentTypeHeader, isCompressible } from '../core/media-types.ts'
 import type { ServedEncoding } from './http-conditionals.ts'
-import {
-  CACHE_REVALIDATE,
-  NOINDEX_HEADERS,
-  SITE_SECURITY_HEADERS,
-} from './security-headers.ts'
+import { CACHE_REVALIDATE, NOINDEX_HEADERS, SITE_SECURITY_HEADERS } from './security-headers.ts'
 import type { ServedFile, ServedVersion } from './site-lookup.ts'
 
 export interface PreparedVariant {
@@ -82,11 +78,7 @@ function prepareFile(file: ServedFile): PreparedFile | null {
 }
 
 /** Builds the prepared form of a version. Files with an invalid hash or size are left out and reported. */
-export function prepareVersion(
-  version: ServedVersion,
-  preview: boolean,
-  onInvalid?: (file: ServedFile) => void,
-): PreparedVersion {
+export function prepareVersion(version: ServedVersion, preview: boolean, onInvalid?: (file: ServedFile) => void): PreparedVersion {
   const files = new Map<string, PreparedFile>()
   for (const file of version.files) {
     const prepared = prepareFile(file)
@@ -193,10 +185,7 @@ export const MISSING = 1
  * Resolves a request target against a version: the file to send, a redirect location (string),
  * BAD_PATH (400) or MISSING (404). The query string is ignored (and kept on redirects).
  */
-export function resolvePath(
-  version: PreparedVersion,
-  target: string,
-): PreparedFile | string | typeof BAD_PATH | typeof MISSING {
+export function resolvePath(version: PreparedVersion, target: string): PreparedFile | string | typeof BAD_PATH | typeof MISSING {
   let url = target
   if (url.charCodeAt(0) !== 47 /* / */) {
     // absolute-form (http://host/path): only the path and query matter here.

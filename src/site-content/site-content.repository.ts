@@ -1,28 +1,9 @@
 import type { Kysely } from 'kysely'
-import type { CollectionRow, Database, EntryRow } from '../db/types.ts'
+import type { Database, EntryRow } from '../db/types.ts'
 
-/** Read-only queries behind the content pages of a published site. One query per method. */
+/** Queries only the public site needs: what is live at an instant. One query per method. */
 export class SiteContentRepository {
   constructor(private readonly db: Kysely<Database>) {}
-
-  collection(websiteId: string, name: string): Promise<CollectionRow | undefined> {
-    return this.db.selectFrom('collections').selectAll().where('website_id', '=', websiteId).where('name', '=', name).executeTakeFirst()
-  }
-
-  collections(websiteId: string): Promise<CollectionRow[]> {
-    return this.db.selectFrom('collections').selectAll().where('website_id', '=', websiteId).orderBy('name').execute()
-  }
-
-  /** A live entry (published at or before `now`) by slug. */
-  liveEntry(collectionId: string, slug: string, now: string): Promise<EntryRow | undefined> {
-    return this.db
-      .selectFrom('entries')
-      .selectAll()
-      .where('collection_id', '=', collectionId)
-      .where('slug', '=', slug)
-      .where('published_at', '<=', now)
-      .executeTakeFirst()
-  }
 
   /** Live entries newest first; `offset` serves numbered listing pages. */
   live(collectionId: string, now: string, limit: number, offset = 0): Promise<EntryRow[]> {

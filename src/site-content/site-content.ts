@@ -12,16 +12,14 @@ import { createHash } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LRUCache } from 'lru-cache'
 import type { BlobStore } from '../blobs/blob-store.ts'
-import { nowIso } from '../core/ids.ts'
-import type { ContentFallback, ContentResponder } from '../serving/site-handler.ts'
-import { CACHE_REVALIDATE, NOINDEX_HEADERS, SITE_SECURITY_HEADERS } from '../serving/security-headers.ts'
-import { etagMatches } from '../serving/http-conditionals.ts'
-import type { PreparedVersion } from '../serving/site-version.ts'
-import type { AssetsRepository } from '../images/assets.repository.ts'
-import type { SiteContentRepository } from './site-content.repository.ts'
-import { RenderedPageRefused, SitePages, parseRoute, type ContentRoute } from './site-pages.ts'
-import { SiteTemplates, TEMPLATE_DIR, TemplateFailure } from './site-templates.ts'
 import { escapeHtml } from '../core/html.ts'
+import { nowIso } from '../core/ids.ts'
+import { etagMatches } from '../serving/http-conditionals.ts'
+import { CACHE_REVALIDATE, NOINDEX_HEADERS, SITE_SECURITY_HEADERS } from '../serving/security-headers.ts'
+import type { ContentFallback, ContentResponder } from '../serving/site-handler.ts'
+import type { PreparedVersion } from '../serving/site-version.ts'
+import { type ContentRoute, parseRoute, RenderedPageRefused, SitePages, type SitePagesSources } from './site-pages.ts'
+import { SiteTemplates, TEMPLATE_DIR, TemplateFailure } from './site-templates.ts'
 
 /** Library images never change under their hash. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'
@@ -37,9 +35,7 @@ interface CachedResponse {
 }
 
 export interface SiteContentOptions {
-  repo: SiteContentRepository
-  /** The image library: `/_assets/{hash}.{ext}` serves a site's library images. */
-  assets: AssetsRepository
+  sources: SitePagesSources
   blobs: BlobStore
   /** Scheme of site URLs (feeds and sitemap hold absolute URLs). */
   scheme: 'http' | 'https'
@@ -68,7 +64,16 @@ function ownerErrorPage(res: ServerResponse, head: boolean, title: string, lines
       '</body></html>\n',
     'utf8',
   )
-  res.writeHead(500, ['Content-Type', 'text/html; charset=utf-8', 'Content-Length', String(body.length), 'Cache-Control', 'no-store', ...SITE_SECURITY_HEADERS, ...NOINDEX_HEADERS])
+  res.writeHead(500, [
+    'Content-Type',
+    'text/html; charset=utf-8',
+    'Content-Length',
+    String(body.length),
+    'Cache-Control',
+    'no-store',
+    ...SITE_SECURITY_HEADERS,
+    ...NOINDEX_HEADERS,
+  ])
   res.end(head ? undefined : body)
 }
 
@@ -82,7 +87,7 @@ export class SiteContent implements ContentResponder {
   private readonly templates = new LRUCache<string, Promise<SiteTemplates>>({ max: 500 })
 
   constructor(private readonly options: SiteContentOptions) {
-    this.pages = new SitePages(options.repo, options.assets)
+    this.pages = new SitePages(options.sources)
     this.cache = new LRUCache({ maxSize: options.cacheBytes ?? 64 * 1024 * 1024, sizeCalculation: (r) => r.body.length + 256 })
   }
 
@@ -143,7 +148,10 @@ export class SiteContent implements ContentResponder {
       this.options.log.error({ err: error, host: req.headers.host, url: req.url }, 'site template failed')
       ownerErrorPage(res, head, 'This page could not be rendered', [error.message, 'Fix the template and publish again.'])
     } else if (error instanceof RenderedPageRefused) {
-      this.options.log.error({ host: req.headers.host, url: req.url, template: error.template, violations: error.violations }, 'rendered page refused by the authoring rules')
+      this.options.log.error(
+        { host: req.headers.host, url: req.url, template: error.template, violations: error.violations },
+        'rendered page refused by the authoring rules',
+      )
       ownerErrorPage(res, head, 'This page breaks the authoring rules', [
         `The page rendered by ${error.template} was not served:`,
         ...error.violations.map((v) => `${v.code}: ${v.message}`),

@@ -38,13 +38,16 @@ export function jsonFeed(feed: FeedInfo): string {
 
 const xml = (text: string): string => escapeHtml(text)
 
+/** The later of two ISO-8601 UTC timestamps (they sort as text). */
+const later = (a: string, b: string): string => (a > b ? a : b)
+
 /** Atom 1.0 (RFC 4287), newest first; `updated` is the latest change of any listed entry. */
 export function atomFeed(feed: FeedInfo): string {
-  const updated = feed.entries.reduce((max, e) => (e.updatedAt > max ? e.updatedAt : max), feed.entries[0]?.publishedAt ?? '1970-01-01T00:00:00.000Z')
+  const updated = feed.entries.reduce((max, e) => later(e.updatedAt, max), feed.entries[0]?.publishedAt ?? '1970-01-01T00:00:00.000Z')
   const entries = feed.entries.map(
     (e) =>
       `  <entry>\n    <id>${xml(e.url)}</id>\n    <title>${xml(e.title)}</title>\n    <link rel="alternate" type="text/html" href="${xml(e.url)}"/>\n` +
-      `    <published>${xml(e.publishedAt)}</published>\n    <updated>${xml(e.updatedAt > e.publishedAt ? e.updatedAt : e.publishedAt)}</updated>\n` +
+      `    <published>${xml(e.publishedAt)}</published>\n    <updated>${xml(later(e.updatedAt, e.publishedAt))}</updated>\n` +
       (e.html === null ? '' : `    <content type="html">${xml(e.html)}</content>\n`) +
       '  </entry>\n',
   )

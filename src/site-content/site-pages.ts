@@ -3,15 +3,18 @@
  * site's templates, feeds, sitemap.xml and library images. Knows nothing of HTTP caching; see
  * site-content.ts for that.
  */
-import type { CollectionRow, EntryRow } from '../db/types.ts'
+
+import type { CollectionsRepository } from '../content/collections.repository.ts'
+import { COLLECTION_NAME_PATTERN, ENTRY_SLUG_PATTERN, type Field, parseFields } from '../content/content.schemas.ts'
+import type { EntriesRepository } from '../content/entries.repository.ts'
 import type { PublishViolation } from '../core/errors.ts'
-import { scanMarkup } from '../publishing/html-rules.ts'
+import type { CollectionRow, EntryRow } from '../db/types.ts'
 import type { AssetsRepository } from '../images/assets.repository.ts'
 import { imageExtension } from '../images/image-type.ts'
-import { COLLECTION_NAME_PATTERN, ENTRY_SLUG_PATTERN, parseFields, type Field } from '../content/content.schemas.ts'
-import { atomFeed, jsonFeed, sitemap, type FeedEntry } from './site-feeds.ts'
+import { scanMarkup } from '../publishing/html-rules.ts'
 import type { SiteContentRepository } from './site-content.repository.ts'
-import { DEFAULT_ENTRY_TEMPLATE, DEFAULT_LIST_TEMPLATE, SafeHtml, templateValue, type SiteTemplates } from './site-templates.ts'
+import { atomFeed, type FeedEntry, jsonFeed, sitemap } from './site-feeds.ts'
+import { DEFAULT_ENTRY_TEMPLATE, DEFAULT_LIST_TEMPLATE, SafeHtml, type SiteTemplates, templateValue } from './site-templates.ts'
 
 const PAGE_SIZE = 20
 const FEED_SIZE = 50
@@ -91,11 +94,28 @@ function entryContext(site: Site, row: CollectionRow, fields: Field[], entry: En
   })
   const heading = titleField(fields)
   const title = heading !== null && typeof rendered[heading] === 'string' && rendered[heading] !== '' ? (rendered[heading] as string) : entry.slug
-  return { slug: entry.slug, url: `/${row.name}-${entry.slug}`, absoluteUrl: `${site.origin}/${row.name}-${entry.slug}`, title, titleField: heading, publishedAt: entry.published_at, updatedAt: entry.updated_at, data, fields: list }
+  return {
+    slug: entry.slug,
+    url: `/${row.name}-${entry.slug}`,
+    absoluteUrl: `${site.origin}/${row.name}-${entry.slug}`,
+    title,
+    titleField: heading,
+    publishedAt: entry.published_at,
+    updatedAt: entry.updated_at,
+    data,
+    fields: list,
+  }
 }
 
-function collectionContext(site: Site, row: CollectionRow, fields: Field[]) {
-  return { name: row.name, label: row.label, url: `/${row.name}`, jsonUrl: `/${row.name}.json`, atomUrl: `/${row.name}.xml`, fields: fields.map((f) => ({ name: f.name, label: f.label, type: f.type })) }
+function collectionContext(row: CollectionRow, fields: Field[]) {
+  return {
+    name: row.name,
+    label: row.label,
+    url: `/${row.name}`,
+    jsonUrl: `/${row.name}.json`,
+    atomUrl: `/${row.name}.xml`,
+    fields: fields.map((f) => ({ name: f.name, label: f.label, type: f.type })),
+  }
 }
 
 const absolute = (origin: string, url: string): string => (url.startsWith('/') ? origin + url : url)
@@ -108,11 +128,27 @@ function checked(html: string, template: string, path: string): Buffer {
   return Buffer.from(html, 'utf8')
 }
 
+/** Where content pages come from: live-entry queries of their own, and the content and image repositories. */
+export interface SitePagesSources {
+  live: SiteContentRepository
+  collections: CollectionsRepository
+  entries: EntriesRepository
+  /** The image library: `/_assets/{hash}.{ext}` serves a site's library images. */
+  assets: AssetsRepository
+}
+
 export class SitePages {
-  constructor(
-    private readonly repo: SiteContentRepository,
-    private readonly assets: AssetsRepository,
-  ) {}
+  private readonly repo: SiteContentRepository
+  private readonly collections: CollectionsRepository
+  private readonly entries: EntriesRepository
+  private readonly assets: AssetsRepository
+
+  constructor(sources: SitePagesSources) {
+    this.repo = sources.live
+    this.collections = sources.collections
+    this.entries = sources.entries
+    this.assets = sources.assets
+  }
 
   /** When the next scheduled entry goes live (ms since epoch), Infinity when none is scheduled. */
   async validUntil(websiteId: string, now: string): Promise<number> {
@@ -122,14 +158,15 @@ export class SitePages {
 
   async build(site: Site, route: Exclude<ContentRoute, { kind: 'asset' }>, now: string): Promise<Built | null> {
     if (route.kind === 'sitemap') return this.sitemap(site, now)
-    const row = await this.repo.collection(site.websiteId, route.collection)
+    const row = await this.collections.find(site.websiteId, route.collection)
     if (!row) return null
     const fields = parseFields(row.fields)
-    const collection = collectionContext(site, row, fields)
+    const collection = collectionContext(row, fields)
     const siteContext = { slug: site.slug, url: site.origin }
     if (route.kind === 'entry') {
-      const entry = await this.repo.liveEntry(row.id, route.slug, now)
-      if (!entry) return null
+      const entry = await this.entries.findBySlug(row.id, route.slug)
+      // A scheduled entry is not on the site until its publishedAt.
+      if (!entry || entry.published_at > now) return null
       const context = { site: siteContext, collection, entry: entryContext(site, row, fields, entry) }
       const { html, template } = await (await site.templates()).render(`${row.name}.html`, DEFAULT_ENTRY_TEMPLATE, context)
       return { contentType: 'text/html; charset=utf-8', body: checked(html, template, `${row.name}-${entry.slug}`) }
@@ -140,7 +177,14 @@ export class SitePages {
       if (route.page > pages) return null
       const rows = await this.repo.live(row.id, now, PAGE_SIZE, (route.page - 1) * PAGE_SIZE)
       const link = (page: number) => (page === 1 ? collection.url : `${collection.url}?page=${page}`)
-      const pagination = { page: route.page, pages, total, perPage: PAGE_SIZE, previous: route.page > 1 ? link(route.page - 1) : null, next: route.page < pages ? link(route.page + 1) : null }
+      const pagination = {
+        page: route.page,
+        pages,
+        total,
+        perPage: PAGE_SIZE,
+        previous: route.page > 1 ? link(route.page - 1) : null,
+        next: route.page < pages ? link(route.page + 1) : null,
+      }
       const context = { site: siteContext, collection, entries: rows.map((e) => entryContext(site, row, fields, e)), pagination }
       const { html, template } = await (await site.templates()).render(`${row.name}-list.html`, DEFAULT_LIST_TEMPLATE, context)
       return { contentType: 'text/html; charset=utf-8', body: checked(html, template, row.name) }
@@ -150,11 +194,27 @@ export class SitePages {
     const rich = fields.filter((f) => f.type === 'richText').map((f) => f.name)
     const entries: FeedEntry[] = rows.map((e) => {
       const ctx = entryContext(site, row, fields, e)
-      const html = rich.map((name) => ctx.data[name]).filter((v): v is SafeHtml => v instanceof SafeHtml).map((v) => v.html)
+      const html = rich
+        .map((name) => ctx.data[name])
+        .filter((v): v is SafeHtml => v instanceof SafeHtml)
+        .map((v) => v.html)
       const img = image === undefined ? null : ctx.data[image]
-      return { url: ctx.absoluteUrl, title: ctx.title, publishedAt: e.published_at, updatedAt: e.updated_at, html: html.length === 0 ? null : html.join('\n'), image: typeof img === 'string' ? absolute(site.origin, img) : null }
+      return {
+        url: ctx.absoluteUrl,
+        title: ctx.title,
+        publishedAt: e.published_at,
+        updatedAt: e.updated_at,
+        html: html.length === 0 ? null : html.join('\n'),
+        image: typeof img === 'string' ? absolute(site.origin, img) : null,
+      }
     })
-    const feed = { title: row.label, homeUrl: site.origin + collection.url, jsonUrl: site.origin + collection.jsonUrl, atomUrl: site.origin + collection.atomUrl, entries }
+    const feed = {
+      title: row.label,
+      homeUrl: site.origin + collection.url,
+      jsonUrl: site.origin + collection.jsonUrl,
+      atomUrl: site.origin + collection.atomUrl,
+      entries,
+    }
     return route.kind === 'json'
       ? { contentType: 'application/feed+json; charset=utf-8', body: Buffer.from(jsonFeed(feed), 'utf8') }
       : { contentType: 'application/atom+xml; charset=utf-8', body: Buffer.from(atomFeed(feed), 'utf8') }
@@ -167,7 +227,7 @@ export class SitePages {
       const page = path === 'index.html' ? '' : path.endsWith('/index.html') ? path.slice(0, -'index.html'.length) : path.slice(0, -'.html'.length)
       urls.push({ loc: `${site.origin}/${page}` })
     }
-    for (const row of await this.repo.collections(site.websiteId)) urls.push({ loc: `${site.origin}/${row.name}` })
+    for (const name of (await this.collections.namesOf(site.websiteId)).sort()) urls.push({ loc: `${site.origin}/${name}` })
     for (const e of await this.repo.liveSlugs(site.websiteId, now, Math.max(0, SITEMAP_LIMIT - urls.length))) {
       urls.push({ loc: `${site.origin}/${e.name}-${e.slug}`, lastmod: e.updatedAt })
     }

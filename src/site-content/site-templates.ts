@@ -6,8 +6,8 @@
  * HTML-escaped unless it is rich text, which is stored already sanitized and passed as SafeHtml.
  */
 import { Drop, Liquid } from 'liquidjs'
-import { escapeHtml } from '../core/html.ts'
 import type { Field } from '../content/content.schemas.ts'
+import { escapeHtml } from '../core/html.ts'
 
 export const TEMPLATE_DIR = '_templates/'
 
@@ -23,7 +23,6 @@ export class SafeHtml extends Drop {
     return this.html
   }
 }
-
 
 function escapeUnlessSafe(value: unknown): string {
   if (value instanceof SafeHtml) return value.html

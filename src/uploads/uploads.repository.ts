@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { visibleWebsites } from '../db/access.ts'
 import type { Database, UploadRow } from '../db/types.ts'
 
 /** Queries over uploads, the server secrets, and the published bytes a user may reuse by hash. */
@@ -36,16 +37,10 @@ export class UploadsRepository {
   /** Hashes among these in a version of a site the user owns or edits. */
   async publishedHashes(userId: string, hashes: string[]): Promise<string[]> {
     if (hashes.length === 0) return []
-    const rows = await this.db
-      .selectFrom('version_files')
-      .innerJoin('versions', 'versions.id', 'version_files.version_id')
-      .innerJoin('websites', 'websites.id', 'versions.website_id')
-      .leftJoin('website_members as member', (join) =>
-        join.onRef('member.website_id', '=', 'websites.id').on('member.user_id', '=', userId),
-      )
+    const rows = await visibleWebsites(this.db, userId)
+      .innerJoin('versions', 'versions.website_id', 'websites.id')
+      .innerJoin('version_files', 'version_files.version_id', 'versions.id')
       .where('version_files.hash', 'in', hashes)
-      .where('websites.status', '!=', 'deleted')
-      .where((eb) => eb.or([eb('websites.owner_id', '=', userId), eb('member.user_id', '=', userId)]))
       .select('version_files.hash')
       .distinct()
       .execute()
@@ -73,6 +68,10 @@ export class UploadsRepository {
 
   /** Stores a secret unless one of that name exists: concurrent first uses keep the first value. */
   insertSecretIfAbsent(name: string, value: string, at: string): Promise<unknown> {
-    return this.db.insertInto('secrets').values({ name, value, created_at: at }).onConflict((oc) => oc.column('name').doNothing()).execute()
+    return this.db
+      .insertInto('secrets')
+      .values({ name, value, created_at: at })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .execute()
   }
 }

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
-import { ref } from '../core/schemas.ts'
 import { principalOf } from '../auth/auth.http.ts'
-import { MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS, formatSize } from '../core/limits.ts'
-import type { UploadBody, UploadsService } from './uploads.service.ts'
+import { formatSize, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import { ref } from '../core/schemas.ts'
+import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
 import { CreateUploadsRequestSchema, CreateUploadsResultSchema, UploadContentResultSchema, UploadIdParam } from './uploads.schemas.ts'
+import type { UploadBody, UploadsService } from './uploads.service.ts'
 
 const tags = ['Uploads']
 const minutes = UPLOAD_URL_LIFETIME_MS / 60_000
@@ -13,15 +13,21 @@ const minutes = UPLOAD_URL_LIFETIME_MS / 60_000
 /** createUploads, under /v1 behind the bearer token. */
 export function uploadsRoutes(uploads: UploadsService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post('/uploads', {
-      schema: {
-        operationId: 'createUploads', tags, security: [{ bearerAuth: [] }],
-        summary: 'Reserve uploads for files too large to inline',
-        description: `Reserves 1 to ${MAX_UPLOADS_PER_REQUEST} files of up to ${formatSize(MAX_UPLOAD_BYTES)} each. For each, PUT exactly \`size\` bytes to \`uploadUrl\` within ${minutes} minutes (no bearer token: the URL is signed), then give the \`uploadId\` as a bundle file's \`uploadId\` in createWebsite or createWebsiteVersion, or to importAsset, within ${UPLOAD_RETENTION_MS / 3_600_000} hours. Limits and authoring rules apply to uploaded files exactly as to inline ones.`,
-        body: ref(CreateUploadsRequestSchema),
-        response: { 201: ref(CreateUploadsResultSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS]) },
+    app.post(
+      '/uploads',
+      {
+        schema: {
+          operationId: 'createUploads',
+          tags,
+          security: [{ bearerAuth: [] }],
+          summary: 'Reserve uploads for files too large to inline',
+          description: `Reserves 1 to ${MAX_UPLOADS_PER_REQUEST} files of up to ${formatSize(MAX_UPLOAD_BYTES)} each. For each, PUT exactly \`size\` bytes to \`uploadUrl\` within ${minutes} minutes (no bearer token: the URL is signed), then give the \`uploadId\` as a bundle file's \`uploadId\` in createWebsite or createWebsiteVersion, or to importAsset, within ${UPLOAD_RETENTION_MS / 3_600_000} hours. Limits and authoring rules apply to uploaded files exactly as to inline ones.`,
+          body: ref(CreateUploadsRequestSchema),
+          response: { 201: ref(CreateUploadsResultSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS]) },
+        },
       },
-    }, async (request, reply) => reply.code(201).send(await uploads.create(principalOf(request), request.body)))
+      async (request, reply) => reply.code(201).send(await uploads.create(principalOf(request), request.body)),
+    )
   }
 }
 
@@ -40,28 +46,43 @@ export function uploadContentRoutes(uploads: UploadsService): FastifyPluginAsync
       if (reply.statusCode >= 400 && !request.raw.complete) reply.header('connection', 'close')
     })
 
-    app.put('/uploads/:uploadId/content', {
-      schema: {
-        operationId: 'putUploadContent', tags, security: [],
-        summary: "Send an upload's bytes (signed URL, no token)",
-        description: `The uploadUrl of createUploads. Send the file's raw bytes (any Content-Type), exactly the reserved size (at most ${MAX_UPLOAD_BYTES} bytes), within ${minutes} minutes of the reservation. No bearer token: the expires and signature query parameters are the credential. An upload is written once: a second PUT is 409 UPLOAD_COMPLETED.`,
-        params: Type.Object({ uploadId: UploadIdParam }),
-        querystring: Type.Object({
-          expires: Type.Optional(Type.String({ maxLength: 20, description: 'Expiry of the URL, Unix seconds (signed).' })),
-          signature: Type.Optional(Type.String({ maxLength: 100, description: 'HMAC-SHA256 of the upload id and expiry, base64url.' })),
-        }),
-        response: {
-          200: ref(UploadContentResultSchema),
-          ...errorResponses(['BAD_REQUEST', 'UPLOAD_URL_INVALID', 'UPLOAD_URL_EXPIRED', 'NOT_FOUND', 'UPLOAD_COMPLETED', 'PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED', 'INTERNAL']),
+    app.put(
+      '/uploads/:uploadId/content',
+      {
+        schema: {
+          operationId: 'putUploadContent',
+          tags,
+          security: [],
+          summary: "Send an upload's bytes (signed URL, no token)",
+          description: `The uploadUrl of createUploads. Send the file's raw bytes (any Content-Type), exactly the reserved size (at most ${MAX_UPLOAD_BYTES} bytes), within ${minutes} minutes of the reservation. No bearer token: the expires and signature query parameters are the credential. An upload is written once: a second PUT is 409 UPLOAD_COMPLETED.`,
+          params: Type.Object({ uploadId: UploadIdParam }),
+          querystring: Type.Object({
+            expires: Type.Optional(Type.String({ maxLength: 20, description: 'Expiry of the URL, Unix seconds (signed).' })),
+            signature: Type.Optional(Type.String({ maxLength: 100, description: 'HMAC-SHA256 of the upload id and expiry, base64url.' })),
+          }),
+          response: {
+            200: ref(UploadContentResultSchema),
+            ...errorResponses([
+              'BAD_REQUEST',
+              'UPLOAD_URL_INVALID',
+              'UPLOAD_URL_EXPIRED',
+              'NOT_FOUND',
+              'UPLOAD_COMPLETED',
+              'PAYLOAD_TOO_LARGE',
+              'VALIDATION_FAILED',
+              'INTERNAL',
+            ]),
+          },
         },
       },
-    }, (request) => {
-      const declared = request.headers['content-length']
-      const body: UploadBody = {
-        contentLength: declared === undefined ? null : Number(declared),
-        chunks: (request.body as AsyncIterable<Buffer> | undefined) ?? null,
-      }
-      return uploads.receive(request.params.uploadId, request.query, body)
-    })
+      (request) => {
+        const declared = request.headers['content-length']
+        const body: UploadBody = {
+          contentLength: declared === undefined ? null : Number(declared),
+          chunks: (request.body as AsyncIterable<Buffer> | undefined) ?? null,
+        }
+        return uploads.receive(request.params.uploadId, request.query, body)
+      },
+    )
   }
 }

@@ -1,7 +1,7 @@
-import { Type, type Static } from 'typebox'
-import { Timestamp, ref } from '../core/schemas.ts'
-import { MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_URL_LIFETIME_MS, formatSize } from '../core/limits.ts'
+import { type Static, Type } from 'typebox'
+import { formatSize, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import { CONTENT_TYPE_PATTERN } from '../core/media-types.ts'
+import { ref, Timestamp } from '../core/schemas.ts'
 
 export const UploadIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Upload id (upl_...).' })
 
@@ -10,9 +10,20 @@ export const CreateUploadsRequestSchema = Type.Object(
     files: Type.Array(
       Type.Object(
         {
-          filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[^\\u0000-\\u001f\\u007f/\\\\]+$', description: 'Name of the file, without folders; kept for importAsset and used to pick the type when contentType is omitted.' })),
+          filename: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 255,
+              pattern: '^[^\\u0000-\\u001f\\u007f/\\\\]+$',
+              description: 'Name of the file, without folders; kept for importAsset and used to pick the type when contentType is omitted.',
+            }),
+          ),
           contentType: Type.Optional(Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type of the bytes.' })),
-          size: Type.Integer({ minimum: 1, maximum: MAX_UPLOAD_BYTES, description: `Exact size in bytes, 1 to ${MAX_UPLOAD_BYTES} (${formatSize(MAX_UPLOAD_BYTES)}). The PUT must send exactly this many.` }),
+          size: Type.Integer({
+            minimum: 1,
+            maximum: MAX_UPLOAD_BYTES,
+            description: `Exact size in bytes, 1 to ${MAX_UPLOAD_BYTES} (${formatSize(MAX_UPLOAD_BYTES)}). The PUT must send exactly this many.`,
+          }),
         },
         { additionalProperties: false },
       ),
@@ -24,7 +35,9 @@ export const CreateUploadsRequestSchema = Type.Object(
 
 const UploadSchema = Type.Object(
   {
-    uploadId: Type.String({ description: 'Use it as the uploadId of a bundle file (createWebsite, createWebsiteVersion) or in importAsset once the bytes are PUT.' }),
+    uploadId: Type.String({
+      description: 'Use it as the uploadId of a bundle file (createWebsite, createWebsiteVersion) or in importAsset once the bytes are PUT.',
+    }),
     uploadUrl: Type.String({ format: 'uri', description: 'Where to PUT the bytes, without a bearer token: the signature in the URL is the credential.' }),
     method: Type.Literal('PUT'),
     headers: Type.Record(Type.String(), Type.String(), { description: 'Headers to send with the PUT (Content-Type when one was declared).' }),

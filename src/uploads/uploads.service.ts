@@ -6,17 +6,17 @@
  * else an upload id is unknown.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import type { BlobStore } from '../blobs/blob-store.ts'
-import type { UploadRow } from '../db/types.ts'
-import { AppError, validationFailed } from '../core/errors.ts'
-import { newId, nowIso } from '../core/ids.ts'
 import type { Principal } from '../auth/tokens.service.ts'
-import { contentTypeFor } from '../publishing/authoring-rules.ts'
+import type { BlobStore } from '../blobs/blob-store.ts'
 import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
+import { AppError, validationFailed } from '../core/errors.ts'
+import { newId, nowIso } from '../core/ids.ts'
+import { formatSize, MAX_UPLOAD_BYTES, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import type { UploadRow } from '../db/types.ts'
+import { contentTypeFor } from '../publishing/authoring-rules.ts'
 import type { ContentReferences, UploadState } from '../publishing/file-references.ts'
 import { checkUploadUrl, signedUploadUrl } from './upload-urls.ts'
-import { MAX_UPLOAD_BYTES, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS, formatSize } from '../core/limits.ts'
 import type { UploadsRepository } from './uploads.repository.ts'
 import type { CreateUploadsRequest, CreateUploadsResult, UploadContentResult } from './uploads.schemas.ts'
 
@@ -86,9 +86,16 @@ export class UploadsService implements ContentReferences {
   async receive(uploadId: string, query: { expires?: string; signature?: string }, body: UploadBody): Promise<UploadContentResult> {
     const url = checkUploadUrl(await this.signingKey(), uploadId, query.expires, query.signature, Date.now())
     if (!url.ok && url.reason === 'expired') {
-      throw new AppError('UPLOAD_URL_EXPIRED', `This upload URL has expired (upload URLs last ${UPLOAD_URL_LIFETIME_MS / 60_000} minutes): reserve a new upload with createUploads and PUT the bytes to its URL.`)
+      throw new AppError(
+        'UPLOAD_URL_EXPIRED',
+        `This upload URL has expired (upload URLs last ${UPLOAD_URL_LIFETIME_MS / 60_000} minutes): reserve a new upload with createUploads and PUT the bytes to its URL.`,
+      )
     }
-    if (!url.ok) throw new AppError('UPLOAD_URL_INVALID', 'This upload URL is not valid: use the uploadUrl returned by createUploads exactly as given, query string included.')
+    if (!url.ok)
+      throw new AppError(
+        'UPLOAD_URL_INVALID',
+        'This upload URL is not valid: use the uploadUrl returned by createUploads exactly as given, query string included.',
+      )
     const upload = await this.repo.find(uploadId)
     if (!upload) throw new AppError('NOT_FOUND', 'Upload not found.')
     if (upload.status === 'complete') throw uploadCompleted()
@@ -121,10 +128,7 @@ export class UploadsService implements ContentReferences {
   }
 
   async usableHashes(userId: string, hashes: string[]): Promise<Set<string>> {
-    const [published, uploaded] = await Promise.all([
-      this.repo.publishedHashes(userId, hashes),
-      this.repo.uploadedHashes(userId, hashes, nowIso()),
-    ])
+    const [published, uploaded] = await Promise.all([this.repo.publishedHashes(userId, hashes), this.repo.uploadedHashes(userId, hashes, nowIso())])
     return new Set([...published, ...uploaded])
   }
 
@@ -171,7 +175,13 @@ const uploadCompleted = () =>
   new AppError('UPLOAD_COMPLETED', 'The bytes of this upload were already received; an upload is written once. Reserve a new upload to send other bytes.')
 
 const tooLarge = (size: number, sent: number) =>
-  new AppError('PAYLOAD_TOO_LARGE', `This upload was reserved for exactly ${size} bytes, but the body is larger (at least ${sent} bytes). Reserve an upload with the file's exact size (at most ${formatSize(MAX_UPLOAD_BYTES)}).`)
+  new AppError(
+    'PAYLOAD_TOO_LARGE',
+    `This upload was reserved for exactly ${size} bytes, but the body is larger (at least ${sent} bytes). Reserve an upload with the file's exact size (at most ${formatSize(MAX_UPLOAD_BYTES)}).`,
+  )
 
 const wrongSize = (size: number, sent: number) =>
-  new AppError('BAD_REQUEST', `This upload was reserved for exactly ${size} bytes, but the body has ${sent}. Send the whole file, or reserve an upload with the file's exact size.`)
+  new AppError(
+    'BAD_REQUEST',
+    `This upload was reserved for exactly ${size} bytes, but the body has ${sent}. Send the whole file, or reserve an upload with the file's exact size.`,
+  )

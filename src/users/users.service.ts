@@ -1,8 +1,8 @@
-import { isUniqueViolation } from '../db/connect.ts'
-import type { UserRow } from '../db/types.ts'
+import { hashPassword } from '../auth/passwords.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
-import { hashPassword } from '../auth/passwords.ts'
+import { isUniqueViolation } from '../db/connect.ts'
+import type { UserRow } from '../db/types.ts'
 import type { UsersRepository } from './users.repository.ts'
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/

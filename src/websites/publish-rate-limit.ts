@@ -36,11 +36,9 @@ export class PublishRateLimiter {
     const resetSeconds = oldest ? Math.max(1, Math.ceil((Date.parse(oldest) + WINDOW_SECONDS * 1000 - now) / 1000)) : WINDOW_SECONDS
     if (count >= this.perMinute) {
       const state = { limit: this.perMinute, remaining: 0, resetSeconds }
-      throw new AppError(
-        'RATE_LIMITED',
-        `Publish rate limit reached: at most ${this.perMinute} publishes per minute. Retry in ${resetSeconds} seconds.`,
-        { headers: { 'Retry-After': String(resetSeconds), ...rateLimitHeaders(state) } },
-      )
+      throw new AppError('RATE_LIMITED', `Publish rate limit reached: at most ${this.perMinute} publishes per minute. Retry in ${resetSeconds} seconds.`, {
+        headers: { 'Retry-After': String(resetSeconds), ...rateLimitHeaders(state) },
+      })
     }
     return { limit: this.perMinute, remaining: this.perMinute - count - 1, resetSeconds }
   }

@@ -1,6 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely'
-import { visibleWebsites, type Executor } from '../db/access.ts'
+import { type Kysely, sql, type Transaction } from 'kysely'
 import type { MemberRole, Role } from '../core/enums.ts'
+import { type Executor, visibleWebsites } from '../db/access.ts'
 import type { Database, VersionFileRow, VersionRow, WebsiteRow } from '../db/types.ts'
 
 export type { Executor }
@@ -97,11 +97,7 @@ export class WebsitesRepository {
   }
 
   setCurrentVersion(trx: Executor, websiteId: string, versionId: string, at: string): Promise<unknown> {
-    return trx
-      .updateTable('websites')
-      .set({ current_version_id: versionId, status: 'active', updated_at: at })
-      .where('id', '=', websiteId)
-      .execute()
+    return trx.updateTable('websites').set({ current_version_id: versionId, status: 'active', updated_at: at }).where('id', '=', websiteId).execute()
   }
 
   touchWebsite(trx: Executor, websiteId: string, at: string): Promise<unknown> {
@@ -149,7 +145,11 @@ export class WebsitesRepository {
    * against the limits one at a time (a no-op write; SQLite runs one transaction at a time anyway).
    */
   lockUser(trx: Executor, userId: string): Promise<unknown> {
-    return trx.updateTable('users').set((eb) => ({ name: eb.ref('name') })).where('id', '=', userId).execute()
+    return trx
+      .updateTable('users')
+      .set((eb) => ({ name: eb.ref('name') }))
+      .where('id', '=', userId)
+      .execute()
   }
 
   upsertMember(websiteId: string, userId: string, role: MemberRole, at: string): Promise<unknown> {

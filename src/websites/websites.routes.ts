@@ -1,16 +1,27 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
+import { principalOf } from '../auth/auth.http.ts'
 import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import { principalOf } from '../auth/auth.http.ts'
+import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
 import { rateLimitHeaders } from './publish-rate-limit.ts'
-import type { WebsitesService } from './websites.service.ts'
 import {
-  JobIdParam, JobSchema, PublishVersionRequestSchema, PublishVersionResultSchema, PublishWebsiteRequestSchema,
-  PublishWebsiteResultSchema, SlugSuggestValue, SlugSuggestionSchema, VersionIdParam, VersionListSchema, VersionSchema, WebsiteIdParam,
-  WebsiteListSchema, WebsiteSchema,
+  JobIdParam,
+  JobSchema,
+  PublishVersionRequestSchema,
+  PublishVersionResultSchema,
+  PublishWebsiteRequestSchema,
+  PublishWebsiteResultSchema,
+  SlugSuggestionSchema,
+  SlugSuggestValue,
+  VersionIdParam,
+  VersionListSchema,
+  VersionSchema,
+  WebsiteIdParam,
+  WebsiteListSchema,
+  WebsiteSchema,
 } from './websites.schemas.ts'
+import type { WebsitesService } from './websites.service.ts'
 
 const WebsiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const tags = ['Publishing']
@@ -19,96 +30,146 @@ const security = [{ bearerAuth: [] }]
 /** The eight publishing and inspection operations plus promote, under /v1 (authenticated). */
 export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/websites', {
-      schema: {
-        operationId: 'listWebsites', tags, security,
-        summary: 'List the websites you own or edit',
-        description: `Up to ${WEBSITE_LIST_LIMIT} websites, most recently updated first, with your role on each and the account limits.`,
-        response: { 200: ref(WebsiteListSchema), ...errorResponses(AUTH_ERRORS) },
-      },
-    }, (request) => websites.list(principalOf(request)))
-
-    app.post('/websites', {
-      schema: {
-        operationId: 'createWebsite', tags, security,
-        summary: 'Publish a new website',
-        description: 'Checks the bundle against the authoring rules, stores it as version 1 and serves it at once at pageUrl. Publishing is synchronous: the job is ready when the response is sent.',
-        body: ref(PublishWebsiteRequestSchema),
-        response: {
-          201: ref(PublishWebsiteResultSchema),
-          ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'WEBSITE_LIMIT_REACHED', 'SLUG_TAKEN', 'PUBLISH_INVALID', 'RATE_LIMITED']),
+    app.get(
+      '/websites',
+      {
+        schema: {
+          operationId: 'listWebsites',
+          tags,
+          security,
+          summary: 'List the websites you own or edit',
+          description: `Up to ${WEBSITE_LIST_LIMIT} websites, most recently updated first, with your role on each and the account limits.`,
+          response: { 200: ref(WebsiteListSchema), ...errorResponses(AUTH_ERRORS) },
         },
       },
-    }, async (request, reply) => {
-      const { result, rateLimit } = await websites.create(principalOf(request), request.body)
-      return reply.code(201).headers(rateLimitHeaders(rateLimit)).send(result)
-    })
+      (request) => websites.list(principalOf(request)),
+    )
 
-    app.get('/websites/:websiteId', {
-      schema: {
-        operationId: 'getWebsite', tags, security,
-        summary: 'Get a website with every version',
-        params: WebsiteParams,
-        response: { 200: ref(WebsiteSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
-      },
-    }, (request) => websites.get(principalOf(request), request.params.websiteId))
-
-    app.get('/websites/:websiteId/versions', {
-      schema: {
-        operationId: 'listWebsiteVersions', tags, security,
-        summary: "List a website's versions, newest first",
-        params: WebsiteParams,
-        response: { 200: ref(VersionListSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
-      },
-    }, (request) => websites.listVersions(principalOf(request), request.params.websiteId))
-
-    app.post('/websites/:websiteId/versions', {
-      schema: {
-        operationId: 'createWebsiteVersion', tags, security,
-        summary: 'Publish a new version of a website',
-        description: 'The complete replacement bundle, not a diff. With promote (default true) it goes live at once; with promote false the live version stays and the new one is stored, reviewable at its previewUrl, and can be made live later with promoteWebsiteVersion.',
-        params: WebsiteParams,
-        body: ref(PublishVersionRequestSchema),
-        response: {
-          201: ref(PublishVersionResultSchema),
-          ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'PUBLISH_INVALID', 'RATE_LIMITED']),
+    app.post(
+      '/websites',
+      {
+        schema: {
+          operationId: 'createWebsite',
+          tags,
+          security,
+          summary: 'Publish a new website',
+          description:
+            'Checks the bundle against the authoring rules, stores it as version 1 and serves it at once at pageUrl. Publishing is synchronous: the job is ready when the response is sent.',
+          body: ref(PublishWebsiteRequestSchema),
+          response: {
+            201: ref(PublishWebsiteResultSchema),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'WEBSITE_LIMIT_REACHED', 'SLUG_TAKEN', 'PUBLISH_INVALID', 'RATE_LIMITED']),
+          },
         },
       },
-    }, async (request, reply) => {
-      const { result, rateLimit } = await websites.publishVersion(principalOf(request), request.params.websiteId, request.body)
-      return reply.code(201).headers(rateLimitHeaders(rateLimit)).send(result)
-    })
-
-    app.post('/websites/:websiteId/versions/:versionId/promote', {
-      schema: {
-        operationId: 'promoteWebsiteVersion', tags, security,
-        summary: 'Make a stored version live (review or instant rollback)',
-        description: 'Serves the given version at the live URL from the next request on. Works for any stored version: one published with promote false, or an older one to roll back to. Owners and editors may promote.',
-        params: Type.Object({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
-        // A POST: a body, though not needed, is still parsed, so the body errors apply too.
-        response: { 200: ref(VersionSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']) },
+      async (request, reply) => {
+        const { result, rateLimit } = await websites.create(principalOf(request), request.body)
+        return reply.code(201).headers(rateLimitHeaders(rateLimit)).send(result)
       },
-    }, (request) => websites.promote(principalOf(request), request.params.websiteId, request.params.versionId))
+    )
 
-    app.get('/jobs/:jobId', {
-      schema: {
-        operationId: 'getJob', tags, security,
-        summary: 'Get a publish job',
-        description: 'Jobs created through the API are already ready; useful for auditing.',
-        params: Type.Object({ jobId: JobIdParam }),
-        response: { 200: ref(JobSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+    app.get(
+      '/websites/:websiteId',
+      {
+        schema: {
+          operationId: 'getWebsite',
+          tags,
+          security,
+          summary: 'Get a website with every version',
+          params: WebsiteParams,
+          response: { 200: ref(WebsiteSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+        },
       },
-    }, (request) => websites.getJob(principalOf(request), request.params.jobId))
+      (request) => websites.get(principalOf(request), request.params.websiteId),
+    )
 
-    app.get('/slugs/suggest', {
-      schema: {
-        operationId: 'suggestSlug', tags, security,
-        summary: 'Check a slug and get an available one',
-        description: 'Always returns an available suggestion, whether or not the input is valid and free.',
-        querystring: Type.Object({ value: SlugSuggestValue }),
-        response: { 200: ref(SlugSuggestionSchema), ...errorResponses([...AUTH_ERRORS, 'VALIDATION_FAILED']) },
+    app.get(
+      '/websites/:websiteId/versions',
+      {
+        schema: {
+          operationId: 'listWebsiteVersions',
+          tags,
+          security,
+          summary: "List a website's versions, newest first",
+          params: WebsiteParams,
+          response: { 200: ref(VersionListSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+        },
       },
-    }, (request) => websites.suggestSlug(request.query.value))
+      (request) => websites.listVersions(principalOf(request), request.params.websiteId),
+    )
+
+    app.post(
+      '/websites/:websiteId/versions',
+      {
+        schema: {
+          operationId: 'createWebsiteVersion',
+          tags,
+          security,
+          summary: 'Publish a new version of a website',
+          description:
+            'The complete replacement bundle, not a diff. With promote (default true) it goes live at once; with promote false the live version stays and the new one is stored, reviewable at its previewUrl, and can be made live later with promoteWebsiteVersion.',
+          params: WebsiteParams,
+          body: ref(PublishVersionRequestSchema),
+          response: {
+            201: ref(PublishVersionResultSchema),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'PUBLISH_INVALID', 'RATE_LIMITED']),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { result, rateLimit } = await websites.publishVersion(principalOf(request), request.params.websiteId, request.body)
+        return reply.code(201).headers(rateLimitHeaders(rateLimit)).send(result)
+      },
+    )
+
+    app.post(
+      '/websites/:websiteId/versions/:versionId/promote',
+      {
+        schema: {
+          operationId: 'promoteWebsiteVersion',
+          tags,
+          security,
+          summary: 'Make a stored version live (review or instant rollback)',
+          description:
+            'Serves the given version at the live URL from the next request on. Works for any stored version: one published with promote false, or an older one to roll back to. Owners and editors may promote.',
+          params: Type.Object({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
+          // A POST: a body, though not needed, is still parsed, so the body errors apply too.
+          response: { 200: ref(VersionSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']) },
+        },
+      },
+      (request) => websites.promote(principalOf(request), request.params.websiteId, request.params.versionId),
+    )
+
+    app.get(
+      '/jobs/:jobId',
+      {
+        schema: {
+          operationId: 'getJob',
+          tags,
+          security,
+          summary: 'Get a publish job',
+          description: 'Jobs created through the API are already ready; useful for auditing.',
+          params: Type.Object({ jobId: JobIdParam }),
+          response: { 200: ref(JobSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+        },
+      },
+      (request) => websites.getJob(principalOf(request), request.params.jobId),
+    )
+
+    app.get(
+      '/slugs/suggest',
+      {
+        schema: {
+          operationId: 'suggestSlug',
+          tags,
+          security,
+          summary: 'Check a slug and get an available one',
+          description: 'Always returns an available suggestion, whether or not the input is valid and free.',
+          querystring: Type.Object({ value: SlugSuggestValue }),
+          response: { 200: ref(SlugSuggestionSchema), ...errorResponses([...AUTH_ERRORS, 'VALIDATION_FAILED']) },
+        },
+      },
+      (request) => websites.suggestSlug(request.query.value),
+    )
   }
 }
-

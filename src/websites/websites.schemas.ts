@@ -1,7 +1,7 @@
-import { Type, type Static } from 'typebox'
+import { type Static, Type } from 'typebox'
 import { CATEGORIES, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
 import { BUNDLE_LIMITS, formatSize } from '../core/limits.ts'
-import { JobStatusSchema, Nullable, Timestamp, ref } from '../core/schemas.ts'
+import { JobStatusSchema, Nullable, ref, Timestamp } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 
@@ -25,7 +25,8 @@ export const PublishWebsiteRequestSchema = Type.Object(
         minLength: SLUG_MIN,
         maxLength: SLUG_MAX,
         pattern: SLUG_PATTERN,
-        description: 'Preferred subdomain. When given and taken, the request fails with 409 SLUG_TAKEN (naming a free suggestion); when omitted, a slug is derived from name and suffixed until free.',
+        description:
+          'Preferred subdomain. When given and taken, the request fails with 409 SLUG_TAKEN (naming a free suggestion); when omitted, a slug is derived from name and suffixed until free.',
       }),
     ),
     files: filesField,
@@ -49,7 +50,9 @@ export const PublishVersionRequestSchema = Type.Object(
   {
     files: filesField,
     message: Type.Optional(Type.String({ maxLength: 2000, description: "Changelog entry; stored as the version's instruction." })),
-    promote: Type.Optional(Type.Boolean({ default: true, description: 'When false, the live version stays live and the new one is only stored (reviewable at its previewUrl).' })),
+    promote: Type.Optional(
+      Type.Boolean({ default: true, description: 'When false, the live version stays live and the new one is only stored (reviewable at its previewUrl).' }),
+    ),
   },
   { $id: 'PublishVersionRequest', additionalProperties: false },
 )
@@ -72,7 +75,9 @@ const VersionFileSchema = Type.Object(
     originalName: Type.String({ description: 'Path within the bundle.' }),
     contentType: Nullable(Type.String()),
     size: Type.Integer({ description: 'Bytes.' }),
-    sha256: Type.String({ description: 'SHA-256 of the bytes, lowercase hex: give it as a bundle file\'s sha256 to republish the file unchanged without sending it.' }),
+    sha256: Type.String({
+      description: "SHA-256 of the bytes, lowercase hex: give it as a bundle file's sha256 to republish the file unchanged without sending it.",
+    }),
   },
   { $id: 'VersionFile' },
 )
@@ -94,9 +99,7 @@ export const VersionSchema = Type.Object(versionProperties, { $id: 'Version' })
 
 export const VersionListSchema = Type.Object({ versions: Type.Array(ref(VersionSchema), { description: 'Newest first.' }) }, { $id: 'VersionList' })
 
-const SubscriptionSchema = Nullable(
-  Type.Object({ status: Type.String(), renewsAt: Nullable(Type.String()), endsAt: Nullable(Type.String()) }),
-)
+const SubscriptionSchema = Nullable(Type.Object({ status: Type.String(), renewsAt: Nullable(Type.String()), endsAt: Nullable(Type.String()) }))
 
 const websiteStatus = Type.Enum(WEBSITE_STATUSES)
 const role = Type.Enum(ROLES, { description: "The caller's relationship to the site." })
@@ -169,7 +172,9 @@ export const JobSchema = Type.Object(
     currentPhase: Nullable(Type.String()),
     progressMessage: Nullable(Type.String()),
     pageUrl: Type.Optional(Type.String({ format: 'uri', description: "Present once the job is ready: the site's live URL." })),
-    previewUrl: Type.Optional(Type.String({ format: 'uri', description: 'Present once the job is ready: where the version it produced is served, live or not.' })),
+    previewUrl: Type.Optional(
+      Type.String({ format: 'uri', description: 'Present once the job is ready: where the version it produced is served, live or not.' }),
+    ),
     attempt: Type.Integer(),
     statusUrl: Type.String({ description: 'App-relative status page path.' }),
   },

@@ -1,22 +1,28 @@
-import type { Config } from '../config.ts'
-import { pageUrlFor } from '../core/site-address.ts'
-import { isUniqueViolation } from '../db/connect.ts'
-import type { VersionRow } from '../db/types.ts'
-import { AppError, notFound, validationFailed } from '../core/errors.ts'
-import { newId, nowIso, randomBase62 } from '../core/ids.ts'
 import type { Principal } from '../auth/tokens.service.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
+import type { Config } from '../config.ts'
+import { AppError, notFound, validationFailed } from '../core/errors.ts'
+import { newId, nowIso, randomBase62 } from '../core/ids.ts'
+import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
+import { firstFreeSlug, normalizeSlug, pageUrlFor, RESERVED_SLUGS, SLUG_MAX, slugBase, slugProblem } from '../core/site-address.ts'
+import { isUniqueViolation } from '../db/connect.ts'
+import type { VersionRow } from '../db/types.ts'
 import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PublishRateLimiter, RateLimitState } from './publish-rate-limit.ts'
-import { RESERVED_SLUGS, SLUG_MAX, firstFreeSlug, normalizeSlug, slugBase, slugProblem } from '../core/site-address.ts'
 import type { Executor, VisibleWebsite, WebsitesRepository } from './websites.repository.ts'
 import type {
-  Job, PublishVersionRequest, PublishVersionResult, PublishWebsiteRequest, PublishWebsiteResult,
-  SlugSuggestion, Version, Website, WebsiteList,
+  Job,
+  PublishVersionRequest,
+  PublishVersionResult,
+  PublishWebsiteRequest,
+  PublishWebsiteResult,
+  SlugSuggestion,
+  Version,
+  Website,
+  WebsiteList,
 } from './websites.schemas.ts'
 import { jobView, livePageUrl, versionView, websiteSummaryView } from './websites.views.ts'
-import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 
 /** The names of a website's content collections: a publish may not add files where they serve entries. */
 export interface CollectionNames {
@@ -63,10 +69,7 @@ export class WebsitesService {
   }
 
   async list(principal: Principal): Promise<WebsiteList> {
-    const [rows, count] = await Promise.all([
-      this.repo.listVisible(principal.userId, WEBSITE_LIST_LIMIT),
-      this.repo.countOwned(principal.userId),
-    ])
+    const [rows, count] = await Promise.all([this.repo.listVisible(principal.userId, WEBSITE_LIST_LIMIT), this.repo.countOwned(principal.userId)])
     const items = rows.map((row) => websiteSummaryView(this.config, row))
     return { items, websites: items, websiteLimits: { count, max: this.config.maxWebsites, canCreate: count < this.config.maxWebsites } }
   }
@@ -87,8 +90,7 @@ export class WebsitesService {
   private async insertWithFreeSlug(principal: Principal, input: PublishWebsiteRequest, bundle: StoredBundle) {
     for (let attempt = 1; ; attempt++) {
       const derivedFrom = input.name ?? input.category
-      const slug =
-        input.slug ?? (attempt <= SEQUENTIAL_SLUG_ATTEMPTS ? await this.freeSlugFor(derivedFrom) : randomSlugVariant(slugBase(derivedFrom)))
+      const slug = input.slug ?? (attempt <= SEQUENTIAL_SLUG_ATTEMPTS ? await this.freeSlugFor(derivedFrom) : randomSlugVariant(slugBase(derivedFrom)))
       try {
         return { slug, ...(await this.insertWebsite(principal, input, slug, bundle)) }
       } catch (error) {

@@ -3,17 +3,28 @@
  * schemas as websites.routes.ts. Path and query parameters become arguments next to the body's
  * fields; unknown arguments are refused, as unknown body fields are over REST.
  */
-import { Type, type TProperties } from 'typebox'
+import { type TProperties, Type } from 'typebox'
 import { CATEGORIES } from '../core/enums.ts'
+import { BUNDLE_LIMITS, formatSize, WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import { defineTool, type AnyMcpTool, type ToolHints } from '../mcp/tool-definition.ts'
-import { BUNDLE_LIMITS, WEBSITE_LIST_LIMIT, formatSize } from '../core/limits.ts'
-import type { WebsitesService } from './websites.service.ts'
+import { type AnyMcpTool, defineTool, type ToolHints } from '../mcp/tool-definition.ts'
 import {
-  JobIdParam, JobSchema, PublishVersionRequestSchema, PublishVersionResultSchema,
-  PublishWebsiteRequestSchema, PublishWebsiteResultSchema, SlugSuggestValue, SlugSuggestionSchema,
-  VersionIdParam, VersionListSchema, VersionSchema, WebsiteIdParam, WebsiteListSchema, WebsiteSchema,
+  JobIdParam,
+  JobSchema,
+  PublishVersionRequestSchema,
+  PublishVersionResultSchema,
+  PublishWebsiteRequestSchema,
+  PublishWebsiteResultSchema,
+  SlugSuggestionSchema,
+  SlugSuggestValue,
+  VersionIdParam,
+  VersionListSchema,
+  VersionSchema,
+  WebsiteIdParam,
+  WebsiteListSchema,
+  WebsiteSchema,
 } from './websites.schemas.ts'
+import type { WebsitesService } from './websites.service.ts'
 
 const args = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false })
 

@@ -53,5 +53,5 @@ export function jobView(config: Config, row: VersionRow & { slug: string }): Job
   }
 }
 
-export { livePageUrl }
 export type { VisibleWebsite }
+export { livePageUrl }

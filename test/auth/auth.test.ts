@@ -3,10 +3,11 @@
  * revoked, expired, limited to MCP), the WWW-Authenticate challenges, the RFC 9728
  * protected-resource metadata, and how tokens are stored.
  */
-import { describe, test, before, after } from 'node:test'
+
 import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { BASE_URL, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { startTestServer, bundle, BASE_URL, type TestServer } from '../helpers/server.ts'
 
 const METADATA_URL = `${BASE_URL}/.well-known/oauth-protected-resource`
 const CHALLENGE = `Bearer resource_metadata="${METADATA_URL}"`
@@ -122,7 +123,11 @@ for (const store of STORES) {
       })
       assert.equal((await server.api('GET', '/v1/websites', { token })).status, 200, 'works before it expires')
 
-      await server.server.db.kysely.updateTable('tokens').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', row.id).execute()
+      await server.server.db.kysely
+        .updateTable('tokens')
+        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', row.id)
+        .execute()
       const res = await server.api('GET', '/v1/websites', { token })
       assert.equal(res.status, 401)
       assertEnvelope(res.body, 'AUTH_REQUIRED')
@@ -151,7 +156,10 @@ for (const store of STORES) {
         const list = await server.api('GET', '/v1/websites', { token: user.token })
         assert.equal(list.status, 200, access)
         assert.deepEqual(list.body.items, [])
-        const created = await server.api('POST', '/v1/websites', { token: user.token, body: { name: `Site for ${access}`, category: 'other', files: bundle() } })
+        const created = await server.api('POST', '/v1/websites', {
+          token: user.token,
+          body: { name: `Site for ${access}`, category: 'other', files: bundle() },
+        })
         assert.equal(created.status, 201, access)
       }
     })

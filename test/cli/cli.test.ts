@@ -3,14 +3,15 @@ import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
-import { startTestServer, bundle, type TestServer } from '../helpers/server.ts'
+import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
 const run = promisify(execFile)
 const BIN = path.resolve(import.meta.dirname, '../../bin/plinth.js')
 
 for (const store of STORES) {
-  describe(`plinth admin commands (${store.name})`, { skip: store.skip }, () => {
+  // Each test uses emails of its own, so they run at once: every command is a process of its own.
+  describe(`plinth admin commands (${store.name})`, { skip: store.skip, concurrency: true }, () => {
     let server: TestServer
 
     /** Runs the real command against the server's own store; never throws. */

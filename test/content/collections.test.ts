@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { FIELDS, siteWithCollection } from '../helpers/content.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { FIELDS, siteWithCollection } from '../helpers/content.ts'
 
 for (const store of STORES) {
   describe(`collections (${store.name})`, { skip: store.skip }, () => {
@@ -18,18 +18,25 @@ for (const store of STORES) {
       assert.equal(got.status, 200)
       assert.match(got.body.id, /^col_/)
       assert.equal(got.body.name, 'posts')
-      assert.deepEqual(got.body.fields.map((f: { name: string }) => f.name), FIELDS.map((f) => f.name))
+      assert.deepEqual(
+        got.body.fields.map((f: { name: string }) => f.name),
+        FIELDS.map((f) => f.name),
+      )
       assert.equal(got.body.entryPath, '/posts-{slug}')
       assert.deepEqual(got.body.reservedPaths, ['posts-*', 'posts', 'posts.html', 'posts.json', 'posts.xml', 'posts/'])
       assert.equal(got.body.entryCount, 0)
       const list = await server.api('GET', `/v1/websites/${websiteId}/collections`, { token: user.token })
       assert.equal(list.status, 200)
-      assert.deepEqual(list.body.items.map((c: { name: string }) => c.name), ['posts'])
+      assert.deepEqual(
+        list.body.items.map((c: { name: string }) => c.name),
+        ['posts'],
+      )
     })
 
     test('names are URL-safe, hyphen-free, unique per site and not reserved for Plinth', async () => {
       const { user, websiteId } = await siteWithCollection(server)
-      const create = (name: unknown) => server.api('POST', `/v1/websites/${websiteId}/collections`, { token: user.token, body: { name, label: 'X', fields: [] } })
+      const create = (name: unknown) =>
+        server.api('POST', `/v1/websites/${websiteId}/collections`, { token: user.token, body: { name, label: 'X', fields: [] } })
       for (const name of ['my-posts', 'Posts', '_posts', 'p', '9lives', 'a'.repeat(41), 'po sts', 'posts/x']) {
         const res = await create(name)
         assert.equal(res.status, 422, name)
@@ -51,7 +58,8 @@ for (const store of STORES) {
       const res = await server.api('POST', `/v1/websites/${websiteId}/collections`, {
         token: user.token,
         body: {
-          name: 'events', label: 'Events',
+          name: 'events',
+          label: 'Events',
           fields: [
             { name: 'kind', label: 'Kind', type: 'choice' },
             { name: 'title', label: 'Title', type: 'text', options: ['a'] },
@@ -62,15 +70,23 @@ for (const store of STORES) {
         },
       })
       assert.equal(res.status, 422)
-      assert.deepEqual(Object.keys(res.body.error.fields).sort(), ['fields[0].options', 'fields[1].options', 'fields[2].name', 'fields[3].max', 'fields[4].maxLength'])
+      assert.deepEqual(Object.keys(res.body.error.fields).sort(), [
+        'fields[0].options',
+        'fields[1].options',
+        'fields[2].name',
+        'fields[3].max',
+        'fields[4].maxLength',
+      ])
       const badType = await server.api('POST', `/v1/websites/${websiteId}/collections`, {
-        token: user.token, body: { name: 'events', label: 'E', fields: [{ name: 'x', label: 'X', type: 'html' }], extra: 1 },
+        token: user.token,
+        body: { name: 'events', label: 'E', fields: [{ name: 'x', label: 'X', type: 'html' }], extra: 1 },
       })
       assert.equal(badType.status, 422)
       assert.ok(badType.body.error.fields['fields[0].type'])
       assert.ok(badType.body.error.fields.extra)
       const tooMany = await server.api('POST', `/v1/websites/${websiteId}/collections`, {
-        token: user.token, body: { name: 'events', label: 'E', fields: Array.from({ length: 51 }, (_, i) => ({ name: `f${i}`, label: 'F', type: 'text' })) },
+        token: user.token,
+        body: { name: 'events', label: 'E', fields: Array.from({ length: 51 }, (_, i) => ({ name: `f${i}`, label: 'F', type: 'text' })) },
       })
       assert.equal(tooMany.status, 422)
     })
@@ -82,7 +98,8 @@ for (const store of STORES) {
         { path: 'newsletter.html', content: '<!doctype html><title>l</title>' },
       ])
       const { user, websiteId } = await siteWithCollection(server, 'posts', files)
-      const create = (name: string) => server.api('POST', `/v1/websites/${websiteId}/collections`, { token: user.token, body: { name, label: 'X', fields: [] } })
+      const create = (name: string) =>
+        server.api('POST', `/v1/websites/${websiteId}/collections`, { token: user.token, body: { name, label: 'X', fields: [] } })
       const news = await create('news')
       assert.equal(news.status, 409)
       assert.equal(news.body.error.code, 'COLLECTION_CONFLICT')
@@ -106,9 +123,15 @@ for (const store of STORES) {
       assert.equal(bad.status, 422)
       assert.equal(bad.body.error.code, 'PUBLISH_INVALID')
       const reserved = bad.body.error.violations.filter((v: { code: string }) => v.code === 'RESERVED_PATH')
-      assert.deepEqual(reserved.map((v: { path: string }) => v.path), ['posts-hello.html', 'posts.xml', 'posts/index.html'])
+      assert.deepEqual(
+        reserved.map((v: { path: string }) => v.path),
+        ['posts-hello.html', 'posts.xml', 'posts/index.html'],
+      )
       assert.match(reserved[0].message, /collection "posts"/)
-      const fine = await publish([{ path: 'postscript.html', content: '<!doctype html><title>x</title>' }, { path: 'about/posts-1.html', content: '<!doctype html><title>x</title>' }])
+      const fine = await publish([
+        { path: 'postscript.html', content: '<!doctype html><title>x</title>' },
+        { path: 'about/posts-1.html', content: '<!doctype html><title>x</title>' },
+      ])
       assert.equal(fine.status, 201, fine.text)
     })
 
@@ -122,7 +145,10 @@ for (const store of STORES) {
       const removed = await server.api('PATCH', base, { token, body: { label: 'Articles', fields: withoutPrice } })
       assert.equal(removed.status, 200, removed.text)
       assert.equal(removed.body.label, 'Articles')
-      assert.deepEqual(removed.body.removedFields.map((f: { name: string }) => f.name), ['price'])
+      assert.deepEqual(
+        removed.body.removedFields.map((f: { name: string }) => f.name),
+        ['price'],
+      )
       const entry = await server.api('GET', `${base}/entries/first`, { token })
       assert.equal(entry.body.data.price, 12, 'the value of the removed field is kept')
       assert.equal(entry.body.rendered.price, undefined)
@@ -138,7 +164,10 @@ for (const store of STORES) {
       const retyped = await server.api('PATCH', base, { token, body: { fields: [...withoutPrice, { name: 'price', label: 'Price', type: 'text' }] } })
       assert.equal(retyped.status, 409)
       assert.equal(retyped.body.error.code, 'FIELD_IN_USE')
-      const titleAsNumber = await server.api('PATCH', base, { token, body: { fields: withoutPrice.map((f) => (f.name === 'title' ? { name: 'title', label: 'T', type: 'number' } : f)) } })
+      const titleAsNumber = await server.api('PATCH', base, {
+        token,
+        body: { fields: withoutPrice.map((f) => (f.name === 'title' ? { name: 'title', label: 'T', type: 'number' } : f)) },
+      })
       assert.equal(titleAsNumber.status, 409)
       assert.match(titleAsNumber.body.error.fields['fields[0].type'], /cannot change/)
 
@@ -176,7 +205,10 @@ for (const store of STORES) {
       assert.equal((await server.api('GET', `${base}/entries`, { token: user.token })).body.items.length, 0)
 
       await server.server.services.websites.share(websiteId, { id: stranger.id, email: stranger.email }, 'editor')
-      const created = await server.api('POST', `/v1/websites/${websiteId}/collections`, { token: stranger.token, body: { name: 'mine', label: 'M', fields: [] } })
+      const created = await server.api('POST', `/v1/websites/${websiteId}/collections`, {
+        token: stranger.token,
+        body: { name: 'mine', label: 'M', fields: [] },
+      })
       assert.equal(created.status, 201)
       assert.equal((await server.api('GET', `${base}/nope`, { token: user.token })).status, 404)
       assert.equal((await server.api('GET', `/v1/websites/${websiteId}/collections/nope`, { token: user.token })).body.error.code, 'NOT_FOUND')

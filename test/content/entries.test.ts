@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { siteWithCollection } from '../helpers/content.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { siteWithCollection } from '../helpers/content.ts'
 
 /** An image URL no library may fetch (loopback, port 1): its entry must fail alone. */
 const UNREACHABLE_IMAGE = 'http://127.0.0.1:1/cover.png'
@@ -18,7 +18,10 @@ for (const store of STORES) {
     test('putEntry creates, replaces and is idempotent; getEntry and deleteEntry take id or slug', async () => {
       const { user, base } = await siteWithCollection(server)
       const token = user.token
-      const body = { publishedAt: '2024-05-01T09:00:00+02:00', data: { title: 'Hello', body: { markdown: 'Some *news*' }, kind: 'news', price: 9.5, featured: true, day: '2024-05-01', link: 'https://example.com/a' } }
+      const body = {
+        publishedAt: '2024-05-01T09:00:00+02:00',
+        data: { title: 'Hello', body: { markdown: 'Some *news*' }, kind: 'news', price: 9.5, featured: true, day: '2024-05-01', link: 'https://example.com/a' },
+      }
       const created = await server.api('PUT', `${base}/entries/hello-world`, { token, body })
       assert.equal(created.status, 201, created.text)
       assert.equal(created.headers.get('entry-status'), 'created')
@@ -60,8 +63,15 @@ for (const store of STORES) {
         body: {
           publishedAt: 'yesterday',
           data: {
-            body: '<p>not an object</p>', day: '2024-02-30', price: 1001, featured: 'yes', link: 'javascript:alert(1)',
-            kind: 'opinion', cover: 'cover.png', title: 'x'.repeat(101), surprise: 1,
+            body: '<p>not an object</p>',
+            day: '2024-02-30',
+            price: 1001,
+            featured: 'yes',
+            link: 'javascript:alert(1)',
+            kind: 'opinion',
+            cover: 'cover.png',
+            title: 'x'.repeat(101),
+            surprise: 1,
           },
         },
       })
@@ -103,9 +113,17 @@ for (const store of STORES) {
       })
       assert.equal(res.status, 200, res.text)
       const r = res.body.results
-      assert.deepEqual(r.map((x: { status: string }) => x.status), ['created', 'failed', 'failed', 'failed', 'failed', 'failed', 'failed', 'created'])
+      assert.deepEqual(
+        r.map((x: { status: string }) => x.status),
+        ['created', 'failed', 'failed', 'failed', 'failed', 'failed', 'failed', 'created'],
+      )
       assert.deepEqual(res.body.counts, { created: 2, updated: 0, unchanged: 0, failed: 6 })
-      assert.deepEqual(r[1].error, { code: 'VALIDATION_FAILED', message: r[1].error.message, field: 'data.title', fields: { 'data.title': 'must be a string' } })
+      assert.deepEqual(r[1].error, {
+        code: 'VALIDATION_FAILED',
+        message: r[1].error.message,
+        field: 'data.title',
+        fields: { 'data.title': 'must be a string' },
+      })
       for (const i of [2, 4]) {
         assert.equal(r[i].error.code, 'DUPLICATE_SLUG')
         assert.equal(r[i].error.field, 'slug')
@@ -166,7 +184,10 @@ for (const store of STORES) {
       for (let i = 0; i < 30; i++) assert.deepEqual(again.body.results[i].entry, first.body.results[i].entry)
 
       const edited = entries.map((e, i) => (i === 3 ? { ...e, data: { ...e.data, title: 'Edited' } } : e))
-      const third = await server.api('POST', `${base}/entries/batch`, { token: user.token, body: { entries: [...edited, { slug: 'new-one', data: { title: 'New' } }] } })
+      const third = await server.api('POST', `${base}/entries/batch`, {
+        token: user.token,
+        body: { entries: [...edited, { slug: 'new-one', data: { title: 'New' } }] },
+      })
       assert.deepEqual(third.body.counts, { created: 1, updated: 1, unchanged: 29, failed: 0 })
       assert.equal(third.body.results[3].status, 'updated')
       const collection = await server.api('GET', base, { token: user.token })
@@ -178,32 +199,62 @@ for (const store of STORES) {
       const future = new Date(Date.now() + 7 * 24 * 3600 * 1000).toISOString()
       const res = await server.api('POST', `${base}/entries/batch`, {
         token: user.token,
-        body: { entries: [{ slug: 'now', data: { title: 'Now' } }, { slug: 'later', publishedAt: future, data: { title: 'Later' } }] },
+        body: {
+          entries: [
+            { slug: 'now', data: { title: 'Now' } },
+            { slug: 'later', publishedAt: future, data: { title: 'Later' } },
+          ],
+        },
       })
-      assert.deepEqual(res.body.results.map((r: { entry: { live: boolean } }) => r.entry.live), [true, false])
+      assert.deepEqual(
+        res.body.results.map((r: { entry: { live: boolean } }) => r.entry.live),
+        [true, false],
+      )
       const api = await server.api('GET', `${base}/entries`, { token: user.token })
-      assert.deepEqual(api.body.items.map((e: { slug: string }) => e.slug), ['later', 'now'], 'the API lists scheduled entries too, newest first')
+      assert.deepEqual(
+        api.body.items.map((e: { slug: string }) => e.slug),
+        ['later', 'now'],
+        'the API lists scheduled entries too, newest first',
+      )
       const { SiteContentRepository } = await import('../../src/site-content/site-content.repository.ts')
       const repo = new SiteContentRepository(server.server.db.kysely)
       const collectionId = (await server.api('GET', base, { token: user.token })).body.id
       const live = await repo.live(collectionId, new Date().toISOString(), 10)
-      assert.deepEqual(live.map((row) => row.slug), ['now'])
+      assert.deepEqual(
+        live.map((row) => row.slug),
+        ['now'],
+      )
     })
 
     test('hostile input gets a clear envelope and changes nothing', async () => {
       const { user, base } = await siteWithCollection(server)
       const token = user.token
-      const huge = await server.api('POST', `${base}/entries/batch`, { token, body: { entries: Array.from({ length: 101 }, (_, i) => ({ slug: `s${i}`, data: { title: 't' } })) } })
+      const huge = await server.api('POST', `${base}/entries/batch`, {
+        token,
+        body: { entries: Array.from({ length: 101 }, (_, i) => ({ slug: `s${i}`, data: { title: 't' } })) },
+      })
       assert.equal(huge.status, 422)
       assert.ok(huge.body.error.fields.entries)
-      for (const body of [{ entries: {} }, { entries: 'x' }, {}, { entries: [], baseUrl: 'ftp://x/' }, { entries: [], baseUrl: 'relative/' }, { entries: [1] }]) {
+      for (const body of [
+        { entries: {} },
+        { entries: 'x' },
+        {},
+        { entries: [], baseUrl: 'ftp://x/' },
+        { entries: [], baseUrl: 'relative/' },
+        { entries: [1] },
+      ]) {
         const res = await server.api('POST', `${base}/entries/batch`, { token, body })
         assert.equal(res.status, 422, JSON.stringify(body))
         assert.equal(res.body.error.code, 'VALIDATION_FAILED')
       }
       const slugs = await server.api('POST', `${base}/entries/batch`, {
         token,
-        body: { entries: ['a/b', '..', '.', 'UPPER', 'a_b', '-a', 'a-', 'x'.repeat(81), '', 'ent_abc', 'caf\u00e9', 'a b', 'a.html'].map((slug) => ({ slug, data: { title: 't' } })) },
+        body: {
+          entries: ['a/b', '..', '.', 'UPPER', 'a_b', '-a', 'a-', 'x'.repeat(81), '', 'ent_abc', 'caf\u00e9', 'a b', 'a.html'].map((slug) => ({
+            slug,
+            data: { title: 't' },
+          })),
+        },
       })
       assert.equal(slugs.status, 200)
       assert.equal(slugs.body.counts.failed, 13)
@@ -242,7 +293,17 @@ for (const store of STORES) {
       const rows = Array.from({ length: 10_000 }, (_, i) => {
         // Many entries share a publishedAt, so the id tie-break is exercised.
         const at = new Date(Date.UTC(2020, 0, 1) + Math.floor(i / 7) * 60_000).toISOString()
-        return { id: newId('ent'), collection_id: collectionId, slug: `e-${i}`, published_at: at, created_at: at, updated_at: at, data: JSON.stringify({ title: `E${i}` }), rendered: JSON.stringify({ title: `E${i}` }), content_hash: String(i) }
+        return {
+          id: newId('ent'),
+          collection_id: collectionId,
+          slug: `e-${i}`,
+          published_at: at,
+          created_at: at,
+          updated_at: at,
+          data: JSON.stringify({ title: `E${i}` }),
+          rendered: JSON.stringify({ title: `E${i}` }),
+          content_hash: String(i),
+        }
       })
       await new EntriesRepository(server.server.db.kysely).insertMany(rows)
 
@@ -261,7 +322,11 @@ for (const store of STORES) {
       assert.equal(seen.length, 10_000)
       assert.equal(new Set(seen.map((e) => e.id)).size, 10_000, 'no duplicate')
       const expected = [...rows].sort((a, b) => (a.published_at === b.published_at ? (a.id < b.id ? 1 : -1) : a.published_at < b.published_at ? 1 : -1))
-      assert.deepEqual(seen.map((e) => e.id), expected.map((r) => r.id), 'stable order: publishedAt desc, then id desc')
+      assert.deepEqual(
+        seen.map((e) => e.id),
+        expected.map((r) => r.id),
+        'stable order: publishedAt desc, then id desc',
+      )
       const small = await server.api('GET', `${base}/entries`, { token: user.token })
       assert.equal(small.body.items.length, 20, 'default page size')
     })

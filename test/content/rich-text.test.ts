@@ -3,10 +3,11 @@
  * content. Hostile markup (scripts, handlers, dangerous URLs, frames, forms, styles, SVG) never
  * survives; images are listed and can be pointed at the library copy.
  */
-import { describe, test } from 'node:test'
+
 import assert from 'node:assert/strict'
-import { RICH_TEXT_MAX_CHARS } from '../../src/core/limits.ts'
+import { describe, test } from 'node:test'
 import { RICH_TEXT_MAX_DEPTH, renderRichText, rewriteImageSources } from '../../src/content/rich-text.ts'
+import { RICH_TEXT_MAX_CHARS } from '../../src/core/limits.ts'
 
 const html = (value: string) => renderRichText({ html: value }).html
 const PNG_DATA = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
@@ -18,7 +19,15 @@ describe('rich text', () => {
   })
 
   test('javascript: disguised by case, entities, whitespace and control characters is stripped', () => {
-    for (const href of ['JaVaScRiPt:alert(1)', ' javascript:alert(1)', 'java&#x09;script:alert(1)', 'java\nscript:alert(1)', '&#106;avascript:alert(1)', 'vbscript:msgbox(1)', 'data:text/html,<script>alert(1)</script>']) {
+    for (const href of [
+      'JaVaScRiPt:alert(1)',
+      ' javascript:alert(1)',
+      'java&#x09;script:alert(1)',
+      'java\nscript:alert(1)',
+      '&#106;avascript:alert(1)',
+      'vbscript:msgbox(1)',
+      'data:text/html,<script>alert(1)</script>',
+    ]) {
       const out = html(`<a href="${href}">x</a>`)
       assert.equal(out, '<a>x</a>', href)
     }
@@ -36,7 +45,9 @@ describe('rich text', () => {
   })
 
   test('external links get rel="noopener nofollow"; relative, fragment and mailto links do not', () => {
-    const out = html('<a href="https://example.com/" target="_blank" rel="opener">e</a><a href="//example.com/x">p</a><a href="/about">r</a><a href="#top">f</a><a href="mailto:a@example.com">m</a>')
+    const out = html(
+      '<a href="https://example.com/" target="_blank" rel="opener">e</a><a href="//example.com/x">p</a><a href="/about">r</a><a href="#top">f</a><a href="mailto:a@example.com">m</a>',
+    )
     assert.equal(
       out,
       '<a href="https://example.com/" rel="noopener nofollow">e</a><a href="//example.com/x" rel="noopener nofollow">p</a><a href="/about">r</a><a href="#top">f</a><a href="mailto:a@example.com">m</a>',
@@ -44,7 +55,8 @@ describe('rich text', () => {
   })
 
   test('article structure survives: headings, lists, emphasis, code, quotes, tables, figures', () => {
-    const source = '<h2>T</h2><ul><li><em>a</em> <strong>b</strong></li></ul><pre><code class="language-js">x</code></pre><blockquote>q</blockquote><table><thead><tr><th scope="col">h</th></tr></thead><tbody><tr><td colspan="2">d</td></tr></tbody></table><figure><img src="https://example.com/a.png" alt="A" width="10" height="5"><figcaption>c</figcaption></figure>'
+    const source =
+      '<h2>T</h2><ul><li><em>a</em> <strong>b</strong></li></ul><pre><code class="language-js">x</code></pre><blockquote>q</blockquote><table><thead><tr><th scope="col">h</th></tr></thead><tbody><tr><td colspan="2">d</td></tr></tbody></table><figure><img src="https://example.com/a.png" alt="A" width="10" height="5"><figcaption>c</figcaption></figure>'
     assert.equal(html(source), source)
   })
 
@@ -62,7 +74,9 @@ describe('rich text', () => {
   })
 
   test('markdown: rendered, raw HTML escaped, dangerous links not made links', () => {
-    const out = renderRichText({ markdown: '# Title\n\n<script>alert(1)</script>\n\n[bad](javascript:alert(1)) [good](https://example.com) ![pic](https://example.com/p.png "P")' })
+    const out = renderRichText({
+      markdown: '# Title\n\n<script>alert(1)</script>\n\n[bad](javascript:alert(1)) [good](https://example.com) ![pic](https://example.com/p.png "P")',
+    })
     assert.match(out.html, /^<h1>Title<\/h1>/)
     assert.match(out.html, /<p>&lt;script&gt;alert\(1\)&lt;\/script&gt;<\/p>/)
     assert.doesNotMatch(out.html, /href="javascript/i)
@@ -82,23 +96,35 @@ describe('rich text', () => {
   })
 
   test('deeply nested input is refused clearly, without crashing', () => {
-    const deep = '<div>'.repeat(20_000) + 'x' + '</div>'.repeat(20_000)
-    assert.throws(() => renderRichText({ html: deep }), (error: any) => error.code === 'VALIDATION_FAILED' && /levels deep/.test(error.message))
+    const deep = `${'<div>'.repeat(20_000)}x${'</div>'.repeat(20_000)}`
+    assert.throws(
+      () => renderRichText({ html: deep }),
+      (error: any) => error.code === 'VALIDATION_FAILED' && /levels deep/.test(error.message),
+    )
     const unclosed = '<b>'.repeat(50_000)
-    assert.throws(() => renderRichText({ html: unclosed }), (error: any) => error.code === 'VALIDATION_FAILED')
+    assert.throws(
+      () => renderRichText({ html: unclosed }),
+      (error: any) => error.code === 'VALIDATION_FAILED',
+    )
     // Nesting that deep markdown cannot produce: markdown-it caps its own nesting.
-    assert.equal(typeof renderRichText({ markdown: '>'.repeat(50_000) + ' x' }).html, 'string')
-    const fine = '<div>'.repeat(RICH_TEXT_MAX_DEPTH - 1) + 'x' + '</div>'.repeat(RICH_TEXT_MAX_DEPTH - 1)
+    assert.equal(typeof renderRichText({ markdown: `${'>'.repeat(50_000)} x` }).html, 'string')
+    const fine = `${'<div>'.repeat(RICH_TEXT_MAX_DEPTH - 1)}x${'</div>'.repeat(RICH_TEXT_MAX_DEPTH - 1)}`
     assert.match(html(fine), /x/)
   })
 
   test('an element with thousands of attributes is refused clearly', () => {
     const attrs = Array.from({ length: 5000 }, (_, i) => `a${i}="x"`).join(' ')
-    assert.throws(() => renderRichText({ html: `<p ${attrs}>x</p>` }), (error: any) => error.code === 'VALIDATION_FAILED' && /5000 attributes/.test(error.message))
+    assert.throws(
+      () => renderRichText({ html: `<p ${attrs}>x</p>` }),
+      (error: any) => error.code === 'VALIDATION_FAILED' && /5000 attributes/.test(error.message),
+    )
   })
 
   test('oversized input is refused clearly', () => {
-    assert.throws(() => renderRichText({ markdown: 'a'.repeat(RICH_TEXT_MAX_CHARS + 1) }), (error: any) => error.code === 'VALIDATION_FAILED' && /characters/.test(error.message))
+    assert.throws(
+      () => renderRichText({ markdown: 'a'.repeat(RICH_TEXT_MAX_CHARS + 1) }),
+      (error: any) => error.code === 'VALIDATION_FAILED' && /characters/.test(error.message),
+    )
   })
 
   test('many calls stay correct (one purifier reused)', () => {

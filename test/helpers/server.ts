@@ -1,8 +1,8 @@
 /** A real Plinth server on 127.0.0.1 (random port) over a real store, and clients for it. */
 import http from 'node:http'
-import { loadConfig, type Config } from '../../src/config.ts'
+import { type Config, loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
-import { startServer, type RunningServer } from '../../src/server.ts'
+import { type RunningServer, startServer } from '../../src/server.ts'
 import { createStore, type StoreName, type TestStore } from './stores.ts'
 
 export const SITE_DOMAIN = 'plinth.test:8080'
@@ -40,7 +40,11 @@ export class TestServer {
   }
 
   /** A JSON request to the API; body objects are sent as JSON, strings and Buffers as they are. */
-  async api<T = any>(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse<T>> {
+  async api<T = any>(
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers }
     if (options.token) headers.authorization = `Bearer ${options.token}`
     let body: BodyInit | undefined
@@ -50,7 +54,7 @@ export class TestServer {
     }
     const response = await fetch(this.url + path, { method, headers, body })
     const text = await response.text()
-    let parsed: any = undefined
+    let parsed: any
     try {
       parsed = text ? JSON.parse(text) : undefined
     } catch {
@@ -108,7 +112,10 @@ export async function startTestServer(storeName: StoreName, env: Record<string, 
 /** A small valid bundle. */
 export function bundle(title = 'Hello', extra: Array<{ path: string; content: string; contentEncoding?: 'utf8' | 'base64' }> = []) {
   return [
-    { path: 'index.html', content: `<!doctype html><html><head><title>${title}</title><link rel="stylesheet" href="style.css"></head><body><h1>${title}</h1></body></html>` },
+    {
+      path: 'index.html',
+      content: `<!doctype html><html><head><title>${title}</title><link rel="stylesheet" href="style.css"></head><body><h1>${title}</h1></body></html>`,
+    },
     { path: 'style.css', content: 'body { font-family: sans-serif; color: #222; }' },
     ...extra,
   ]

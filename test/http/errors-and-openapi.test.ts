@@ -4,22 +4,38 @@
  * exactly the documented operations, and every response this file receives from the API
  * validates against the schema the document declares for that operation and status.
  */
-import { describe, test, before, after } from 'node:test'
+
 import assert from 'node:assert/strict'
 import http from 'node:http'
-import { validate, compileErrors } from '@readme/openapi-parser'
+import { after, before, describe, test } from 'node:test'
+import { compileErrors, validate } from '@readme/openapi-parser'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import ajvFormats from 'ajv-formats'
 import { sql } from 'kysely'
+import { type ApiResponse, BASE_URL, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { BASE_URL, startTestServer, bundle, type ApiResponse, type TestServer } from '../helpers/server.ts'
 
 const OPERATION_IDS = [
-  'getApiIndex', 'listWebsites', 'createWebsite', 'getWebsite', 'listWebsiteVersions',
-  'createWebsiteVersion', 'getJob', 'suggestSlug', 'promoteWebsiteVersion',
-  'listCollections', 'createCollection', 'getCollection', 'updateCollection',
-  'listEntries', 'upsertEntries', 'getEntry', 'putEntry', 'deleteEntry',
-  'createUploads', 'putUploadContent',
+  'getApiIndex',
+  'listWebsites',
+  'createWebsite',
+  'getWebsite',
+  'listWebsiteVersions',
+  'createWebsiteVersion',
+  'getJob',
+  'suggestSlug',
+  'promoteWebsiteVersion',
+  'listCollections',
+  'createCollection',
+  'getCollection',
+  'updateCollection',
+  'listEntries',
+  'upsertEntries',
+  'getEntry',
+  'putEntry',
+  'deleteEntry',
+  'createUploads',
+  'putUploadContent',
   'importAsset',
 ]
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
@@ -71,7 +87,11 @@ function assertEnvelope(res: ApiResponse, status: number, code: string) {
 function assertOpaqueInternal(res: ApiResponse) {
   assertEnvelope(res, 500, 'INTERNAL')
   assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'message'], 'no fields, violations, stack or cause')
-  assert.doesNotMatch(res.text, /stack|\bat [\w.<>]+ \(|\.ts:\d+|node_modules|\bselect\b|\bfrom\b|\binsert\b|sqlite|postgres|relation|no such table|versions|tokens|destroy|pool|kysely/i, res.text)
+  assert.doesNotMatch(
+    res.text,
+    /stack|\bat [\w.<>]+ \(|\.ts:\d+|node_modules|\bselect\b|\bfrom\b|\binsert\b|sqlite|postgres|relation|no such table|versions|tokens|destroy|pool|kysely/i,
+    res.text,
+  )
 }
 
 for (const store of STORES) {
@@ -120,7 +140,12 @@ for (const store of STORES) {
     after(() => server?.close())
 
     test('an unknown route is 404 NOT_FOUND in the envelope, with or without a token', async () => {
-      for (const [method, url] of [['GET', '/nope'], ['GET', '/v1/nope'], ['POST', '/v1/websites/web_x/versions/job_y/unknown'], ['GET', '/v2/websites']]) {
+      for (const [method, url] of [
+        ['GET', '/nope'],
+        ['GET', '/v1/nope'],
+        ['POST', '/v1/websites/web_x/versions/job_y/unknown'],
+        ['GET', '/v2/websites'],
+      ]) {
         for (const token of [undefined, owner.token]) {
           const res = await server.api(method, url, { token })
           assertEnvelope(res, 404, 'NOT_FOUND')
@@ -160,7 +185,11 @@ for (const store of STORES) {
         const res = await server.api(method, url, { token: owner.token })
         assertEnvelope(res, 405, 'METHOD_NOT_ALLOWED')
         conformsTo(res.body, 'Error')
-        const allow = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort()
+        const allow = (res.headers.get('allow') ?? '')
+          .split(',')
+          .map((m) => m.trim())
+          .filter(Boolean)
+          .sort()
         assert.deepEqual(allow, [...allowed].sort(), `${method} ${url}`)
       }
     })
@@ -173,7 +202,10 @@ for (const store of STORES) {
         const user = await broken.user()
         assert.equal((await broken.api('GET', '/v1/websites', { token: user.token })).status, 200)
         await broken.server.db.kysely.destroy()
-        for (const [method, url, body] of [['GET', '/v1/websites'], ['POST', '/v1/websites', { category: 'other', files: bundle() }]] as const) {
+        for (const [method, url, body] of [
+          ['GET', '/v1/websites'],
+          ['POST', '/v1/websites', { category: 'other', files: bundle() }],
+        ] as const) {
           const res = await broken.api(method, url, { token: user.token, body })
           assertOpaqueInternal(res)
           conformsTo(res.body, 'Error')
@@ -264,7 +296,11 @@ for (const store of STORES) {
             continue
           }
           assert.deepEqual(operation.security, [{ bearerAuth: [] }], `${operation.operationId} (${method.toUpperCase()} ${path}) uses the bearer scheme`)
-          assert.equal(operation.responses['401']?.content?.['application/json']?.schema?.$ref, '#/components/schemas/Error', `${operation.operationId} documents 401`)
+          assert.equal(
+            operation.responses['401']?.content?.['application/json']?.schema?.$ref,
+            '#/components/schemas/Error',
+            `${operation.operationId} documents 401`,
+          )
         }
       }
       const anonymous = await call('GET', '/v1/websites', '/v1/websites')
@@ -277,10 +313,7 @@ for (const store of STORES) {
       assert.equal(doc.paths['/v1/websites'].post.operationId, 'createWebsite')
       for (const status of ['201', '409', '422', '429']) assert.ok(responses[status], `createWebsite documents ${status}`)
       assert.equal(responses['201'].content['application/json'].schema.$ref, '#/components/schemas/PublishWebsiteResult')
-      assert.equal(
-        doc.paths['/v1/websites'].post.requestBody?.content?.['application/json']?.schema?.$ref,
-        '#/components/schemas/PublishWebsiteRequest',
-      )
+      assert.equal(doc.paths['/v1/websites'].post.requestBody?.content?.['application/json']?.schema?.$ref, '#/components/schemas/PublishWebsiteRequest')
     })
 
     test('every response the API returns validates against the schema the document declares for it', async () => {
@@ -310,14 +343,22 @@ for (const store of STORES) {
         assert.equal(list.status, 200)
         assert.ok(list.body.items.some((s: { id: string }) => s.id === websiteId))
         const versions = await call('GET', `/v1/websites/${websiteId}/versions`, '/v1/websites/{websiteId}/versions', { token })
-        assert.deepEqual(versions.body.versions.map((v: { version: number }) => v.version), [2, 1])
+        assert.deepEqual(
+          versions.body.versions.map((v: { version: number }) => v.version),
+          [2, 1],
+        )
         for (const id of [jobId, version.body.jobId]) {
           const job = await call('GET', `/v1/jobs/${id}`, '/v1/jobs/{jobId}', { token })
           assert.equal(job.status, 200)
           assert.equal(job.body.status, 'ready')
         }
       }
-      const promoted = await call('POST', `/v1/websites/${websiteId}/versions/${version.body.jobId}/promote`, '/v1/websites/{websiteId}/versions/{versionId}/promote', { token: owner.token })
+      const promoted = await call(
+        'POST',
+        `/v1/websites/${websiteId}/versions/${version.body.jobId}/promote`,
+        '/v1/websites/{websiteId}/versions/{versionId}/promote',
+        { token: owner.token },
+      )
       assert.equal(promoted.status, 200)
       assert.equal(promoted.body.isCurrent, true)
       for (const value of ['Schema check', 'schema-check', 'My New Site', '--', 'admin', '9lives']) {
@@ -331,22 +372,65 @@ for (const store of STORES) {
       assertEnvelope(await call('GET', '/v1/websites/web_unknown', '/v1/websites/{websiteId}', { token: owner.token }), 404, 'NOT_FOUND')
       assertEnvelope(await call('GET', '/v1/jobs/job_unknown', '/v1/jobs/{jobId}', { token: owner.token }), 404, 'NOT_FOUND')
       assertEnvelope(await call('GET', '/v1/websites/web_unknown/versions', '/v1/websites/{websiteId}/versions', { token: owner.token }), 404, 'NOT_FOUND')
-      assertEnvelope(await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: { slug: 'schema-check', category: 'other', files: bundle() } }), 409, 'SLUG_TAKEN')
+      assertEnvelope(
+        await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: { slug: 'schema-check', category: 'other', files: bundle() } }),
+        409,
+        'SLUG_TAKEN',
+      )
       const invalid = await call('POST', '/v1/websites', '/v1/websites', {
         token: owner.token,
         body: { category: 'other', files: [{ path: 'page.html', content: '<script src="https://cdn.example.com/x.js"></script>' }] },
       })
       assertEnvelope(invalid, 422, 'PUBLISH_INVALID')
       assert.deepEqual(invalid.body.error.violations.map((v: { code: string }) => v.code).sort(), ['EXTERNAL_URL', 'MISSING_INDEX'])
-      assertEnvelope(await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: { category: 'castle', files: bundle() } }), 422, 'VALIDATION_FAILED')
-      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions`, '/v1/websites/{websiteId}/versions', { token: owner.token, body: { files: bundle(), promote: 'yes' } }), 422, 'VALIDATION_FAILED')
+      assertEnvelope(
+        await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: { category: 'castle', files: bundle() } }),
+        422,
+        'VALIDATION_FAILED',
+      )
+      assertEnvelope(
+        await call('POST', `/v1/websites/${websiteId}/versions`, '/v1/websites/{websiteId}/versions', {
+          token: owner.token,
+          body: { files: bundle(), promote: 'yes' },
+        }),
+        422,
+        'VALIDATION_FAILED',
+      )
       assertEnvelope(await call('GET', '/v1/slugs/suggest', '/v1/slugs/suggest', { token: owner.token }), 422, 'VALIDATION_FAILED')
-      assertEnvelope(await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: '{"category":', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_JSON')
-      assertEnvelope(await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: 'category=other', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UNSUPPORTED_MEDIA_TYPE')
+      assertEnvelope(
+        await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: '{"category":', headers: { 'content-type': 'application/json' } }),
+        400,
+        'INVALID_JSON',
+      )
+      assertEnvelope(
+        await call('POST', '/v1/websites', '/v1/websites', {
+          token: owner.token,
+          body: 'category=other',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      )
       const promote = '/v1/websites/{websiteId}/versions/{versionId}/promote'
       assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions/job_unknown/promote`, promote, { token: owner.token }), 404, 'NOT_FOUND')
-      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`, promote, { token: owner.token, body: '{"x":', headers: { 'content-type': 'application/json' } }), 400, 'INVALID_JSON')
-      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`, promote, { token: owner.token, body: 'now', headers: { 'content-type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE')
+      assertEnvelope(
+        await call('POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`, promote, {
+          token: owner.token,
+          body: '{"x":',
+          headers: { 'content-type': 'application/json' },
+        }),
+        400,
+        'INVALID_JSON',
+      )
+      assertEnvelope(
+        await call('POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`, promote, {
+          token: owner.token,
+          body: 'now',
+          headers: { 'content-type': 'text/plain' },
+        }),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      )
       const stranger = await server.user()
       assertEnvelope(await call('GET', `/v1/websites/${websiteId}`, '/v1/websites/{websiteId}', { token: stranger.token }), 404, 'NOT_FOUND')
       const restless = await server.user(undefined, 'mcp')

@@ -4,14 +4,15 @@
  * websites, versions, version_files and blobs and the files under {dataDir}/blobs are counted
  * before and after each case.
  */
-import { describe, test, before, after } from 'node:test'
+
 import assert from 'node:assert/strict'
 import { readdirSync } from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
 import type { Kysely } from 'kysely'
+import { type ApiResponse, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { startTestServer, bundle, type ApiResponse, type TestServer } from '../helpers/server.ts'
 
 const MiB = 1024 * 1024
 const BODY_LIMIT = 16 * MiB
@@ -34,8 +35,19 @@ function filesUnder(dir: string): string[] {
 async function footprint(server: TestServer) {
   const db = server.server.db.kysely as unknown as Kysely<any>
   const rows = async (table: string) =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
-  const sites = await db.selectFrom('websites').select(['id', 'slug', 'status', 'current_version_id', 'last_version_number', 'updated_at']).orderBy('id').execute()
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
+  const sites = await db
+    .selectFrom('websites')
+    .select(['id', 'slug', 'status', 'current_version_id', 'last_version_number', 'updated_at'])
+    .orderBy('id')
+    .execute()
   return {
     websites: await rows('websites'),
     versions: await rows('versions'),
@@ -62,7 +74,12 @@ function assertEnvelope(res: { status: number; headers: Headers | http.IncomingH
   assert.equal(body.error.code, code)
   assert.equal(typeof body.error.message, 'string')
   assert.ok(body.error.message.length > 0, 'the message is not empty')
-  return body.error as { code: string; message: string; fields?: Record<string, string>; violations?: Array<{ code: string; message: string; path?: string; detail?: string }> }
+  return body.error as {
+    code: string
+    message: string
+    fields?: Record<string, string>
+    violations?: Array<{ code: string; message: string; path?: string; detail?: string }>
+  }
 }
 
 function assertViolations(res: ApiResponse) {
@@ -90,7 +107,10 @@ interface RawResult {
  * soon as it has been read, even if the server answered before the body was sent (then the rest
  * of the body is abandoned), or with `reset` when the connection broke before any response.
  */
-function rawRequest(server: TestServer, options: { method?: string; path: string; headers: Record<string, string | number>; chunks: Iterable<Buffer>; end?: boolean }): Promise<RawResult> {
+function rawRequest(
+  server: TestServer,
+  options: { method?: string; path: string; headers: Record<string, string | number>; chunks: Iterable<Buffer>; end?: boolean },
+): Promise<RawResult> {
   const { port } = new URL(server.url)
   return new Promise((resolve) => {
     let settled = false
@@ -158,7 +178,10 @@ for (const store of STORES) {
       const own = await server.api('POST', '/v1/websites', { token: owner.token, body: { name: 'Own site', category: 'other', files: bundle('Own') } })
       assert.equal(own.status, 201, own.text)
       ownSiteId = own.body.websiteId
-      const theirs = await server.api('POST', '/v1/websites', { token: other.token, body: { name: 'Their site', category: 'portfolio', files: bundle('Theirs') } })
+      const theirs = await server.api('POST', '/v1/websites', {
+        token: other.token,
+        body: { name: 'Their site', category: 'portfolio', files: bundle('Theirs') },
+      })
       assert.equal(theirs.status, 201, theirs.text)
       othersSite = theirs.body
     })
@@ -171,7 +194,11 @@ for (const store of STORES) {
             const files = [...bundle('Traversal'), { path: bad, content: 'owned' }]
             const res = await server.api('POST', publisher.url, { token: owner.token, body: publisher.body(files) })
             const violations = assertViolations(res)
-            assert.deepEqual(violations.map((v) => [v.code, v.path]), [['INVALID_PATH', bad]], `${publisher.name} ${JSON.stringify(bad)}`)
+            assert.deepEqual(
+              violations.map((v) => [v.code, v.path]),
+              [['INVALID_PATH', bad]],
+              `${publisher.name} ${JSON.stringify(bad)}`,
+            )
           })
         }
       }
@@ -180,15 +207,24 @@ for (const store of STORES) {
     test('a NUL byte in a path is INVALID_PATH and in utf8 content is INVALID_ENCODING, each naming the file', async () => {
       await storesNothing(server, async () => {
         const res = await publish([...bundle('Nul'), { path: 'a\u0000b.html', content: '<p>x</p>' }])
-        assert.deepEqual(assertViolations(res).map((v) => [v.code, v.path]), [['INVALID_PATH', 'a\u0000b.html']])
+        assert.deepEqual(
+          assertViolations(res).map((v) => [v.code, v.path]),
+          [['INVALID_PATH', 'a\u0000b.html']],
+        )
       })
       await storesNothing(server, async () => {
         const res = await publish([...bundle('Nul'), { path: 'notes.txt', content: 'before\u0000after' }])
-        assert.deepEqual(assertViolations(res).map((v) => [v.code, v.path]), [['INVALID_ENCODING', 'notes.txt']])
+        assert.deepEqual(
+          assertViolations(res).map((v) => [v.code, v.path]),
+          [['INVALID_ENCODING', 'notes.txt']],
+        )
       })
       await storesNothing(server, async () => {
         const res = await publish([{ path: 'index.html', content: '<p>\u0000</p>' }])
-        assert.deepEqual(assertViolations(res).map((v) => [v.code, v.path]), [['INVALID_ENCODING', 'index.html']])
+        assert.deepEqual(
+          assertViolations(res).map((v) => [v.code, v.path]),
+          [['INVALID_ENCODING', 'index.html']],
+        )
       })
     })
 
@@ -209,15 +245,24 @@ for (const store of STORES) {
       await storesNothing(server, async () => {
         // JSON.stringify writes the lone surrogate as the escape \ud800: valid JSON, invalid text.
         const res = await publish([...bundle('Surrogate'), { path: 'notes.txt', content: 'broken \ud800 text' }])
-        assert.deepEqual(assertViolations(res).map((v) => [v.code, v.path]), [['INVALID_ENCODING', 'notes.txt']])
+        assert.deepEqual(
+          assertViolations(res).map((v) => [v.code, v.path]),
+          [['INVALID_ENCODING', 'notes.txt']],
+        )
       })
       await storesNothing(server, async () => {
         const res = await publish([{ path: 'index.html', content: '<p>\udc00</p>' }])
-        assert.deepEqual(assertViolations(res).map((v) => [v.code, v.path]), [['INVALID_ENCODING', 'index.html']])
+        assert.deepEqual(
+          assertViolations(res).map((v) => [v.code, v.path]),
+          [['INVALID_ENCODING', 'index.html']],
+        )
       })
       await storesNothing(server, async () => {
         const res = await publish([...bundle('Surrogate'), { path: 'x\ud800.txt', content: 'x' }])
-        assert.deepEqual(assertViolations(res).map((v) => [v.code, v.path]), [['INVALID_PATH', 'x\ud800.txt']])
+        assert.deepEqual(
+          assertViolations(res).map((v) => [v.code, v.path]),
+          [['INVALID_PATH', 'x\ud800.txt']],
+        )
       })
     })
 
@@ -225,7 +270,11 @@ for (const store of STORES) {
       for (const content of ['not base64!', 'abc', 'ab=c', 'YWJj====', '####']) {
         await storesNothing(server, async () => {
           const res = await publish([...bundle('Base64'), { path: 'images/logo.png', content, contentEncoding: 'base64' }])
-          assert.deepEqual(assertViolations(res).map((v) => [v.code, v.path]), [['INVALID_ENCODING', 'images/logo.png']], JSON.stringify(content))
+          assert.deepEqual(
+            assertViolations(res).map((v) => [v.code, v.path]),
+            [['INVALID_ENCODING', 'images/logo.png']],
+            JSON.stringify(content),
+          )
         })
       }
     })
@@ -263,7 +312,7 @@ for (const store of STORES) {
       const cases: Array<[string, string, number, string]> = [
         ['unterminated [[[', '['.repeat(depth), 400, 'INVALID_JSON'],
         ['balanced arrays', '['.repeat(depth) + ']'.repeat(depth), 422, 'VALIDATION_FAILED'],
-        ['nested objects', '{"a":'.repeat(depth) + '1' + '}'.repeat(depth), 422, 'VALIDATION_FAILED'],
+        ['nested objects', `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`, 422, 'VALIDATION_FAILED'],
         ['nested arrays as files', `{"category":"other","files":${'['.repeat(depth)}${']'.repeat(depth)}}`, 422, 'VALIDATION_FAILED'],
       ]
       for (const [name, body, status, code] of cases) {
@@ -367,7 +416,14 @@ for (const store of STORES) {
 
     test('a body that is not application/json is refused as 415 UNSUPPORTED_MEDIA_TYPE', async () => {
       const json = JSON.stringify(createBody(bundle('Wrong type')))
-      for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/json', 'application/jsonx', 'application/xml']) {
+      for (const type of [
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'text/json',
+        'application/jsonx',
+        'application/xml',
+      ]) {
         await storesNothing(server, async () => {
           const res = await server.api('POST', '/v1/websites', { token: owner.token, body: json, headers: { 'content-type': type } })
           assertEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE')
@@ -398,7 +454,10 @@ for (const store of STORES) {
           assertEnvelope(res, 400, 'INVALID_JSON')
         })
       }
-      const versionRes = await server.api('POST', `/v1/websites/${ownSiteId}/versions`, { token: owner.token, body: `{"files":${files},"__proto__":{"promote":false}}` })
+      const versionRes = await server.api('POST', `/v1/websites/${ownSiteId}/versions`, {
+        token: owner.token,
+        body: `{"files":${files},"__proto__":{"promote":false}}`,
+      })
       assertEnvelope(versionRes, 400, 'INVALID_JSON')
       // The server runs in this process: its Object.prototype is ours.
       assert.equal(({} as Record<string, unknown>).polluted, undefined)
@@ -411,7 +470,12 @@ for (const store of STORES) {
       const cases: Array<[string, string, unknown, string[]]> = [
         ['createWebsite top level', '/v1/websites', { ...createBody(bundle('Unknown')), extra: 1 }, ['extra']],
         ['createWebsite file', '/v1/websites', createBody([{ path: 'index.html', content: '<p>x</p>', mode: '0755' }]), ['files[0].mode']],
-        ['createWebsite Object.prototype names', '/v1/websites', { ...createBody(bundle('Unknown')), toString: 1, hasOwnProperty: 2 }, ['toString', 'hasOwnProperty']],
+        [
+          'createWebsite Object.prototype names',
+          '/v1/websites',
+          { ...createBody(bundle('Unknown')), toString: 1, hasOwnProperty: 2 },
+          ['toString', 'hasOwnProperty'],
+        ],
         ['createWebsiteVersion', `/v1/websites/${ownSiteId}/versions`, { files: bundle('Unknown'), title: 'v2', isCurrent: true }, ['title', 'isCurrent']],
       ]
       for (const [name, url, body, expected] of cases) {
@@ -427,7 +491,10 @@ for (const store of STORES) {
       }
       await storesNothing(server, async () => {
         // "constructor" without "prototype" is a legal JSON key; it must still be named.
-        const res = await server.api('POST', '/v1/websites', { token: owner.token, body: `{"category":"other","files":${JSON.stringify(bundle())},"constructor":1}` })
+        const res = await server.api('POST', '/v1/websites', {
+          token: owner.token,
+          body: `{"category":"other","files":${JSON.stringify(bundle())},"constructor":1}`,
+        })
         assert.deepEqual(Object.keys(assertEnvelope(res, 422, 'VALIDATION_FAILED').fields ?? {}), ['constructor'])
       })
     })
@@ -438,7 +505,12 @@ for (const store of STORES) {
         ['files empty', '/v1/websites', { category: 'other', files: [] }, ['files']],
         ['category a number', '/v1/websites', { category: 7, files: bundle() }, ['category']],
         ['path and content of the wrong type', '/v1/websites', createBody([{ path: 1, content: true }]), ['files[0].path', 'files[0].content']],
-        ['contentEncoding unknown', '/v1/websites', createBody([{ path: 'index.html', content: 'x', contentEncoding: 'latin1' }]), ['files[0].contentEncoding']],
+        [
+          'contentEncoding unknown',
+          '/v1/websites',
+          createBody([{ path: 'index.html', content: 'x', contentEncoding: 'latin1' }]),
+          ['files[0].contentEncoding'],
+        ],
         ['body an array', '/v1/websites', [createBody(bundle())], ['body']],
         ['promote "yes"', `/v1/websites/${ownSiteId}/versions`, { files: bundle('Types'), promote: 'yes' }, ['promote']],
         ['message a number', `/v1/websites/${ownSiteId}/versions`, { files: bundle('Types'), message: 42 }, ['message']],
@@ -523,7 +595,11 @@ for (const store of STORES) {
           for (const code of ['MISSING_INDEX', 'EXTERNAL_URL', 'IFRAME', 'SERVICE_WORKER', 'FILE_TOO_LARGE', 'TOO_MANY_PAGES', 'DUPLICATE_PATH']) {
             assert.ok(codes.has(code), `${publisher.name}: ${code} is listed among ${[...codes].join(', ')}`)
           }
-          const at = (code: string) => violations.filter((v) => v.code === code).map((v) => v.path).sort()
+          const at = (code: string) =>
+            violations
+              .filter((v) => v.code === code)
+              .map((v) => v.path)
+              .sort()
           assert.deepEqual(at('EXTERNAL_URL'), ['css/site.css', 'home.html', 'home.html'], 'external script, external stylesheet and CSS @import')
           assert.deepEqual(at('IFRAME'), ['home.html'])
           assert.deepEqual(at('SERVICE_WORKER'), ['app.js'])

@@ -4,17 +4,18 @@
  * per library, identical bytes are stored once, only raster images are kept, every refusal is
  * the envelope and stores nothing, and only owners and editors may import.
  */
-import { describe, test, before, after } from 'node:test'
+
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
 import type { Kysely } from 'kysely'
-import { STORES } from '../helpers/stores.ts'
-import { startTestServer, bundle, type ApiResponse, type TestServer } from '../helpers/server.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { loadConfig } from '../../src/config.ts'
 import { AssetLibrary } from '../../src/images/asset-library.ts'
 import { AssetsRepository } from '../../src/images/assets.repository.ts'
+import { type ApiResponse, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { STORES } from '../helpers/stores.ts'
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
 const GIF = Buffer.from('R0lGODlhAgADAIAAAAAAAP///yH5BAEAAAAALAAAAAACAAMAAAIChF8AOw==', 'base64')
@@ -57,7 +58,15 @@ for (const store of STORES) {
     })
 
     const db = () => server.server.db.kysely as unknown as Kysely<any>
-    const count = async (table: string) => Number((await db().selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+    const count = async (table: string) =>
+      Number(
+        (
+          await db()
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
     const footprint = async () => ({ assets: await count('assets'), blobs: await count('blobs') })
     async function site() {
       const owner = await server.user()
@@ -95,8 +104,20 @@ for (const store of STORES) {
     test('an image fetched once for two entries of a collection; another collection has its own library; bytes stored once', async () => {
       const { websiteId } = await site()
       const at = new Date().toISOString()
-      const collection = (id: string, name: string) => ({ id, website_id: websiteId, name, label: name, fields: '[]', removed_fields: '[]', created_at: at, updated_at: at })
-      await db().insertInto('collections').values([collection(`col_a${websiteId}`, 'posts'), collection(`col_b${websiteId}`, 'news')]).execute()
+      const collection = (id: string, name: string) => ({
+        id,
+        website_id: websiteId,
+        name,
+        label: name,
+        fields: '[]',
+        removed_fields: '[]',
+        created_at: at,
+        updated_at: at,
+      })
+      await db()
+        .insertInto('collections')
+        .values([collection(`col_a${websiteId}`, 'posts'), collection(`col_b${websiteId}`, 'news')])
+        .execute()
       const library = new AssetLibrary({
         allowHosts: new Set(server.config.fetchAllowHosts),
         userAgent: 'Plinth test',
@@ -107,7 +128,10 @@ for (const store of STORES) {
       const url = `${origin}/png/shared.png`
       const blobsBefore = await count('blobs')
       // Entry one and entry two of one batch ask at the same moment, entry three later.
-      const [one, two] = await Promise.all([library.importFromUrl(websiteId, `col_a${websiteId}`, url), library.importFromUrl(websiteId, `col_a${websiteId}`, url)])
+      const [one, two] = await Promise.all([
+        library.importFromUrl(websiteId, `col_a${websiteId}`, url),
+        library.importFromUrl(websiteId, `col_a${websiteId}`, url),
+      ])
       const three = await library.importFromUrl(websiteId, `col_a${websiteId}`, url)
       assert.equal(hits.get('/png/shared.png'), 1)
       assert.equal(one.id, two.id)
@@ -228,7 +252,11 @@ for (const store of STORES) {
 describe('PLINTH_FETCH_ALLOW_HOSTS', () => {
   test('parsed, normalized, and refused when malformed', () => {
     assert.deepEqual(loadConfig({}).fetchAllowHosts, [])
-    assert.deepEqual(loadConfig({ PLINTH_FETCH_ALLOW_HOSTS: 'Images.Intranet, 10.0.0.5:8080,[::1]' }).fetchAllowHosts, ['images.intranet', '10.0.0.5:8080', '[::1]'])
+    assert.deepEqual(loadConfig({ PLINTH_FETCH_ALLOW_HOSTS: 'Images.Intranet, 10.0.0.5:8080,[::1]' }).fetchAllowHosts, [
+      'images.intranet',
+      '10.0.0.5:8080',
+      '[::1]',
+    ])
     assert.throws(() => loadConfig({ PLINTH_FETCH_ALLOW_HOSTS: 'http://x.test/' }), /PLINTH_FETCH_ALLOW_HOSTS/)
   })
 })

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { deflateSync } from 'node:zlib'
+import { siteWithCollection, startImageHost } from '../helpers/content.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { siteWithCollection, startImageHost } from '../helpers/content.ts'
 
 /** A valid 1x1 PNG of the given grey level (so each one has other bytes). */
 function png(grey: number): Buffer {
@@ -28,7 +28,9 @@ function png(grey: number): Buffer {
   const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0])
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.from([0, grey]))), chunk('IEND', Buffer.alloc(0)),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.from([0, grey]))),
+    chunk('IEND', Buffer.alloc(0)),
   ])
 }
 
@@ -73,7 +75,10 @@ for (const store of STORES) {
       const again = await server.api('POST', `${base}/entries/batch`, { token: user.token, body: { baseUrl: `${origin}/`, entries: entries.slice(0, 2) } })
       assert.deepEqual(again.body.counts, { created: 0, updated: 0, unchanged: 2, failed: 0 })
       assert.equal(hits.get('/img/1.png'), 1, 'an unchanged entry fetches nothing')
-      const moved = await server.api('POST', `${base}/entries/batch`, { token: user.token, body: { baseUrl: `${origin}/other/`, entries: entries.slice(0, 1) } })
+      const moved = await server.api('POST', `${base}/entries/batch`, {
+        token: user.token,
+        body: { baseUrl: `${origin}/other/`, entries: entries.slice(0, 1) },
+      })
       assert.equal(moved.body.results[0].status, 'failed', 'another baseUrl is other content (and here a missing image)')
     })
   })

@@ -39,7 +39,13 @@ describe('npm start', () => {
   after(() => rmSync(dataDir, { recursive: true, force: true }))
 
   test('serves on PORT at HOST with data under PLINTH_DATA_DIR, and stops cleanly on SIGTERM', async () => {
-    const server = start({ PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, PLINTH_BASE_URL: 'http://api.example.test', PLINTH_SITE_DOMAIN: 'sites.example.test' })
+    const server = start({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PLINTH_DATA_DIR: dataDir,
+      PLINTH_BASE_URL: 'http://api.example.test',
+      PLINTH_SITE_DOMAIN: 'sites.example.test',
+    })
     try {
       const address = await server.listening
       assert.match(address, /^http:\/\/127\.0\.0\.1:\d+$/)

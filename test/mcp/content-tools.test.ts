@@ -7,14 +7,24 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import type { Client } from '@modelcontextprotocol/client'
-import { STORES } from '../helpers/stores.ts'
-import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
-import { call, connect } from '../helpers/mcp.ts'
 import { siteWithCollection } from '../helpers/content.ts'
+import { call, connect } from '../helpers/mcp.ts'
+import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { STORES } from '../helpers/stores.ts'
 
 const TOOLS = [
-  'create_upload', 'delete_entry', 'get_job_status', 'get_website', 'list_entries', 'list_versions',
-  'list_websites', 'promote_version', 'publish_version', 'publish_website', 'suggest_slug', 'upsert_entries',
+  'create_upload',
+  'delete_entry',
+  'get_job_status',
+  'get_website',
+  'list_entries',
+  'list_versions',
+  'list_websites',
+  'promote_version',
+  'publish_version',
+  'publish_website',
+  'suggest_slug',
+  'upsert_entries',
 ]
 
 const POSTS = [
@@ -103,7 +113,10 @@ for (const store of STORES) {
       const first = await call(client, 'upsert_entries', entryArgs({ entries: POSTS }))
       assert.equal(first.isError, false, JSON.stringify(first.data))
       assert.deepEqual(first.data.counts, { created: 3, updated: 0, unchanged: 0, failed: 0 })
-      assert.deepEqual(first.data.results.map((r: any) => [r.slug, r.status]), POSTS.map((p) => [p.slug, 'created']))
+      assert.deepEqual(
+        first.data.results.map((r: any) => [r.slug, r.status]),
+        POSTS.map((p) => [p.slug, 'created']),
+      )
       const [hello, second, later] = first.data.results.map((r: any) => r.entry)
       assert.match(hello.rendered.body, /<h1>Hi<\/h1>/)
       assert.doesNotMatch(second.rendered.body, /script/)
@@ -115,10 +128,16 @@ for (const store of STORES) {
 
       const page1 = await call(client, 'list_entries', entryArgs({ limit: 2 }))
       assert.equal(page1.isError, false)
-      assert.deepEqual(page1.data.items.map((e: any) => e.slug), ['coming-soon', 'hello-world'])
+      assert.deepEqual(
+        page1.data.items.map((e: any) => e.slug),
+        ['coming-soon', 'hello-world'],
+      )
       assert.equal(typeof page1.data.nextCursor, 'string')
       const page2 = await call(client, 'list_entries', entryArgs({ limit: 2, cursor: page1.data.nextCursor }))
-      assert.deepEqual(page2.data.items.map((e: any) => e.slug), ['second'])
+      assert.deepEqual(
+        page2.data.items.map((e: any) => e.slug),
+        ['second'],
+      )
       assert.equal(page2.data.nextCursor, null)
       const rest = await server.api('GET', `${owner.base}/entries?limit=2`, { token: owner.user.token })
       assert.deepEqual(page1.data, rest.body, 'the same page as listEntries')
@@ -128,7 +147,10 @@ for (const store of STORES) {
       const byId = await call(client, 'delete_entry', entryArgs({ entry: later.id }))
       assert.equal(byId.isError, false)
       const remaining = await call(client, 'list_entries', entryArgs())
-      assert.deepEqual(remaining.data.items.map((e: any) => e.slug), ['hello-world'])
+      assert.deepEqual(
+        remaining.data.items.map((e: any) => e.slug),
+        ['hello-world'],
+      )
       const gone = await call(client, 'delete_entry', entryArgs({ entry: 'second' }))
       assert.equal(gone.isError, true)
       assert.equal(gone.data.error.code, 'NOT_FOUND')
@@ -144,7 +166,10 @@ for (const store of STORES) {
       ]
       const result = await call(client, 'upsert_entries', entryArgs({ collection: 'posts', entries }))
       assert.equal(result.isError, false)
-      assert.deepEqual(result.data.results.map((r: any) => r.status), ['created', 'failed', 'failed', 'failed', 'failed'])
+      assert.deepEqual(
+        result.data.results.map((r: any) => r.status),
+        ['created', 'failed', 'failed', 'failed', 'failed'],
+      )
       assert.deepEqual(result.data.counts, { created: 1, updated: 0, unchanged: 0, failed: 4 })
       const [, badSlug, badData, dup] = result.data.results
       assert.equal(badSlug.error.code, 'VALIDATION_FAILED')

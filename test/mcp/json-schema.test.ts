@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
+import { SHARED_SCHEMAS } from '../../src/core/schemas.ts'
 import { schemaRegistry, selfContained } from '../../src/mcp/json-schema.ts'
 import { allowedOrigins } from '../../src/mcp/origins.ts'
 import { PublishFileSchema } from '../../src/publishing/publishing.schemas.ts'
 import { PublishVersionRequestSchema, WEBSITE_SCHEMAS } from '../../src/websites/websites.schemas.ts'
-import { SHARED_SCHEMAS } from '../../src/core/schemas.ts'
 
 describe('selfContained: named schemas inlined for MCP clients', () => {
   const registry = schemaRegistry([...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS])
@@ -35,7 +35,13 @@ describe('selfContained: named schemas inlined for MCP clients', () => {
 
 describe('allowedOrigins: the DNS-rebinding allowlist', () => {
   it('holds the API and site origins exactly, and every loopback spelling of a local one', () => {
-    assert.deepEqual([...allowedOrigins({ baseUrl: 'https://api.example.com', siteUrl: 'https://example.com' })], ['https://api.example.com', 'https://example.com'])
-    assert.deepEqual([...allowedOrigins({ baseUrl: 'http://localhost:8080', siteUrl: 'http://localhost:8080' })], ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080'])
+    assert.deepEqual(
+      [...allowedOrigins({ baseUrl: 'https://api.example.com', siteUrl: 'https://example.com' })],
+      ['https://api.example.com', 'https://example.com'],
+    )
+    assert.deepEqual(
+      [...allowedOrigins({ baseUrl: 'http://localhost:8080', siteUrl: 'http://localhost:8080' })],
+      ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080'],
+    )
   })
 })

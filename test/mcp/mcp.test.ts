@@ -5,17 +5,31 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Client } from '@modelcontextprotocol/client'
-import { STORES } from '../helpers/stores.ts'
+import { call, connect, REVISIONS } from '../helpers/mcp.ts'
 import { BASE_URL, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
-import { REVISIONS, call, connect } from '../helpers/mcp.ts'
+import { STORES } from '../helpers/stores.ts'
 
-const PUBLISHING_TOOLS = ['publish_website', 'publish_version', 'promote_version', 'list_websites', 'get_website', 'list_versions', 'get_job_status', 'suggest_slug']
+const PUBLISHING_TOOLS = [
+  'publish_website',
+  'publish_version',
+  'promote_version',
+  'list_websites',
+  'get_website',
+  'list_versions',
+  'get_job_status',
+  'suggest_slug',
+]
 const READ_ONLY = ['list_websites', 'get_website', 'list_versions', 'get_job_status', 'suggest_slug']
 const CHANGES_LIVE_SITE = ['publish_version', 'promote_version']
 
 const schemaHasRef = (schema: unknown): boolean => JSON.stringify(schema).includes('"$ref"')
 
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+})
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
 for (const store of STORES) {
@@ -42,7 +56,11 @@ for (const store of STORES) {
         try {
           assert.equal(c.getServerVersion()?.name, 'plinth')
           const { tools } = await c.listTools()
-          for (const name of PUBLISHING_TOOLS) assert.ok(tools.some((t) => t.name === name), `${name} is listed`)
+          for (const name of PUBLISHING_TOOLS)
+            assert.ok(
+              tools.some((t) => t.name === name),
+              `${name} is listed`,
+            )
           const site = await call(c, 'suggest_slug', { value: `Revision ${revision}` })
           assert.equal(site.isError, false)
           assert.equal(site.data.slug, `revision-${revision}`)
@@ -111,10 +129,20 @@ for (const store of STORES) {
 
       const site = await call(client, 'get_website', { websiteId })
       assert.equal(site.data.currentVersionId, live.data.jobId)
-      assert.deepEqual(site.data.versions.map((v: any) => v.version), [3, 2, 1])
+      assert.deepEqual(
+        site.data.versions.map((v: any) => v.version),
+        [3, 2, 1],
+      )
 
       const versions = await call(client, 'list_versions', { websiteId })
-      assert.deepEqual(versions.data.versions.map((v: any) => [v.version, v.isCurrent]), [[3, true], [2, false], [1, false]])
+      assert.deepEqual(
+        versions.data.versions.map((v: any) => [v.version, v.isCurrent]),
+        [
+          [3, true],
+          [2, false],
+          [1, false],
+        ],
+      )
       assert.equal(versions.data.versions[1].instruction, 'New menu')
 
       const job = await call(client, 'get_job_status', { jobId })
@@ -157,7 +185,7 @@ for (const store of STORES) {
       assert.deepEqual(result.data.error.fields, rest.body.error.fields)
       for (const field of ['category', 'slug', 'files[0].contentt', 'color']) assert.ok(field in result.data.error.fields, `${field} named`)
 
-      const longId = await call(client, 'get_website', { websiteId: 'web_' + 'x'.repeat(500) })
+      const longId = await call(client, 'get_website', { websiteId: `web_${'x'.repeat(500)}` })
       assert.equal(longId.data.error.code, 'VALIDATION_FAILED')
       const wrongType = await call(client, 'publish_version', { websiteId: 42, files: 'index.html' })
       assert.deepEqual(Object.keys(wrongType.data.error.fields).sort(), ['files', 'websiteId'])
@@ -181,7 +209,10 @@ for (const store of STORES) {
           assert.equal(result.data.error.code, 'NOT_FOUND', tool)
         }
         const list = await call(bobClient, 'list_websites')
-        assert.equal(list.data.items.some((s: any) => s.id === own.data.websiteId), false)
+        assert.equal(
+          list.data.items.some((s: any) => s.id === own.data.websiteId),
+          false,
+        )
         assert.match((await server.site(own.data.slug)).body.toString(), /Alice/)
       } finally {
         await bobClient.close()
@@ -194,7 +225,7 @@ for (const store of STORES) {
       assert.equal(anonymous.body.error.code, 'AUTH_REQUIRED')
       assert.equal(anonymous.headers.get('www-authenticate'), `Bearer resource_metadata="${BASE_URL}/.well-known/oauth-protected-resource/mcp", scope="mcp"`)
 
-      const invalid = await server.api('POST', '/mcp', { token: 'plinth_' + 'A'.repeat(43), body: INIT, headers: MCP_HEADERS })
+      const invalid = await server.api('POST', '/mcp', { token: `plinth_${'A'.repeat(43)}`, body: INIT, headers: MCP_HEADERS })
       assert.equal(invalid.status, 401)
       assert.match(invalid.headers.get('www-authenticate')!, /error="invalid_token"/)
 
@@ -238,7 +269,11 @@ for (const store of STORES) {
       const malformed = await server.api('POST', '/mcp', { token: alice.token, body: '{"jsonrpc":', headers: MCP_HEADERS })
       assert.equal(malformed.status, 400)
       assert.equal(malformed.body.error.code, -32700)
-      const poisoned = await server.api('POST', '/mcp', { token: alice.token, body: '{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"x":1}}', headers: MCP_HEADERS })
+      const poisoned = await server.api('POST', '/mcp', {
+        token: alice.token,
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping","__proto__":{"x":1}}',
+        headers: MCP_HEADERS,
+      })
       assert.equal(poisoned.body.error.code, -32700)
       const unknownTool = await server.api('POST', '/mcp', {
         token: alice.token,

@@ -3,14 +3,15 @@
  * host is allowed; private, link-local and metadata addresses are refused before any connection;
  * redirects are checked hop by hop; size, time and redirect limits hold; nothing personal is sent.
  */
-import { describe, test, before, after } from 'node:test'
+
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
 import zlib from 'node:zlib'
-import { safeFetch, type SafeFetchOptions } from '../../src/net/safe-fetch.ts'
 import { normalizeHostEntry, parseHostList } from '../../src/net/allow-hosts.ts'
 import { addressProblem } from '../../src/net/public-address.ts'
+import { type SafeFetchOptions, safeFetch } from '../../src/net/safe-fetch.ts'
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
 
@@ -120,7 +121,10 @@ describe('safeFetch', () => {
     const resolve = async () => [{ address: '127.0.0.1', family: 4 }]
     await refused(`http://images.example.com:${port}/image.png`, options([], { resolve }), /blocked: images\.example\.com resolves to 127\.0\.0\.1/)
     // One bad address among good ones is enough to refuse the host.
-    const mixed = async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.1.2.3', family: 4 }]
+    const mixed = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '10.1.2.3', family: 4 },
+    ]
     await refused(`http://mixed.example.com:${port}/`, options([], { resolve: mixed }), /resolves to 10\.1\.2\.3, a private address/)
     // Allowed by name, the same host connects to the address the resolver gave.
     const ok = await safeFetch(`http://images.example.com:${port}/image.png`, options(['images.example.com'], { resolve }))
@@ -128,7 +132,11 @@ describe('safeFetch', () => {
   })
 
   test('a redirect from an allowed host to a private address is refused', async () => {
-    await refused(`${origin}/to-private`, options(['127.0.0.1']), /http:\/\/10\.0\.0\.1\/secret \(redirected to from .*\/to-private\) was blocked: 10\.0\.0\.1 is a private/)
+    await refused(
+      `${origin}/to-private`,
+      options(['127.0.0.1']),
+      /http:\/\/10\.0\.0\.1\/secret \(redirected to from .*\/to-private\) was blocked: 10\.0\.0\.1 is a private/,
+    )
     await refused(`${origin}/to-metadata`, options(['127.0.0.1']), /169\.254\.169\.254 is a link-local/)
     await refused(`${origin}/to-localhost`, options(['127.0.0.1']), /localhost resolves to .*loopback/)
     await refused(`${origin}/to-file`, options(['127.0.0.1']), /file: URLs are not fetched/)
@@ -164,7 +172,26 @@ describe('safeFetch', () => {
   })
 
   test('address classification', () => {
-    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '64:ff9b::a00:1', '2002:a00:1::1', '2001::1', '::7f00:1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '64:ff9b::a00:1',
+      '2002:a00:1::1',
+      '2001::1',
+      '::7f00:1',
+    ]) {
       assert.notEqual(addressProblem(address), null, address)
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808']) {
@@ -177,6 +204,9 @@ describe('safeFetch', () => {
     assert.equal(normalizeHostEntry('127.0.0.1:8080'), '127.0.0.1:8080')
     assert.equal(normalizeHostEntry('[0:0::1]:81'), '[::1]:81')
     assert.equal(normalizeHostEntry('0x7f.1'), '127.0.0.1')
-    assert.deepEqual(parseHostList(' a.test , ,b.test:90,http://x/,c d,host:99999 '), { hosts: ['a.test', 'b.test:90'], invalid: ['http://x/', 'c d', 'host:99999'] })
+    assert.deepEqual(parseHostList(' a.test , ,b.test:90,http://x/,c d,host:99999 '), {
+      hosts: ['a.test', 'b.test:90'],
+      invalid: ['http://x/', 'c d', 'host:99999'],
+    })
   })
 })

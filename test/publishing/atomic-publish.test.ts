@@ -5,15 +5,16 @@
  * distinct consecutive version numbers. After every successful publish the served site is
  * exactly the bundle's bytes.
  */
-import { describe, test, before, after } from 'node:test'
+
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { readdirSync, statSync, readFileSync } from 'node:fs'
+import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
 import { brotliDecompressSync, deflateSync, gunzipSync } from 'node:zlib'
-import { sql, type Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
+import { type ApiResponse, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES, type StoreName } from '../helpers/stores.ts'
-import { startTestServer, bundle, type ApiResponse, type TestServer } from '../helpers/server.ts'
 
 type File = { path: string; content: string; contentEncoding?: 'utf8' | 'base64' }
 
@@ -24,7 +25,7 @@ const bundleSize = (files: File[]): number => files.reduce((sum, f) => sum + dec
 /** Every file under dir (recursively) with its size; none when dir does not exist yet. */
 function filesUnder(dir: string): Map<string, number> {
   const out = new Map<string, number>()
-  let entries
+  let entries: Dirent[]
   try {
     entries = readdirSync(dir, { recursive: true, withFileTypes: true })
   } catch (error) {
@@ -81,10 +82,19 @@ function blackPng(width: number, height: number): Buffer {
 function richBundle(title: string): File[] {
   const paragraphs = Array.from({ length: 60 }, (_, i) => `<p>Paragraph ${i} of ${title}: the quick brown fox jumps over the lazy dog.</p>`).join('\n')
   return [
-    { path: 'index.html', content: `<!doctype html><html><head><meta charset="utf-8"><title>${title} – café ☕</title><link rel="stylesheet" href="css/site.css"></head><body><h1>${title} – café ☕</h1><img src="images/black.png" alt=""><img src="images/logo.svg" alt="">${paragraphs}<script src="js/app.js"></script></body></html>` },
+    {
+      path: 'index.html',
+      content: `<!doctype html><html><head><meta charset="utf-8"><title>${title} – café ☕</title><link rel="stylesheet" href="css/site.css"></head><body><h1>${title} – café ☕</h1><img src="images/black.png" alt=""><img src="images/logo.svg" alt="">${paragraphs}<script src="js/app.js"></script></body></html>`,
+    },
     { path: 'css/site.css', content: Array.from({ length: 40 }, (_, i) => `.item-${i} { margin: ${i}px; padding: ${i}px; color: #333; }`).join('\n') },
-    { path: 'js/app.js', content: Array.from({ length: 40 }, (_, i) => `document.querySelectorAll('.item-${i}').forEach((el) => el.classList.add('ready'))`).join('\n') },
-    { path: 'images/logo.svg', content: `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">${Array.from({ length: 30 }, (_, i) => `<circle cx="${i}" cy="${i}" r="${i}" fill="#123456"/>`).join('')}</svg>` },
+    {
+      path: 'js/app.js',
+      content: Array.from({ length: 40 }, (_, i) => `document.querySelectorAll('.item-${i}').forEach((el) => el.classList.add('ready'))`).join('\n'),
+    },
+    {
+      path: 'images/logo.svg',
+      content: `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100">${Array.from({ length: 30 }, (_, i) => `<circle cx="${i}" cy="${i}" r="${i}" fill="#123456"/>`).join('')}</svg>`,
+    },
     { path: 'images/black.png', content: blackPng(64, 64).toString('base64'), contentEncoding: 'base64' },
     { path: 'tiny.txt', content: 'small' },
   ]
@@ -161,16 +171,23 @@ for (const store of STORES) {
       await assertServes(first.body.slug, files)
 
       assert.deepEqual(filesUnder(blobsDir), blobFiles, 'no blob file was added or changed')
-      assert.deepEqual(await footprint(), {
-        ...afterFirst,
-        websites: afterFirst.websites + 1,
-        versions: afterFirst.versions + 2,
-        versionFiles: afterFirst.versionFiles + 2 * files.length,
-      }, 'one more website, two more versions, no more blob rows')
+      assert.deepEqual(
+        await footprint(),
+        {
+          ...afterFirst,
+          websites: afterFirst.websites + 1,
+          versions: afterFirst.versions + 2,
+          versionFiles: afterFirst.versionFiles + 2 * files.length,
+        },
+        'one more website, two more versions, no more blob rows',
+      )
 
       // Every version points at the same blobs.
-      const pointers = await db.selectFrom('version_files').select(['version_id', 'path', 'hash'])
-        .where('version_id', 'in', [first.body.jobId, second.body.jobId, third.body.jobId]).execute()
+      const pointers = await db
+        .selectFrom('version_files')
+        .select(['version_id', 'path', 'hash'])
+        .where('version_id', 'in', [first.body.jobId, second.body.jobId, third.body.jobId])
+        .execute()
       const byPath = new Map<string, Set<string>>()
       for (const p of pointers) byPath.set(p.path, (byPath.get(p.path) ?? new Set()).add(p.hash))
       assert.equal(byPath.size, files.length)
@@ -193,11 +210,14 @@ for (const store of STORES) {
       assert.deepEqual(await footprint(), { ...before, versions: before.versions + 1, versionFiles: before.versionFiles + files.length })
       const website = await server.api('GET', `/v1/websites/${site.body.websiteId}`, { token: user.token })
       assert.equal(website.body.currentVersionId, again.body.jobId)
-      assert.deepEqual(website.body.versions.map((v: { version: number }) => v.version), [2, 1])
+      assert.deepEqual(
+        website.body.versions.map((v: { version: number }) => v.version),
+        [2, 1],
+      )
       await assertServes(site.body.slug, files)
 
       // Changing one file stores exactly that file's blob (and its variants), nothing else.
-      const changed = files.map((f) => (f.path === 'css/site.css' ? { ...f, content: f.content + '\n.extra { color: red; }' } : f))
+      const changed = files.map((f) => (f.path === 'css/site.css' ? { ...f, content: `${f.content}\n.extra { color: red; }` } : f))
       const newHash = sha256(decoded(changed.find((f) => f.path === 'css/site.css')!))
       await publishVersion(site.body.websiteId, changed)
       const added = [...filesUnder(blobsDir).keys()].filter((f) => !filesBefore.has(f)).sort()
@@ -209,7 +229,11 @@ for (const store of STORES) {
     test('bytesWritten equals the decoded bundle size for createWebsite and createWebsiteVersion', async () => {
       const files = richBundle('Sizes – ünïcödé 🎉')
       const expected = bundleSize(files)
-      assert.notEqual(expected, files.reduce((sum, f) => sum + f.content.length, 0), 'the test bundle has multi-byte text and base64')
+      assert.notEqual(
+        expected,
+        files.reduce((sum, f) => sum + f.content.length, 0),
+        'the test bundle has multi-byte text and base64',
+      )
       const site = await createSite(files, { name: 'Sizes' })
       assert.equal(site.body.bytesWritten, expected)
       await assertServes(site.body.slug, files)
@@ -256,7 +280,10 @@ for (const store of STORES) {
       assert.ok(png.length > 10_000, 'the PNG is large')
       assert.ok(deflateSync(png).length < png.length / 10, 'and very compressible')
       const tiny = decoded(files.find((f) => f.path === 'tiny.txt')!)
-      for (const [name, bytes] of [['PNG', png], ['tiny text', tiny]] as const) {
+      for (const [name, bytes] of [
+        ['PNG', png],
+        ['tiny text', tiny],
+      ] as const) {
         const { hash, rel } = stem(bytes)
         assert.ok(onDisk.has(rel), `${name}: identity blob`)
         assert.ok(!onDisk.has(`${rel}.br`) && !onDisk.has(`${rel}.gz`), `${name}: no precompressed variant`)
@@ -292,7 +319,10 @@ for (const store of STORES) {
       let created: ApiResponse
       let versioned: ApiResponse
       try {
-        created = await server.api('POST', '/v1/websites', { token: user.token, body: { name: 'Atomic', slug: 'atomic-fail', category: 'other', files: newFiles } })
+        created = await server.api('POST', '/v1/websites', {
+          token: user.token,
+          body: { name: 'Atomic', slug: 'atomic-fail', category: 'other', files: newFiles },
+        })
         versioned = await server.api('POST', `/v1/websites/${existing.body.websiteId}/versions`, { token: user.token, body: { files: newVersionFiles } })
       } finally {
         for (const statement of uninstall) await statement.execute(db)
@@ -309,7 +339,10 @@ for (const store of STORES) {
       const list = await server.api('GET', '/v1/websites', { token: user.token })
       assert.ok(!list.body.items.some((s: { slug: string }) => s.slug === 'atomic-fail'))
       const versions = await server.api('GET', `/v1/websites/${existing.body.websiteId}/versions`, { token: user.token })
-      assert.deepEqual(versions.body.versions.map((v: { version: number }) => v.version), [1])
+      assert.deepEqual(
+        versions.body.versions.map((v: { version: number }) => v.version),
+        [1],
+      )
       const suggestion = await server.api('GET', '/v1/slugs/suggest?value=atomic-fail', { token: user.token })
       assert.equal(suggestion.body.available, true, 'the slug was not claimed')
       assert.equal((await server.site('atomic-fail', '/')).status, 404)
@@ -354,12 +387,16 @@ for (const store of STORES) {
       }
       const winnerFiles = racers[results.indexOf(winners[0])]
       const winnerNew = new Set(winnerFiles.map((f) => sha256(decoded(f))).filter((h) => !storedBefore.has(h)))
-      assert.deepEqual(await footprint(), {
-        websites: before.websites + 1,
-        versions: before.versions + 1,
-        versionFiles: before.versionFiles + winnerFiles.length,
-        blobs: before.blobs + winnerNew.size,
-      }, 'only the winner left rows')
+      assert.deepEqual(
+        await footprint(),
+        {
+          websites: before.websites + 1,
+          versions: before.versions + 1,
+          versionFiles: before.versionFiles + winnerFiles.length,
+          blobs: before.blobs + winnerNew.size,
+        },
+        'only the winner left rows',
+      )
       for (const [i, files] of racers.entries()) {
         if (files === winnerFiles) continue
         const ownHash = sha256(decoded(files[0]))
@@ -377,26 +414,39 @@ for (const store of STORES) {
       const results = await Promise.all(bundles.map((files, i) => publishVersion(site.body.websiteId, files, { message: `racer ${i}` })))
 
       const numbers = results.map((r) => r.body.version as number)
-      assert.deepEqual([...numbers].sort((a, b) => a - b), [2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+      assert.deepEqual(
+        [...numbers].sort((a, b) => a - b),
+        [2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+      )
       assert.equal(new Set(results.map((r) => r.body.jobId)).size, 10, 'distinct job ids')
       assert.ok(results.every((r) => r.body.isCurrent === true))
 
       const website = await server.api('GET', `/v1/websites/${site.body.websiteId}`, { token: user.token })
       assert.equal(website.status, 200)
-      assert.deepEqual(website.body.versions.map((v: { version: number }) => v.version), [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1])
+      assert.deepEqual(
+        website.body.versions.map((v: { version: number }) => v.version),
+        [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1],
+      )
       const live = website.body.versions.filter((v: { isCurrent: boolean }) => v.isCurrent)
       assert.equal(live.length, 1, 'exactly one live version')
       assert.equal(live[0].id, website.body.currentVersionId)
       assert.equal(live[0].version, 11, 'the last version to commit (the highest number) is live')
       const listed = await server.api('GET', `/v1/websites/${site.body.websiteId}/versions`, { token: user.token })
-      assert.deepEqual(listed.body.versions.map((v: { version: number }) => v.version), [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1])
+      assert.deepEqual(
+        listed.body.versions.map((v: { version: number }) => v.version),
+        [11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1],
+      )
 
       const liveIndex = results.findIndex((r) => r.body.jobId === website.body.currentVersionId)
       await assertServes(site.body.slug, bundles[liveIndex])
       for (const [i, r] of results.entries()) await assertServes(`${site.body.slug}--v${r.body.version}`, bundles[i])
 
       assert.equal(await rows('blobs', ['hash', sha256(decoded(shared))]), 1, 'the shared blob has one row')
-      assert.deepEqual([...filesUnder(blobsDir).keys()].filter((f) => f.endsWith('.tmp')), [], 'no temp file is left')
+      assert.deepEqual(
+        [...filesUnder(blobsDir).keys()].filter((f) => f.endsWith('.tmp')),
+        [],
+        'no temp file is left',
+      )
     })
 
     test('a version published with promote false is stored and served at its preview URL at once, while the live site keeps its bytes', async () => {

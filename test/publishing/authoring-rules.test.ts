@@ -1,8 +1,8 @@
-import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
 import type { PublishViolation } from '../../src/core/errors.ts'
 import { BUNDLE_LIMITS, type BundleLimits } from '../../src/core/limits.ts'
-import { checkBundle, contentTypeFor, type BundleFileInput } from '../../src/publishing/authoring-rules.ts'
+import { type BundleFileInput, checkBundle, contentTypeFor } from '../../src/publishing/authoring-rules.ts'
 
 const INDEX = { path: 'index.html', content: '<!doctype html><title>Home</title><p>Hello</p>' }
 
@@ -55,7 +55,11 @@ describe('contentTypeFor', () => {
 describe('a valid bundle', () => {
   const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff, 0x10])
   const files: BundleFileInput[] = [
-    { path: 'index.html', content: '<!doctype html><link rel="stylesheet" href="css/site.css"><script type="module" src="js/app.js"></script><img src="img/logo.png" alt="logo"><p>Héllo ✓ 😀</p>' },
+    {
+      path: 'index.html',
+      content:
+        '<!doctype html><link rel="stylesheet" href="css/site.css"><script type="module" src="js/app.js"></script><img src="img/logo.png" alt="logo"><p>Héllo ✓ 😀</p>',
+    },
     { path: 'css/site.css', content: '@import "base.css";\nbody { background: url(../img/logo.png) }\n', contentEncoding: 'utf8' },
     { path: 'css/base.css', content: 'body{margin:0}\t\r\n\f' },
     { path: 'js/app.js', content: "import { x } from './lib.js'\nconsole.log(x, 'https://example.com')\n" },
@@ -67,34 +71,60 @@ describe('a valid bundle', () => {
   test('has no violations and its decoded bytes equal the input', () => {
     const result = checkBundle(files)
     assert.deepEqual(result.violations, [])
-    assert.deepEqual(result.files.map((f) => f.path), files.map((f) => f.path))
+    assert.deepEqual(
+      result.files.map((f) => f.path),
+      files.map((f) => f.path),
+    )
     assert.deepEqual(result.files[0]!.bytes, Buffer.from(files[0]!.content, 'utf8'))
     assert.deepEqual(result.files[5]!.bytes, png)
-    assert.equal(result.totalBytes, result.files.reduce((n, f) => n + f.bytes.length, 0))
-    assert.deepEqual(result.files.map((f) => f.contentType), [
-      'text/html', 'text/css', 'text/css', 'text/javascript', 'text/javascript', 'image/png', 'text/plain',
-    ])
+    assert.equal(
+      result.totalBytes,
+      result.files.reduce((n, f) => n + f.bytes.length, 0),
+    )
+    assert.deepEqual(
+      result.files.map((f) => f.contentType),
+      ['text/html', 'text/css', 'text/css', 'text/javascript', 'text/javascript', 'image/png', 'text/plain'],
+    )
   })
 
   test('the default limits are 40 files, 2 MiB per file, 8 MiB per bundle, 15 pages, 100 violations', () => {
-    assert.deepEqual({ ...BUNDLE_LIMITS }, {
-      maxFiles: 40, maxFileBytes: 2 * 1024 * 1024, maxBundleBytes: 8 * 1024 * 1024, maxHtmlPages: 15, maxViolations: 100,
-    })
+    assert.deepEqual(
+      { ...BUNDLE_LIMITS },
+      {
+        maxFiles: 40,
+        maxFileBytes: 2 * 1024 * 1024,
+        maxBundleBytes: 8 * 1024 * 1024,
+        maxHtmlPages: 15,
+        maxViolations: 100,
+      },
+    )
   })
 
   test('relative and root-relative URLs are not external', () => {
-    assert.deepEqual(checkPage('<script src="app.js"></script><script src="./js/x.js"></script><link rel=stylesheet href="/css/site.css"><base href="/sub/">'), [])
+    assert.deepEqual(
+      checkPage('<script src="app.js"></script><script src="./js/x.js"></script><link rel=stylesheet href="/css/site.css"><base href="/sub/">'),
+      [],
+    )
     assert.deepEqual(check({ path: 'a.css', content: '@import "base.css"; @import url(./print.css) print; @import url(/x.css);' }), [])
     assert.deepEqual(check({ path: 'a.js', content: "import a from './a.js'; import b from '/b.js'; import('../c.js'); export * from 'bare-specifier'" }), [])
   })
 
   test('external images, links, media, fonts and icons are not flagged', () => {
-    assert.deepEqual(checkPage(
-      '<img src="https://images.example.com/a.png"><a href="https://example.com">x</a><video src="https://v.example.com/a.mp4"></video>' +
-      '<link rel="icon" href="https://example.com/favicon.ico"><link rel="preload" as="image" href="https://example.com/a.png">' +
-      '<link rel="preconnect" href="https://fonts.gstatic.com"><form action="https://example.com/submit"></form>',
-    ), [])
-    assert.deepEqual(check({ path: 'a.css', content: '@font-face { font-family: X; src: url(https://fonts.example.com/x.woff2) } body { background: url("https://example.com/bg.png") }' }), [])
+    assert.deepEqual(
+      checkPage(
+        '<img src="https://images.example.com/a.png"><a href="https://example.com">x</a><video src="https://v.example.com/a.mp4"></video>' +
+          '<link rel="icon" href="https://example.com/favicon.ico"><link rel="preload" as="image" href="https://example.com/a.png">' +
+          '<link rel="preconnect" href="https://fonts.gstatic.com"><form action="https://example.com/submit"></form>',
+      ),
+      [],
+    )
+    assert.deepEqual(
+      check({
+        path: 'a.css',
+        content: '@font-face { font-family: X; src: url(https://fonts.example.com/x.woff2) } body { background: url("https://example.com/bg.png") }',
+      }),
+      [],
+    )
   })
 
   test('a URL inside an HTML comment, a <textarea> or a plain string is not a script', () => {
@@ -208,8 +238,20 @@ describe('INVALID_PATH', () => {
 
 describe('DUPLICATE_PATH', () => {
   test('the same path twice is a duplicate, reported once per path', () => {
-    const v = check({ path: 'a.txt', content: '1' }, { path: 'a.txt', content: '2' }, { path: 'a.txt', content: '3' }, { path: 'b.txt', content: '1' }, { path: 'b.txt', content: '2' })
-    assert.deepEqual(v.map((x) => [x.code, x.path]), [['DUPLICATE_PATH', 'a.txt'], ['DUPLICATE_PATH', 'b.txt']])
+    const v = check(
+      { path: 'a.txt', content: '1' },
+      { path: 'a.txt', content: '2' },
+      { path: 'a.txt', content: '3' },
+      { path: 'b.txt', content: '1' },
+      { path: 'b.txt', content: '2' },
+    )
+    assert.deepEqual(
+      v.map((x) => [x.code, x.path]),
+      [
+        ['DUPLICATE_PATH', 'a.txt'],
+        ['DUPLICATE_PATH', 'b.txt'],
+      ],
+    )
     assert.match(v[0]!.message, /3 times/)
   })
 
@@ -258,9 +300,10 @@ describe('INVALID_ENCODING', () => {
 
   test('base64 may be wrapped over lines and use the URL-safe alphabet', () => {
     const bytes = Buffer.from([0xfb, 0xff, 0xbf, 0x00, 0x01])
-    const result = checkBundle([INDEX,
+    const result = checkBundle([
+      INDEX,
       { path: 'a.bin', content: 'QUJD\nREVG\r\n', contentEncoding: 'base64' },
-      { path: 'b.bin', content: bytes.toString('base64url') + '=', contentEncoding: 'base64' },
+      { path: 'b.bin', content: `${bytes.toString('base64url')}=`, contentEncoding: 'base64' },
       { path: 'c.bin', content: '', contentEncoding: 'base64' },
     ])
     assert.deepEqual(result.violations, [])
@@ -290,7 +333,11 @@ describe('EXTERNAL_URL: scripts in HTML', () => {
     ['an SVG script href', '<svg><script href="//x.com/a.js"></script></svg>', '//x.com/a.js'],
     ['a script inside a template', '<template><script src="https://x.com/a.js"></script></template>', 'https://x.com/a.js'],
     ['a script in a table', '<table><script src="https://x.com/a.js"></script><tr><td>x</table>', 'https://x.com/a.js'],
-    ['a script right after a noscript closes inside an attribute', '<noscript><p title="</noscript><script src=https://x.com/a.js></script>">', 'https://x.com/a.js'],
+    [
+      'a script right after a noscript closes inside an attribute',
+      '<noscript><p title="</noscript><script src=https://x.com/a.js></script>">',
+      'https://x.com/a.js',
+    ],
     ['a modulepreload link', '<link rel="modulepreload" href="https://x.com/m.js">', 'https://x.com/m.js'],
     ['a script preload link', '<link rel="preload" as="Script" href="https://x.com/a.js">', 'https://x.com/a.js'],
     ['a base href', '<base href="https://cdn.example.com/">', 'https://cdn.example.com/'],
@@ -314,16 +361,25 @@ describe('EXTERNAL_URL: scripts in HTML', () => {
 
   test('every external script on a page is reported, in document order', () => {
     const v = checkPage('<script src="https://a.com/1.js"></script><p>x</p><script src="https://b.com/2.js"></script>')
-    assert.deepEqual(v.map((x) => x.detail), ['https://a.com/1.js', 'https://b.com/2.js'])
+    assert.deepEqual(
+      v.map((x) => x.detail),
+      ['https://a.com/1.js', 'https://b.com/2.js'],
+    )
   })
 
   test('an import map that maps to an external URL is external', () => {
-    assertOne(checkPage('<script type="importmap">{"imports":{"vue":"https://unpkg.com/vue.js","./a.js":"./b.js"}}</script>'), 'EXTERNAL_URL', 'index.html', 'https://unpkg.com/vue.js')
+    assertOne(
+      checkPage('<script type="importmap">{"imports":{"vue":"https://unpkg.com/vue.js","./a.js":"./b.js"}}</script>'),
+      'EXTERNAL_URL',
+      'index.html',
+      'https://unpkg.com/vue.js',
+    )
     assert.deepEqual(checkPage('<script type="importmap">{"imports":{"vue":"./vendor/vue.js"}}</script>'), [])
   })
 
   test('an external script in an SVG file is external', () => {
-    const svg = '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><script xlink:href="https://x.com/a.js"/><circle r="1"/></svg>'
+    const svg =
+      '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"><script xlink:href="https://x.com/a.js"/><circle r="1"/></svg>'
     assertOne(check({ path: 'img/logo.svg', content: svg }), 'EXTERNAL_URL', 'img/logo.svg', 'https://x.com/a.js')
   })
 
@@ -353,7 +409,13 @@ describe('EXTERNAL_URL: stylesheets', () => {
     assertOne(checkPage('<noscript><link rel="stylesheet" href="https://x.com/a.css"></noscript>'), 'EXTERNAL_URL', 'index.html', 'https://x.com/a.css')
   })
 
-  for (const css of ['@import url("https://x.com/a.css");', "@import 'https://x.com/a.css';", '@import url(https://x.com/a.css) screen;', '@IMPORT "https://x.com/a.css" layer(base);', '@\\69mport "\\68ttps://x.com/a.css";']) {
+  for (const css of [
+    '@import url("https://x.com/a.css");',
+    "@import 'https://x.com/a.css';",
+    '@import url(https://x.com/a.css) screen;',
+    '@IMPORT "https://x.com/a.css" layer(base);',
+    '@\\69mport "\\68ttps://x.com/a.css";',
+  ]) {
     test(`${css} in a .css file is external`, () => {
       const v = assertOne(check({ path: 'css/site.css', content: `body{color:red}\n${css}` }), 'EXTERNAL_URL', 'css/site.css', 'https://x.com/a.css')
       assert.match(v.message, /@import/)
@@ -369,7 +431,10 @@ describe('EXTERNAL_URL: stylesheets', () => {
 
   test('every @import in a stylesheet is reported', () => {
     const v = check({ path: 'a.css', content: '@import "https://a.com/1.css"; @import "local.css"; @import url(//b.com/2.css);' })
-    assert.deepEqual(v.map((x) => x.detail), ['https://a.com/1.css', '//b.com/2.css'])
+    assert.deepEqual(
+      v.map((x) => x.detail),
+      ['https://a.com/1.css', '//b.com/2.css'],
+    )
   })
 })
 
@@ -382,6 +447,7 @@ describe('EXTERNAL_URL: JavaScript modules', () => {
     ['a dynamic import', "const m = await import('https://x.com/a.js')", 'https://x.com/a.js'],
     ['a dynamic import with escapes', "import('\\x68ttps://x.com/a.js')", 'https://x.com/a.js'],
     ['a dynamic import of a concatenated URL', "import('https://x.com/' + name + '.js')", 'https://x.com/'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source under test
     ['a dynamic import of a template literal', 'import(`https://x.com/${name}.js`)', 'https://x.com/'],
     ['importScripts', "importScripts('lib.js', 'https://x.com/a.js')", 'https://x.com/a.js'],
     ['an import in a file that is not a valid module', "import x from 'https://x.com/a.js'\nfunction ( {", 'https://x.com/a.js'],
@@ -410,7 +476,12 @@ describe('EXTERNAL_URL: JavaScript modules', () => {
   })
 
   test('an external import in a text/babel script (run by an in-page transpiler) is external', () => {
-    assertOne(checkPage('<script type="text/babel" data-type="module">import React from "https://esm.sh/react"</script>'), 'EXTERNAL_URL', 'index.html', 'https://esm.sh/react')
+    assertOne(
+      checkPage('<script type="text/babel" data-type="module">import React from "https://esm.sh/react"</script>'),
+      'EXTERNAL_URL',
+      'index.html',
+      'https://esm.sh/react',
+    )
   })
 
   test('hostile JavaScript (a million unbalanced regex-like openers) is still checked', () => {
@@ -431,7 +502,10 @@ describe('IFRAME', () => {
   }
 
   test('a frameset and its frames are not allowed', () => {
-    assert.deepEqual(codes(check({ path: 'index.html', content: '<html><frameset cols="50%,50%"><frame src="a.html"><frame src="b.html"></frameset></html>' })), ['IFRAME', 'IFRAME', 'IFRAME'])
+    assert.deepEqual(
+      codes(check({ path: 'index.html', content: '<html><frameset cols="50%,50%"><frame src="a.html"><frame src="b.html"></frameset></html>' })),
+      ['IFRAME', 'IFRAME', 'IFRAME'],
+    )
   })
 
   test('an iframe inside a <template> is found', () => {
@@ -447,7 +521,8 @@ describe('IFRAME', () => {
   })
 
   test('an iframe inside an SVG file (foreignObject) is found', () => {
-    const svg = '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject width="10" height="10"><iframe xmlns="http://www.w3.org/1999/xhtml" src="x.html"/></foreignObject></svg>'
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject width="10" height="10"><iframe xmlns="http://www.w3.org/1999/xhtml" src="x.html"/></foreignObject></svg>'
     assertOne(check({ path: 'a.svg', content: svg }), 'IFRAME', 'a.svg')
   })
 
@@ -458,7 +533,11 @@ describe('IFRAME', () => {
 
 describe('SERVICE_WORKER', () => {
   test('a registration in an inline script is not allowed', () => {
-    const v = assertOne(checkPage("<script>if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js')</script>"), 'SERVICE_WORKER', 'index.html')
+    const v = assertOne(
+      checkPage("<script>if ('serviceWorker' in navigator) navigator.serviceWorker.register('/sw.js')</script>"),
+      'SERVICE_WORKER',
+      'index.html',
+    )
     assert.match(v.detail!, /serviceWorker\.register\('\/sw\.js'\)/)
   })
 
@@ -476,7 +555,11 @@ describe('SERVICE_WORKER', () => {
   })
 
   test('a registration in a .js file is not allowed', () => {
-    assertOne(check({ path: 'js/app.js', content: "window.addEventListener('load', () => {\n  navigator.serviceWorker.register('/sw.js')\n})" }), 'SERVICE_WORKER', 'js/app.js')
+    assertOne(
+      check({ path: 'js/app.js', content: "window.addEventListener('load', () => {\n  navigator.serviceWorker.register('/sw.js')\n})" }),
+      'SERVICE_WORKER',
+      'js/app.js',
+    )
   })
 
   for (const js of [
@@ -501,43 +584,62 @@ describe('SERVICE_WORKER', () => {
   })
 
   test('feature detection and commented-out registrations are not flagged', () => {
-    assert.deepEqual(check({ path: 'a.js', content: "if ('serviceWorker' in navigator) {}\n// navigator.serviceWorker.register('/sw.js')\n/* serviceWorker.register */ const u = 'http://x' // serviceWorker.register\n" }), [])
+    assert.deepEqual(
+      check({
+        path: 'a.js',
+        content:
+          "if ('serviceWorker' in navigator) {}\n// navigator.serviceWorker.register('/sw.js')\n/* serviceWorker.register */ const u = 'http://x' // serviceWorker.register\n",
+      }),
+      [],
+    )
   })
 })
 
 describe('collecting violations', () => {
   test('a bundle with many problems returns all of them in one result', () => {
-    const result = checkBundle([
-      { path: 'home.html', content: '<script src="https://x.com/a.js"></script><iframe></iframe><script>navigator.serviceWorker.register("/sw.js")</script>' },
-      { path: '../escape.txt', content: 'x' },
-      { path: 'dup.txt', content: 'a' },
-      { path: 'dup.txt', content: 'b' },
-      { path: 'nul.txt', content: 'a\u0000' },
-      { path: 'bad.bin', content: '###', contentEncoding: 'base64' },
-      { path: 'big.txt', content: 'x'.repeat(101) },
-      { path: 'site.css', content: '@import "https://x.com/a.css";' },
-      { path: 'p2.html', content: '<p>2</p>' },
-    ], { maxFiles: 5, maxFileBytes: 100, maxBundleBytes: 200, maxHtmlPages: 1, maxViolations: 100 })
-    assert.deepEqual(result.violations.map((v) => [v.code, v.path]), [
-      ['MISSING_INDEX', undefined],
-      ['TOO_MANY_FILES', undefined],
-      ['BUNDLE_TOO_LARGE', undefined],
-      ['TOO_MANY_PAGES', undefined],
-      ['FILE_TOO_LARGE', 'home.html'],
-      ['EXTERNAL_URL', 'home.html'],
-      ['IFRAME', 'home.html'],
-      ['SERVICE_WORKER', 'home.html'],
-      ['INVALID_PATH', '../escape.txt'],
-      ['DUPLICATE_PATH', 'dup.txt'],
-      ['INVALID_ENCODING', 'nul.txt'],
-      ['INVALID_ENCODING', 'bad.bin'],
-      ['FILE_TOO_LARGE', 'big.txt'],
-      ['EXTERNAL_URL', 'site.css'],
-    ])
+    const result = checkBundle(
+      [
+        {
+          path: 'home.html',
+          content: '<script src="https://x.com/a.js"></script><iframe></iframe><script>navigator.serviceWorker.register("/sw.js")</script>',
+        },
+        { path: '../escape.txt', content: 'x' },
+        { path: 'dup.txt', content: 'a' },
+        { path: 'dup.txt', content: 'b' },
+        { path: 'nul.txt', content: 'a\u0000' },
+        { path: 'bad.bin', content: '###', contentEncoding: 'base64' },
+        { path: 'big.txt', content: 'x'.repeat(101) },
+        { path: 'site.css', content: '@import "https://x.com/a.css";' },
+        { path: 'p2.html', content: '<p>2</p>' },
+      ],
+      { maxFiles: 5, maxFileBytes: 100, maxBundleBytes: 200, maxHtmlPages: 1, maxViolations: 100 },
+    )
+    assert.deepEqual(
+      result.violations.map((v) => [v.code, v.path]),
+      [
+        ['MISSING_INDEX', undefined],
+        ['TOO_MANY_FILES', undefined],
+        ['BUNDLE_TOO_LARGE', undefined],
+        ['TOO_MANY_PAGES', undefined],
+        ['FILE_TOO_LARGE', 'home.html'],
+        ['EXTERNAL_URL', 'home.html'],
+        ['IFRAME', 'home.html'],
+        ['SERVICE_WORKER', 'home.html'],
+        ['INVALID_PATH', '../escape.txt'],
+        ['DUPLICATE_PATH', 'dup.txt'],
+        ['INVALID_ENCODING', 'nul.txt'],
+        ['INVALID_ENCODING', 'bad.bin'],
+        ['FILE_TOO_LARGE', 'big.txt'],
+        ['EXTERNAL_URL', 'site.css'],
+      ],
+    )
   })
 
   test('per file, path, duplicate, encoding and size problems come before content problems', () => {
-    const v = checkBundle([INDEX, { path: 'a//b.html', content: '<iframe></iframe>' + 'x'.repeat(50) + '\u0001' }], { ...BUNDLE_LIMITS, maxFileBytes: 50 }).violations
+    const v = checkBundle([INDEX, { path: 'a//b.html', content: `<iframe></iframe>${'x'.repeat(50)}\u0001` }], {
+      ...BUNDLE_LIMITS,
+      maxFileBytes: 50,
+    }).violations
     assert.deepEqual(codes(v), ['INVALID_PATH', 'INVALID_ENCODING', 'FILE_TOO_LARGE', 'IFRAME'])
   })
 
@@ -555,15 +657,21 @@ describe('collecting violations', () => {
     }
     // Each code's first occurrence is kept; the rest of the room goes to the earliest violations.
     assert.equal(violations.filter((v) => v.code === 'DUPLICATE_PATH').length, 1)
-    assert.deepEqual(violations.slice(0, 3).map((v) => v.path), [undefined, undefined, 'dir//file0.txt'])
+    assert.deepEqual(
+      violations.slice(0, 3).map((v) => v.path),
+      [undefined, undefined, 'dir//file0.txt'],
+    )
     assert.deepEqual(codes(violations.slice(-3)), ['DUPLICATE_PATH', 'INVALID_ENCODING', 'IFRAME'])
   })
 
   test('a cap smaller than the number of distinct codes still lists every code once', () => {
-    const v = checkBundle([
-      { path: 'a//b', content: '\u0000' },
-      { path: 'x.html', content: '<iframe></iframe><iframe></iframe>' },
-    ], { ...BUNDLE_LIMITS, maxViolations: 2 }).violations
+    const v = checkBundle(
+      [
+        { path: 'a//b', content: '\u0000' },
+        { path: 'x.html', content: '<iframe></iframe><iframe></iframe>' },
+      ],
+      { ...BUNDLE_LIMITS, maxViolations: 2 },
+    ).violations
     assert.deepEqual(codes(v), ['MISSING_INDEX', 'INVALID_PATH', 'INVALID_ENCODING', 'IFRAME'])
   })
 
@@ -578,10 +686,12 @@ describe('collecting violations', () => {
 
 describe('a maximal bundle', () => {
   test('an 8 MiB bundle with 15 dense HTML pages passes every rule', () => {
-    const row = '<div class="card"><h2 title="x">Title</h2><p>Lorem <a href="p1.html">ipsum</a> <img src="img/a.png" alt=""> dolor <b>sit</b> amet.</p><button onclick="go(1)">Go</button></div>\n'
-    const page = (i: number) => `<!doctype html><html><head><link rel="stylesheet" href="site.css"><script type="module" src="app.js"></script></head><body>${row.repeat(Math.floor(480_000 / row.length))}<script>go(${i})</script></body></html>`
+    const row =
+      '<div class="card"><h2 title="x">Title</h2><p>Lorem <a href="p1.html">ipsum</a> <img src="img/a.png" alt=""> dolor <b>sit</b> amet.</p><button onclick="go(1)">Go</button></div>\n'
+    const page = (i: number) =>
+      `<!doctype html><html><head><link rel="stylesheet" href="site.css"><script type="module" src="app.js"></script></head><body>${row.repeat(Math.floor(480_000 / row.length))}<script>go(${i})</script></body></html>`
     const files: BundleFileInput[] = Array.from({ length: 15 }, (_, i) => ({ path: i === 0 ? 'index.html' : `p${i}.html`, content: page(i) }))
-    files.push({ path: 'app.js', content: "import { a } from './lib.js'\n".concat("export function go(n) { return n / 2 } // comment\n".repeat(8_000)) })
+    files.push({ path: 'app.js', content: "import { a } from './lib.js'\n".concat('export function go(n) { return n / 2 } // comment\n'.repeat(8_000)) })
     files.push({ path: 'site.css', content: '.a { color: red; background: url(a.png) }\n'.repeat(8_000) })
     const total = files.reduce((n, f) => n + f.content.length, 0)
     files.push({ path: 'img/a.png', content: b64(Buffer.alloc(8 * 1024 * 1024 - total - 1024, 1)), contentEncoding: 'base64' })

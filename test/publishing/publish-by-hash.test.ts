@@ -7,11 +7,11 @@ import { createHash, randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { BlobEncoding, BlobStore } from '../../src/blobs/blob-store.ts'
-import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
+import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
-import { STORES } from '../helpers/stores.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
+import { STORES } from '../helpers/stores.ts'
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex')
 
@@ -20,10 +20,20 @@ class CountingBlobStore implements BlobStore {
   reads: string[] = []
   writes: string[] = []
   constructor(private readonly inner: BlobStore) {}
-  has(hash: string, encoding?: BlobEncoding) { return this.inner.has(hash, encoding) }
-  put(hash: string, bytes: Buffer, encoding?: BlobEncoding) { this.writes.push(hash); return this.inner.put(hash, bytes, encoding) }
-  get(hash: string, encoding?: BlobEncoding) { this.reads.push(hash); return this.inner.get(hash, encoding) }
-  delete(hash: string) { return this.inner.delete(hash) }
+  has(hash: string, encoding?: BlobEncoding) {
+    return this.inner.has(hash, encoding)
+  }
+  put(hash: string, bytes: Buffer, encoding?: BlobEncoding) {
+    this.writes.push(hash)
+    return this.inner.put(hash, bytes, encoding)
+  }
+  get(hash: string, encoding?: BlobEncoding) {
+    this.reads.push(hash)
+    return this.inner.get(hash, encoding)
+  }
+  delete(hash: string) {
+    return this.inner.delete(hash)
+  }
 }
 
 for (const store of STORES) {
@@ -52,19 +62,33 @@ for (const store of STORES) {
       const bundle = await pipeline.store(byHash, { userId: user.id, collectionNames: [] })
       assert.deepEqual(bundle.newBlobs, [])
       assert.deepEqual(blobs.writes, [])
-      assert.deepEqual(blobs.reads.sort(), byHash.filter((f) => f.path !== 'photo.png').map((f) => f.sha256).sort(), 'the PNG is not read')
-      assert.deepEqual(bundle.files.map((f) => [f.path, f.size, f.contentType]), [
-        ['index.html', Buffer.byteLength(files[0]!.content), 'text/html'],
-        ['site.css', Buffer.byteLength(files[1]!.content), 'text/css'],
-        ['app.js', Buffer.byteLength(files[2]!.content), 'text/javascript'],
-        ['photo.png', png.length, 'image/png'],
-      ])
+      assert.deepEqual(
+        blobs.reads.sort(),
+        byHash
+          .filter((f) => f.path !== 'photo.png')
+          .map((f) => f.sha256)
+          .sort(),
+        'the PNG is not read',
+      )
+      assert.deepEqual(
+        bundle.files.map((f) => [f.path, f.size, f.contentType]),
+        [
+          ['index.html', Buffer.byteLength(files[0]!.content), 'text/html'],
+          ['site.css', Buffer.byteLength(files[1]!.content), 'text/css'],
+          ['app.js', Buffer.byteLength(files[2]!.content), 'text/javascript'],
+          ['photo.png', png.length, 'image/png'],
+        ],
+      )
       assert.equal(bundle.totalBytes, created.body.bytesWritten)
     })
 
     test('a hash the caller never published or uploaded names nothing', async () => {
       const stranger = await server.user()
-      const pipeline = new PublishPipeline({ blobs: server.server.blobs, blobRows: new BlobsRepository(server.server.db.kysely), references: server.server.services.uploads })
+      const pipeline = new PublishPipeline({
+        blobs: server.server.blobs,
+        blobRows: new BlobsRepository(server.server.db.kysely),
+        references: server.server.services.uploads,
+      })
       await assert.rejects(
         pipeline.store([{ path: 'index.html', sha256: 'b'.repeat(64) }], { userId: stranger.id, collectionNames: [] }),
         (e: any) => e.code === 'PUBLISH_INVALID' && e.violations.length === 1 && e.violations[0].code === 'UNKNOWN_HASH',

@@ -2,13 +2,13 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
-import { migrate, openDb, type Db } from '../../src/db/connect.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
+import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
+import { type Db, migrate, openDb } from '../../src/db/connect.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import { UploadsRepository } from '../../src/uploads/uploads.repository.ts'
 import { UploadsService } from '../../src/uploads/uploads.service.ts'
-import { STORES, createStore, type TestStore } from '../helpers/stores.ts'
+import { createStore, STORES, type TestStore } from '../helpers/stores.ts'
 
 /** Inline files only: the publishing user and their collections play no part. */
 const target = { userId: 'usr_pipelinetest', collectionNames: [] }
@@ -31,7 +31,11 @@ for (const store of STORES) {
       await migrate(db)
       blobs = new FsBlobStore(path.join(testStore.dataDir, 'blobs'))
       rows = new BlobsRepository(db.kysely)
-      pipeline = new PublishPipeline({ blobs, blobRows: rows, references: new UploadsService({ baseUrl: 'http://localhost', repo: new UploadsRepository(db.kysely), blobs, blobRows: rows }) })
+      pipeline = new PublishPipeline({
+        blobs,
+        blobRows: rows,
+        references: new UploadsService({ baseUrl: 'http://localhost', repo: new UploadsRepository(db.kysely), blobs, blobRows: rows }),
+      })
     })
     after(async () => {
       await db?.close()
@@ -43,7 +47,10 @@ for (const store of STORES) {
       const hashes = bundle.newBlobs.map((b) => b.hash)
       assert.equal(hashes.length, 2)
       for (const hash of hashes) assert.equal(await blobs.has(hash), true)
-      assert.ok(bundle.newBlobs.some((b) => b.br_size !== null), 'the HTML got a brotli variant')
+      assert.ok(
+        bundle.newBlobs.some((b) => b.br_size !== null),
+        'the HTML got a brotli variant',
+      )
 
       // The metadata transaction failed.
       await pipeline.abandon(bundle)

@@ -58,7 +58,11 @@ for (const store of STORES) {
 
     test('every response carries the CSP that enforces the authoring rules, and nosniff', async () => {
       await publish('headers-site', bundle('Headers'))
-      for (const [label, urlPath] of [['headers-site', '/'], ['headers-site', '/missing'], ['no-such-site', '/']]) {
+      for (const [label, urlPath] of [
+        ['headers-site', '/'],
+        ['headers-site', '/missing'],
+        ['no-such-site', '/'],
+      ]) {
         const res = await server.site(label, urlPath)
         const csp = String(res.headers['content-security-policy'])
         assert.match(csp, /script-src 'self' 'unsafe-inline'/)
@@ -130,7 +134,14 @@ for (const store of STORES) {
       const dedicated = await startTestServer(store.name)
       try {
         const owner = await dedicated.user()
-        const res = await dedicated.api('POST', '/v1/websites', { token: owner.token, body: { slug: 'warm-site', category: 'other', files: bundle('Warm', [{ path: 'never-read.txt', content: 'not requested before the stores went away' }]) } })
+        const res = await dedicated.api('POST', '/v1/websites', {
+          token: owner.token,
+          body: {
+            slug: 'warm-site',
+            category: 'other',
+            files: bundle('Warm', [{ path: 'never-read.txt', content: 'not requested before the stores went away' }]),
+          },
+        })
         assert.equal(res.status, 201)
         const cold = await dedicated.site('warm-site', '/style.css')
         const coldIndex = await dedicated.site('warm-site', '/')

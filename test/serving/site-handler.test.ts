@@ -4,8 +4,8 @@ import fs from 'node:fs'
 import http, { type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import os from 'node:os'
-import zlib from 'node:zlib'
 import { after, before, describe, it } from 'node:test'
+import zlib from 'node:zlib'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { SITE_CONTENT_SECURITY_POLICY } from '../../src/serving/security-headers.ts'
 import { createSiteServer, type SiteServer } from '../../src/serving/site-handler.ts'
@@ -18,7 +18,7 @@ const HOST = 'shop.localhost:8080'
 // ---------------------------------------------------------------------------------------------
 // Fixtures: real blobs in a temp FsBlobStore, versions in memory.
 
-const dir = fs.mkdtempSync(os.tmpdir() + '/plinth-')
+const dir = fs.mkdtempSync(`${os.tmpdir()}/plinth-`)
 const store = new FsBlobStore(dir)
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex')
@@ -119,11 +119,7 @@ interface Reply {
   text: string
 }
 
-async function send(
-  target: Running,
-  path: string,
-  options: { host?: string; method?: string; headers?: Record<string, string> } = {},
-): Promise<Reply> {
+async function send(target: Running, path: string, options: { host?: string; method?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
   const reply = await new Promise<Reply>((resolve, reject) => {
     const req = http.request(
       {
@@ -158,7 +154,7 @@ async function send(
   return reply
 }
 
-const INDEX = '<!doctype html><title>Shop</title><h1>Welcome to the shop</h1>' + ' lorem ipsum'.repeat(300)
+const INDEX = `<!doctype html><title>Shop</title><h1>Welcome to the shop</h1>${' lorem ipsum'.repeat(300)}`
 const ABOUT = '<!doctype html><title>About</title><p>About us</p>'
 const DOCS = '<!doctype html><title>Docs</title><p>Docs index</p>'
 const NOT_FOUND = '<!doctype html><title>Oops</title><p>Custom not found</p>'
@@ -204,7 +200,7 @@ describe('parseSiteHost', () => {
     ['my-site-2.sites.example.com', 'sites.example.com', { slug: 'my-site-2', version: null }],
     ['my-site-2--v1.sites.example.com', 'sites.example.com', { slug: 'my-site-2', version: 1 }],
     ['abc.example.com.', 'example.com', { slug: 'abc', version: null }],
-    ['a' + 'b'.repeat(49) + '.example.com', 'example.com', { slug: 'a' + 'b'.repeat(49), version: null }],
+    [`a${'b'.repeat(49)}.example.com`, 'example.com', { slug: `a${'b'.repeat(49)}`, version: null }],
   ]
   for (const [host, domain, expected] of accept) {
     it(`accepts ${host} under ${domain}`, () => assert.deepEqual(parseSiteHost(host, domain), expected))
@@ -219,7 +215,7 @@ describe('parseSiteHost', () => {
     ['shop.otherhost:8080', 'localhost:8080'],
     ['shoplocalhost:8080', 'localhost:8080'],
     ['ab.localhost', 'localhost'],
-    ['a' + 'b'.repeat(50) + '.localhost', 'localhost'],
+    [`a${'b'.repeat(50)}.localhost`, 'localhost'],
     ['1shop.localhost', 'localhost'],
     ['-shop.localhost', 'localhost'],
     ['sh_op.localhost', 'localhost'],

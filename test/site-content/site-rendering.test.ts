@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { FIELDS, startImageHost } from '../helpers/content.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { FIELDS, startImageHost } from '../helpers/content.ts'
 
 /** A valid 1x1 PNG; a second one differs in one pixel (other bytes, other hash). */
 const PNG = [
@@ -32,11 +32,17 @@ for (const store of STORES) {
       const created = await server.api('POST', '/v1/websites', { token: user.token, body: { name: 'Content site', category: 'other', files } })
       assert.equal(created.status, 201, created.text)
       const websiteId = created.body.websiteId as string
-      const collection = await server.api('POST', `/v1/websites/${websiteId}/collections`, { token: user.token, body: { name: 'posts', label: 'Posts', fields: FIELDS } })
+      const collection = await server.api('POST', `/v1/websites/${websiteId}/collections`, {
+        token: user.token,
+        body: { name: 'posts', label: 'Posts', fields: FIELDS },
+      })
       assert.equal(collection.status, 201, collection.text)
       const base = `/v1/websites/${websiteId}/collections/posts`
       const put = async (slug: string, data: Record<string, unknown>, publishedAt?: string) => {
-        const res = await server.api('PUT', `${base}/entries/${slug}`, { token: user.token, body: { data, ...(publishedAt ? { publishedAt } : {}), baseUrl: `${origin}/` } })
+        const res = await server.api('PUT', `${base}/entries/${slug}`, {
+          token: user.token,
+          body: { data, ...(publishedAt ? { publishedAt } : {}), baseUrl: `${origin}/` },
+        })
         assert.ok(res.status === 200 || res.status === 201, res.text)
         return res.body
       }
@@ -94,7 +100,10 @@ for (const store of STORES) {
       assert.match(String(json.headers['content-type']), /^application\/feed\+json/)
       const feed = JSON.parse(text(json))
       assert.equal(feed.version, 'https://jsonfeed.org/version/1.1')
-      assert.deepEqual(feed.items.map((i: { title: string }) => i.title), ['New one', 'Old one'])
+      assert.deepEqual(
+        feed.items.map((i: { title: string }) => i.title),
+        ['New one', 'Old one'],
+      )
       assert.match(feed.items[1].url, new RegExp(`^http://${s.slug}\\..+/posts-old$`))
       assert.equal(feed.items[1].content_html, '<p>old</p>')
       const atom = await server.site(s.slug, '/posts.xml')
@@ -164,9 +173,17 @@ for (const store of STORES) {
       await s.put('hello', { title: 'Hello', body: { html: '<p>Body <em>text</em></p>' } }, '2024-01-01T00:00:00Z')
       await s.publish(
         bundle('Home', [
-          { path: '_templates/posts.html', content: '<!doctype html><html><head>{% render "head", title: entry.title %}</head><body><h1 class="custom">{{ entry.title }}</h1>{{ entry.data.body }}<p>{{ site.slug }}/{{ collection.name }}</p></body></html>' },
+          {
+            path: '_templates/posts.html',
+            content:
+              '<!doctype html><html><head>{% render "head", title: entry.title %}</head><body><h1 class="custom">{{ entry.title }}</h1>{{ entry.data.body }}<p>{{ site.slug }}/{{ collection.name }}</p></body></html>',
+          },
           { path: '_templates/head.html', content: '<title>{{ title }} (custom)</title>' },
-          { path: '_templates/posts-list.html', content: '<!doctype html><ul>{% for e in entries %}<li class="custom"><a href="{{ e.url }}">{{ e.title }}</a></li>{% endfor %}</ul><p>{{ pagination.page }}/{{ pagination.pages }}</p>' },
+          {
+            path: '_templates/posts-list.html',
+            content:
+              '<!doctype html><ul>{% for e in entries %}<li class="custom"><a href="{{ e.url }}">{{ e.title }}</a></li>{% endfor %}</ul><p>{{ pagination.page }}/{{ pagination.pages }}</p>',
+          },
         ]),
       )
       const page = text(await server.site(s.slug, '/posts-hello'))
@@ -181,7 +198,10 @@ for (const store of STORES) {
       await s.put('hello', { title: 'Hello' }, '2024-01-01T00:00:00Z')
       await s.publish(
         bundle('Home', [
-          { path: '_templates/posts.html', content: '{% assign s = "https://evil.example/x.js" %}<!doctype html><script src="{{ s }}"></script><h1>{{ entry.title }}</h1>' },
+          {
+            path: '_templates/posts.html',
+            content: '{% assign s = "https://evil.example/x.js" %}<!doctype html><script src="{{ s }}"></script><h1>{{ entry.title }}</h1>',
+          },
           { path: '_templates/posts-list.html', content: '<p>{{ entries | no_such_filter }}</p>' },
         ]),
       )
@@ -205,7 +225,14 @@ for (const store of STORES) {
       assert.match(String(map.headers['content-type']), /^application\/xml/)
       const locs = [...text(map).matchAll(/<loc>(.*?)<\/loc>/g)].map((m) => new URL(m[1]!).pathname)
       assert.deepEqual(locs.sort(), ['/', '/about/', '/posts', '/posts-hello'])
-      await s.publish(bundle('Home', [{ path: 'sitemap.xml', content: '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/own</loc></url></urlset>' }]))
+      await s.publish(
+        bundle('Home', [
+          {
+            path: 'sitemap.xml',
+            content: '<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/own</loc></url></urlset>',
+          },
+        ]),
+      )
       assert.match(text(await server.site(s.slug, '/sitemap.xml')), /example\.com\/own/)
     })
   })

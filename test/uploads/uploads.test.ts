@@ -8,8 +8,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import http from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { uploadSignature } from '../../src/uploads/upload-urls.ts'
-import { STORES } from '../helpers/stores.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { STORES } from '../helpers/stores.ts'
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex')
 const MiB = 1024 * 1024
@@ -32,7 +32,11 @@ function put(server: TestServer, uploadUrl: string, body: Buffer | Buffer[], hea
     let answered = false
     const req = http.request(
       {
-        host: '127.0.0.1', port, method: 'PUT', path: target.pathname + target.search, agent: false,
+        host: '127.0.0.1',
+        port,
+        method: 'PUT',
+        path: target.pathname + target.search,
+        agent: false,
         headers: Array.isArray(body) ? { 'transfer-encoding': 'chunked', ...headers } : { 'content-length': body.length, ...headers },
       },
       (res) => {
@@ -62,7 +66,14 @@ for (const store of STORES) {
     const reserve = async (token: string, files: Array<{ filename?: string; contentType?: string; size: number }>) => {
       const res = await server.api('POST', '/v1/uploads', { token, body: { files } })
       assert.equal(res.status, 201, res.text)
-      return res.body.uploads as Array<{ uploadId: string; uploadUrl: string; method: string; headers: Record<string, string>; expiresAt: string; size: number }>
+      return res.body.uploads as Array<{
+        uploadId: string
+        uploadUrl: string
+        method: string
+        headers: Record<string, string>
+        expiresAt: string
+        size: number
+      }>
     }
     /** Reserves and PUTs one file; returns its upload id. */
     const upload = async (token: string, bytes: Buffer, file: { filename?: string; contentType?: string } = {}) => {
@@ -73,7 +84,15 @@ for (const store of STORES) {
     }
     const publish = (token: string, files: unknown[], slug?: string) =>
       server.api('POST', '/v1/websites', { token, body: { category: 'other', ...(slug ? { slug } : {}), files } })
-    const blobRowCount = async () => Number((await server.server.db.kysely.selectFrom('blobs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+    const blobRowCount = async () =>
+      Number(
+        (
+          await server.server.db.kysely
+            .selectFrom('blobs')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
 
     before(async () => {
       server = await startTestServer(store.name)
@@ -234,8 +253,14 @@ for (const store of STORES) {
       assert.equal(read.filename, 'logo.svg')
       const plain = await upload(owner.token, Buffer.from('x'))
       assert.deepEqual((await server.server.services.uploads.readUpload({ userId: owner.id } as never, plain)).contentType, null)
-      for (const [userId, id] of [[other.id, uploadId], [owner.id, 'upl_unknown']]) {
-        await assert.rejects(server.server.services.uploads.readUpload({ userId } as never, id!), (e: any) => e.code === 'VALIDATION_FAILED' && e.fields.uploadId === 'is not a known upload of yours')
+      for (const [userId, id] of [
+        [other.id, uploadId],
+        [owner.id, 'upl_unknown'],
+      ]) {
+        await assert.rejects(
+          server.server.services.uploads.readUpload({ userId } as never, id!),
+          (e: any) => e.code === 'VALIDATION_FAILED' && e.fields.uploadId === 'is not a known upload of yours',
+        )
       }
     })
 
@@ -244,21 +269,28 @@ for (const store of STORES) {
       const [pending] = await reserve(owner.token, [{ size: 5 }])
       const expired = await upload(owner.token, Buffer.from('old bytes'))
       await server.server.db.kysely.updateTable('uploads').set({ expires_at: '2000-01-01T00:00:00.000Z' }).where('id', '=', expired).execute()
-      const res = await publish(owner.token, [
-        ...bundle(),
-        { path: 'theirs.txt', uploadId: theirs },
-        { path: 'pending.txt', uploadId: pending!.uploadId },
-        { path: 'expired.txt', uploadId: expired },
-        { path: 'nothing.txt', uploadId: 'upl_doesnotexist' },
-      ], 'refused-uploads')
+      const res = await publish(
+        owner.token,
+        [
+          ...bundle(),
+          { path: 'theirs.txt', uploadId: theirs },
+          { path: 'pending.txt', uploadId: pending!.uploadId },
+          { path: 'expired.txt', uploadId: expired },
+          { path: 'nothing.txt', uploadId: 'upl_doesnotexist' },
+        ],
+        'refused-uploads',
+      )
       assert.equal(res.status, 422, res.text)
       assert.equal(res.body.error.code, 'PUBLISH_INVALID')
-      assert.deepEqual(res.body.error.violations.map((v: any) => [v.code, v.path, v.detail]), [
-        ['UNKNOWN_UPLOAD', 'theirs.txt', theirs],
-        ['UPLOAD_INCOMPLETE', 'pending.txt', pending!.uploadId],
-        ['UNKNOWN_UPLOAD', 'expired.txt', expired],
-        ['UNKNOWN_UPLOAD', 'nothing.txt', 'upl_doesnotexist'],
-      ])
+      assert.deepEqual(
+        res.body.error.violations.map((v: any) => [v.code, v.path, v.detail]),
+        [
+          ['UNKNOWN_UPLOAD', 'theirs.txt', theirs],
+          ['UPLOAD_INCOMPLETE', 'pending.txt', pending!.uploadId],
+          ['UNKNOWN_UPLOAD', 'expired.txt', expired],
+          ['UNKNOWN_UPLOAD', 'nothing.txt', 'upl_doesnotexist'],
+        ],
+      )
       assert.doesNotMatch(res.body.error.violations[0].message, /expired|pending|received/, "another user's upload looks unknown")
       assert.match(res.body.error.violations[2].message, /expired/)
       assert.equal((await server.api('GET', '/v1/slugs/suggest?value=refused-uploads', { token: owner.token })).body.available, true)
@@ -269,11 +301,18 @@ for (const store of STORES) {
       const uploadId = await upload(owner.token, page, { filename: 'index.html' })
       const res = await publish(owner.token, [{ path: 'index.html', uploadId }])
       assert.equal(res.status, 422, res.text)
-      assert.deepEqual(res.body.error.violations.map((v: any) => [v.code, v.path]), [['EXTERNAL_URL', 'index.html']])
+      assert.deepEqual(
+        res.body.error.violations.map((v: any) => [v.code, v.path]),
+        [['EXTERNAL_URL', 'index.html']],
+      )
       const big = await upload(owner.token, Buffer.alloc(2 * MiB, 0x41), { filename: 'a.bin' })
       const tooMuch = await publish(owner.token, [...bundle(), ...[1, 2, 3, 4, 5].map((i) => ({ path: `b${i}.bin`, uploadId: big }))])
       assert.equal(tooMuch.status, 422)
-      assert.deepEqual(tooMuch.body.error.violations.map((v: any) => v.code), ['BUNDLE_TOO_LARGE'], 'sizes of uploaded files count toward the bundle limit')
+      assert.deepEqual(
+        tooMuch.body.error.violations.map((v: any) => v.code),
+        ['BUNDLE_TOO_LARGE'],
+        'sizes of uploaded files count toward the bundle limit',
+      )
     })
 
     test('each file gives exactly one of content, uploadId and sha256 (VALIDATION_FAILED otherwise)', async () => {
@@ -297,10 +336,17 @@ for (const store of STORES) {
 
     test('a 40-file site, then a version of 39 files by sha256 and one new inline: served right, one new blob written', async () => {
       const files = [
-        { path: 'index.html', content: '<!doctype html><title>forty</title><link rel="stylesheet" href="css/0.css"><script src="js/0.js"></script><h1>Forty</h1>' },
+        {
+          path: 'index.html',
+          content: '<!doctype html><title>forty</title><link rel="stylesheet" href="css/0.css"><script src="js/0.js"></script><h1>Forty</h1>',
+        },
         ...Array.from({ length: 13 }, (_, i) => ({ path: `css/${i}.css`, content: `.c${i} { color: #${String(i).padStart(6, '0')}; }` })),
         ...Array.from({ length: 13 }, (_, i) => ({ path: `js/${i}.js`, content: `console.log(${i}, "forty")` })),
-        ...Array.from({ length: 13 }, (_, i) => ({ path: `img/${i}.png`, content: randomBytes(2000 + i).toString('base64'), contentEncoding: 'base64' as const })),
+        ...Array.from({ length: 13 }, (_, i) => ({
+          path: `img/${i}.png`,
+          content: randomBytes(2000 + i).toString('base64'),
+          contentEncoding: 'base64' as const,
+        })),
       ]
       assert.equal(files.length, 40)
       const created = await publish(owner.token, files, 'forty-files')
@@ -315,7 +361,10 @@ for (const store of STORES) {
       assert.equal(await blobRowCount(), rowsBefore + 1, 'only the new file was written')
       const stored = await server.server.db.kysely.selectFrom('version_files').selectAll().where('version_id', '=', version.body.jobId).execute()
       assert.equal(stored.length, 40)
-      assert.equal(version.body.bytesWritten, files.reduce((n, f) => n + (f === files.find((x) => x.path === changed.path) ? Buffer.byteLength(changed.content) : bytesOf(f).length), 0))
+      assert.equal(
+        version.body.bytesWritten,
+        files.reduce((n, f) => n + (f === files.find((x) => x.path === changed.path) ? Buffer.byteLength(changed.content) : bytesOf(f).length), 0),
+      )
 
       for (const file of [...files.filter((f) => f.path !== changed.path), changed]) {
         const served = await server.site('forty-files', `/${file.path}`)
@@ -347,10 +396,13 @@ for (const store of STORES) {
       assert.equal(res.status, 422, res.text)
       assert.equal(res.body.error.code, 'PUBLISH_INVALID')
       assert.match(res.body.error.message, /send those files with content instead/)
-      assert.deepEqual(res.body.error.violations.map((v: any) => [v.code, v.path, v.detail]), [
-        ['UNKNOWN_HASH', 'a.txt', missingA],
-        ['UNKNOWN_HASH', 'b.txt', sha256(theirs)],
-      ])
+      assert.deepEqual(
+        res.body.error.violations.map((v: any) => [v.code, v.path, v.detail]),
+        [
+          ['UNKNOWN_HASH', 'a.txt', missingA],
+          ['UNKNOWN_HASH', 'b.txt', sha256(theirs)],
+        ],
+      )
       const versions = await server.api('GET', `/v1/websites/${created.body.websiteId}/versions`, { token: owner.token })
       assert.equal(versions.body.versions.length, 1, 'nothing was stored')
     })

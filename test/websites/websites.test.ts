@@ -3,11 +3,12 @@
  * getWebsite, createWebsiteVersion, listWebsiteVersions, promote, getJob and suggestSlug; who may
  * see and change a site (owner, editor, stranger); the website limit and the publish rate limit.
  */
-import { createHash } from 'node:crypto'
-import { describe, test, before, after } from 'node:test'
+
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import { type ApiResponse, bundle, SITE_DOMAIN, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { startTestServer, bundle, SITE_DOMAIN, type TestServer, type ApiResponse } from '../helpers/server.ts'
 
 const sha256Hex = (bytes: string | Buffer): string => createHash('sha256').update(bytes).digest('hex')
 
@@ -20,8 +21,7 @@ const pageUrl = (label: string) => `http://${label}.${SITE_DOMAIN}/`
 const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 
 /** Decoded size of a bundle, as the service counts it. */
-const decodedBytes = (files: File[]) =>
-  files.reduce((sum, f) => sum + Buffer.from(f.content, f.contentEncoding === 'base64' ? 'base64' : 'utf8').length, 0)
+const decodedBytes = (files: File[]) => files.reduce((sum, f) => sum + Buffer.from(f.content, f.contentEncoding === 'base64' ? 'base64' : 'utf8').length, 0)
 
 const indexOf = (files: File[]) => Buffer.from(files.find((f) => f.path === 'index.html')!.content)
 
@@ -37,7 +37,15 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 function rateLimitParams(header: string | null): Record<string, number> {
   assert.ok(header, 'the header is present')
   assert.match(header, /^"publish"(;[a-z]+=\d+)+$/)
-  return Object.fromEntries(header.split(';').slice(1).map((p) => { const [k, v] = p.split('='); return [k, Number(v)] }))
+  return Object.fromEntries(
+    header
+      .split(';')
+      .slice(1)
+      .map((p) => {
+        const [k, v] = p.split('=')
+        return [k, Number(v)]
+      }),
+  )
 }
 
 /** Server-side helpers bound to one test server. */
@@ -140,7 +148,11 @@ for (const store of STORES) {
     test('concurrent creates with the same name all succeed, each with a slug of its own', async () => {
       const users = await Promise.all(Array.from({ length: 10 }, () => server.user()))
       const results = await Promise.all(users.map((user, i) => createSite(user, { name: 'Rush Hour', files: bundle(`Rush ${i}`) })))
-      assert.deepEqual(results.map((r) => r.status), Array(10).fill(201), results.map((r) => r.text).join('\n'))
+      assert.deepEqual(
+        results.map((r) => r.status),
+        Array(10).fill(201),
+        results.map((r) => r.text).join('\n'),
+      )
       const slugs = results.map((r) => r.body.slug as string)
       assert.equal(new Set(slugs).size, 10, `distinct slugs: ${slugs}`)
       assert.ok(slugs.includes('rush-hour'))
@@ -213,7 +225,7 @@ for (const store of STORES) {
     test('slugs of exactly 3 and 50 characters are accepted', async () => {
       const user = await server.user()
       assert.equal((await site(user, { slug: 'abc' })).slug, 'abc')
-      const long = 'b' + 'a1'.repeat(24) + 'z'
+      const long = `b${'a1'.repeat(24)}z`
       assert.equal(long.length, 50)
       assert.equal((await site(user, { slug: long })).slug, long)
     })
@@ -248,7 +260,10 @@ for (const store of STORES) {
       const res = await server.api('GET', '/v1/websites', { token: user.token })
       assert.equal(res.status, 200)
       assert.deepEqual(res.body.websites, res.body.items)
-      assert.deepEqual(res.body.items.map((s: any) => s.id), [a.websiteId, c.websiteId, b.websiteId])
+      assert.deepEqual(
+        res.body.items.map((s: any) => s.id),
+        [a.websiteId, c.websiteId, b.websiteId],
+      )
       const updated = res.body.items.map((s: any) => s.updatedAt)
       assert.deepEqual([...updated].sort().reverse(), updated)
       assert.deepEqual(res.body.websiteLimits, { count: 3, max: server.config.maxWebsites, canCreate: true })
@@ -315,11 +330,23 @@ for (const store of STORES) {
       assert.equal(cv.instruction, 'Second')
       assert.equal(cv.isCurrent, true)
       assert.match(cv.createdAt, ISO)
-      assert.deepEqual(cv.files.map((f: any) => f.originalName), ['index.html', 'style.css'])
+      assert.deepEqual(
+        cv.files.map((f: any) => f.originalName),
+        ['index.html', 'style.css'],
+      )
 
-      assert.deepEqual(w.versions.map((v: any) => v.version), [3, 2, 1])
-      assert.deepEqual(w.versions.map((v: any) => v.isCurrent), [false, true, false])
-      assert.deepEqual(w.versions.map((v: any) => v.id), [v3.body.jobId, v2.body.jobId, created.jobId])
+      assert.deepEqual(
+        w.versions.map((v: any) => v.version),
+        [3, 2, 1],
+      )
+      assert.deepEqual(
+        w.versions.map((v: any) => v.isCurrent),
+        [false, true, false],
+      )
+      assert.deepEqual(
+        w.versions.map((v: any) => v.id),
+        [v3.body.jobId, v2.body.jobId, created.jobId],
+      )
     })
 
     test('a site without a description has description null', async () => {
@@ -387,7 +414,10 @@ for (const store of STORES) {
 
       const versions = await server.api('GET', `/v1/websites/${created.websiteId}/versions`, { token: user.token })
       assert.equal(versions.status, 200)
-      assert.deepEqual(versions.body.versions.map((v: any) => v.id), [res.body.jobId, created.jobId])
+      assert.deepEqual(
+        versions.body.versions.map((v: any) => v.id),
+        [res.body.jobId, created.jobId],
+      )
       const got = await server.api('GET', `/v1/websites/${created.websiteId}`, { token: user.token })
       assert.equal(got.body.currentVersionId, created.jobId)
     })
@@ -458,11 +488,23 @@ for (const store of STORES) {
         assert.equal(typeof v.isCurrent, 'boolean')
         assert.match(v.createdAt, ISO)
       }
-      assert.deepEqual(v2.files, [{ originalName: 'index.html', contentType: 'text/html', size: Buffer.byteLength(v2Files[0].content), sha256: sha256Hex(v2Files[0].content) }])
+      assert.deepEqual(v2.files, [
+        { originalName: 'index.html', contentType: 'text/html', size: Buffer.byteLength(v2Files[0].content), sha256: sha256Hex(v2Files[0].content) },
+      ])
       const byName = Object.fromEntries(v1.files.map((f: any) => [f.originalName, f]))
       assert.deepEqual(Object.keys(byName).sort(), ['images/dot.png', 'index.html', 'style.css'])
-      assert.deepEqual(byName['images/dot.png'], { originalName: 'images/dot.png', contentType: 'image/png', size: Buffer.from(PNG_BASE64, 'base64').length, sha256: sha256Hex(Buffer.from(PNG_BASE64, 'base64')) })
-      assert.deepEqual(byName['style.css'], { originalName: 'style.css', contentType: 'text/css', size: Buffer.byteLength(v1Files[1].content), sha256: sha256Hex(v1Files[1].content) })
+      assert.deepEqual(byName['images/dot.png'], {
+        originalName: 'images/dot.png',
+        contentType: 'image/png',
+        size: Buffer.from(PNG_BASE64, 'base64').length,
+        sha256: sha256Hex(Buffer.from(PNG_BASE64, 'base64')),
+      })
+      assert.deepEqual(byName['style.css'], {
+        originalName: 'style.css',
+        contentType: 'text/css',
+        size: Buffer.byteLength(v1Files[1].content),
+        sha256: sha256Hex(v1Files[1].content),
+      })
       assert.equal(byName['index.html'].size, Buffer.byteLength(v1Files[0].content))
     })
 
@@ -490,7 +532,10 @@ for (const store of STORES) {
       assert.deepEqual((await server.site(created.slug, '/')).body, indexOf(v1Files), 'v1 is live again')
       const got = await server.api('GET', `/v1/websites/${created.websiteId}`, { token: user.token })
       assert.equal(got.body.currentVersionId, created.jobId)
-      assert.deepEqual(got.body.versions.map((v: any) => v.isCurrent), [false, true])
+      assert.deepEqual(
+        got.body.versions.map((v: any) => v.isCurrent),
+        [false, true],
+      )
       assert.equal(await countVersions(created.websiteId), 2, 'promotion creates no version')
 
       // And forward again to the stored version.
@@ -551,8 +596,7 @@ for (const store of STORES) {
 
     // ---- suggestSlug ----------------------------------------------------------------------
 
-    const suggest = (user: User, value: string) =>
-      server.api('GET', `/v1/slugs/suggest?value=${encodeURIComponent(value)}`, { token: user.token })
+    const suggest = (user: User, value: string) => server.api('GET', `/v1/slugs/suggest?value=${encodeURIComponent(value)}`, { token: user.token })
 
     const assertClaimable = async (user: User, slug: string) => {
       const res = await createSite(user, { slug })
@@ -653,7 +697,10 @@ for (const store of STORES) {
       server = await startTestServer(store.name)
       alice = await server.user('alice@example.com')
       bob = await server.user('bob@example.com')
-      const res = await server.api('POST', '/v1/websites', { token: alice.token, body: { name: 'Alice Studio', category: 'portfolio', files: bundle('Alice') } })
+      const res = await server.api('POST', '/v1/websites', {
+        token: alice.token,
+        body: { name: 'Alice Studio', category: 'portfolio', files: bundle('Alice') },
+      })
       assert.equal(res.status, 201)
       created = res.body
     })
@@ -855,7 +902,10 @@ for (const store of STORES) {
       const versions = await Promise.all(Array.from({ length: 5 }, (_, i) => publishVersion(other, created.websiteId, { files: bundle(`Burst v${i}`) })))
       assert.deepEqual(versions.map((r) => r.status).sort(), [201, 201, 429, 429, 429])
       assert.equal(await countVersions(created.websiteId), 3)
-      const numbers = versions.filter((r) => r.status === 201).map((r) => r.body.version).sort()
+      const numbers = versions
+        .filter((r) => r.status === 201)
+        .map((r) => r.body.version)
+        .sort()
       assert.deepEqual(numbers, [2, 3], 'version numbers stay consecutive')
     })
 

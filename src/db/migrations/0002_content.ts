@@ -29,11 +29,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('entries_collection_slug_uq', ['collection_id', 'slug'])
     .execute()
   // The listing order (newest publishedAt first, ties by id) is walked by keyset pagination.
-  await db.schema
-    .createIndex('entries_listing_idx')
-    .on('entries')
-    .columns(['collection_id', 'published_at desc', 'id desc'])
-    .execute()
+  await db.schema.createIndex('entries_listing_idx').on('entries').columns(['collection_id', 'published_at desc', 'id desc']).execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 
 /**
  * The image library: per collection (or per site, collection_id null), one row per imported

@@ -15,7 +15,7 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
 import { startServer } from '../src/server.ts'
 import { DbSiteLookup } from '../src/serving/db-site-lookup.ts'
-import { createSiteServer } from '../src/serving/site-handler.ts'
+import { createSiteServer, NO_CONTENT } from '../src/serving/site-handler.ts'
 import { serveIpc } from './lib/child-ipc.ts'
 
 const config = loadConfig(process.env)
@@ -31,7 +31,14 @@ if (process.env.VARIANT === 'bare-in-plinth') {
   }
 } else {
   const blobs = new FsBlobStore(path.join(config.dataDir, 'blobs'))
-  const site = createSiteServer({ siteDomain: config.siteDomain, lookup: new DbSiteLookup(plinth.db.kysely), blobs, cacheBytes: config.serveCacheBytes })
+  const site = createSiteServer({
+    siteDomain: config.siteDomain,
+    lookup: new DbSiteLookup(plinth.db.kysely),
+    blobs,
+    cacheBytes: config.serveCacheBytes,
+    log: createLogger(config.logLevel),
+    content: NO_CONTENT,
+  })
   handler = (req, res) => site.handle(req, res)
 }
 const server = http.createServer(handler)

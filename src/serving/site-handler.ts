@@ -48,6 +48,9 @@ export interface ContentResponder {
   invalidate(slug: string): void
 }
 
+/** For a site server that serves published files only: every other path is the site's 404. */
+export const NO_CONTENT: ContentResponder = { serve: () => false, invalidate: () => {} }
+
 export interface SiteServerOptions {
   siteDomain: string
   /** Host names that are never sites even under the site domain (the API and web site hosts). */
@@ -56,15 +59,15 @@ export interface SiteServerOptions {
   blobs: BlobStore
   /** Byte budget of the blob cache; 0 disables it. Files over a quarter of it are never cached. */
   cacheBytes: number
-  log?: { error(obj: unknown, msg?: string): void }
+  log: { error(obj: unknown, msg?: string): void }
   /** Max cached versions (default 10,000). */
   manifestEntries?: number
   /** Max files over all cached versions (default 500,000). */
   manifestFiles?: number
   /** How long unknown sites are remembered, in ms (default 5,000). */
   negativeTtlMs?: number
-  /** Content pages served where the version has no file. */
-  content?: ContentResponder
+  /** Content pages served where the version has no file (NO_CONTENT for a server of files only). */
+  content: ContentResponder
 }
 
 interface HostEntry {
@@ -74,12 +77,6 @@ interface HostEntry {
 
 const HOST_MEMO_LIMIT = 4096
 
-const consoleLog = {
-  error(obj: unknown, msg?: string): void {
-    console.error(msg ?? 'site serving error', obj)
-  },
-}
-
 function sendPage(res: ServerResponse, page: BuiltinPage, head: boolean): void {
   res.writeHead(page.status, page.headers as string[])
   if (head) res.end()
@@ -88,7 +85,7 @@ function sendPage(res: ServerResponse, page: BuiltinPage, head: boolean): void {
 
 export function createSiteServer(options: SiteServerOptions): SiteServer {
   const { siteDomain, content } = options
-  const log = options.log ?? consoleLog
+  const { log } = options
   const negotiator = new EncodingNegotiator()
   const blobs = new BlobCache(options.blobs, options.cacheBytes)
   const manifests = new ManifestCache({
@@ -199,10 +196,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       res.end()
     } else if (target === BAD_PATH) {
       sendPage(res, BAD_REQUEST_PAGE, head)
-    } else if (
-      content === undefined ||
-      !content.serve(req, res, version, head, { notFound: () => sendMissing(req, res, version, head), fail: (error) => fail(req, res, error) })
-    ) {
+    } else if (!content.serve(req, res, version, head, { notFound: () => sendMissing(req, res, version, head), fail: (error) => fail(req, res, error) })) {
       sendMissing(req, res, version, head)
     }
   }
@@ -253,7 +247,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     isSiteHost: (host) => hostEntry(host) !== null,
     invalidate(slug: string): void {
       manifests.invalidate(String(slug).toLowerCase())
-      content?.invalidate(String(slug).toLowerCase())
+      content.invalidate(String(slug).toLowerCase())
     },
     stats() {
       return { sites: manifests.size, blobBytes: blobs.bytes, blobEntries: blobs.entries }

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import zlib from 'node:zlib'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { SITE_CONTENT_SECURITY_POLICY } from '../../src/serving/security-headers.ts'
-import { createSiteServer, type SiteServer } from '../../src/serving/site-handler.ts'
+import { createSiteServer, NO_CONTENT, type SiteServer } from '../../src/serving/site-handler.ts'
 import { parseSiteHost } from '../../src/serving/site-host.ts'
 import type { ServedFile, ServedVersion, SiteLookup } from '../../src/serving/site-lookup.ts'
 
@@ -94,6 +94,7 @@ async function start(lookup: SiteLookup, cacheBytes = 1 << 20, negativeTtlMs?: n
     cacheBytes,
     negativeTtlMs,
     log: { error: (obj) => void errors.push(obj) },
+    content: NO_CONTENT,
   })
   const server = http.createServer((req, res) => site.handle(req, res))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))

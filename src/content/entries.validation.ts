@@ -74,7 +74,7 @@ export function baseUrlProblem(baseUrl: string | undefined): string | null {
 /** Resolves an image reference; a relative one needs baseUrl. Returns the URL or why it is unusable. */
 export function resolveImageUrl(value: string, baseUrl: string | undefined): { url: string; relative: boolean } | { problem: string } {
   if (value.length > URL_MAX_CHARS) return { problem: `is longer than ${URL_MAX_CHARS} characters` }
-  let absolute: URL | null = null
+  let absolute: URL | null
   try {
     absolute = new URL(value)
   } catch {

@@ -36,5 +36,6 @@ export interface McpTool<In extends TSchema = TSchema, Out extends TSchema = TSc
 export const defineTool = <In extends TSchema, Out extends TSchema>(tool: McpTool<In, Out>): McpTool<In, Out> => tool
 
 /** Any module's tool, for the server's list (each was type-checked by defineTool). */
-// biome-ignore lint/suspicious/noExplicitAny: a list of tools with different schemas; each was checked by defineTool
+// A list of tools with different schemas; each was checked by defineTool.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyMcpTool = McpTool<any, any>

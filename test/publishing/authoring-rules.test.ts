@@ -447,7 +447,6 @@ describe('EXTERNAL_URL: JavaScript modules', () => {
     ['a dynamic import', "const m = await import('https://x.com/a.js')", 'https://x.com/a.js'],
     ['a dynamic import with escapes', "import('\\x68ttps://x.com/a.js')", 'https://x.com/a.js'],
     ['a dynamic import of a concatenated URL', "import('https://x.com/' + name + '.js')", 'https://x.com/'],
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: JavaScript source under test
     ['a dynamic import of a template literal', 'import(`https://x.com/${name}.js`)', 'https://x.com/'],
     ['importScripts', "importScripts('lib.js', 'https://x.com/a.js')", 'https://x.com/a.js'],
     ['an import in a file that is not a valid module', "import x from 'https://x.com/a.js'\nfunction ( {", 'https://x.com/a.js'],

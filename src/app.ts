@@ -4,6 +4,7 @@
  */
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Ajv } from 'ajv'
 import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fastify'
 import { authenticate, registerResourceMetadata, resourceMetadataUrl } from './auth/auth.http.ts'
 import type { Services } from './compose.ts'
@@ -13,7 +14,7 @@ import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
 import { contentTools } from './content/content.tools.ts'
 import { entriesRoutes } from './content/entries.routes.ts'
 import { MAX_BODY_BYTES } from './core/limits.ts'
-import { ref, SHARED_SCHEMAS } from './core/schemas.ts'
+import { ref, SHARED_SCHEMAS, STATED_KEYWORD, statedSchema } from './core/schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { assetsRoutes } from './images/assets.routes.ts'
@@ -43,7 +44,11 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
     serverFactory,
     forceCloseConnections: 'idle',
     frameworkErrors,
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true } },
+    ajv: {
+      customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true },
+      // Stated constraints are for clients; the services enforce them (core/schemas.ts).
+      plugins: [(ajv: Ajv) => ajv.addKeyword({ keyword: STATED_KEYWORD })],
+    },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.decorateRequest('principal', null)
 
@@ -67,6 +72,7 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
+    transformObject: (document) => statedSchema('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   })
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

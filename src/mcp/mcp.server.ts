@@ -14,6 +14,7 @@ import {
 import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv'
 import type { Principal } from '../auth/tokens.service.ts'
 import { AppError } from '../core/errors.ts'
+import { statedSchema } from '../core/schemas.ts'
 import { validationError } from '../http/errors.http.ts'
 import { type SchemaRegistry, selfContained } from './json-schema.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
@@ -64,8 +65,9 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
   return tools.map((tool) => {
     if (names.has(tool.name)) throw new Error(`Two MCP tools are named ${tool.name}`)
     names.add(tool.name)
+    // Arguments are checked against the schema as validated; clients are shown what it states.
     const input = selfContained(tool.input, registry)
-    const output = selfContained(tool.output, registry)
+    const output = statedSchema(selfContained(tool.output, registry))
     if (input.type !== 'object' || output.type !== 'object') throw new Error(`MCP tool ${tool.name}: input and output schemas must be objects`)
     return {
       tool,
@@ -73,7 +75,7 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
       config: {
         title: tool.title,
         description: tool.description,
-        inputSchema: fromJsonSchema(input, ARGUMENTS_CHECKED_BY_TOOL),
+        inputSchema: fromJsonSchema(statedSchema(input), ARGUMENTS_CHECKED_BY_TOOL),
         // Checked by the SDK before sending: a result that breaks its schema is our bug, not the caller's.
         outputSchema: fromJsonSchema(output),
         annotations: { title: tool.title, ...tool.hints },

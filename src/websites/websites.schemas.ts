@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { CATEGORIES, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
 import { BUNDLE_LIMITS, formatSize } from '../core/limits.ts'
-import { JobStatusSchema, Nullable, ref, Timestamp } from '../core/schemas.ts'
+import { JobStatusSchema, Nullable, ref, stated, Timestamp } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 
@@ -10,10 +10,14 @@ export const VersionIdParam = Type.String({ minLength: 1, maxLength: 100, descri
 export const JobIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Job id (job_...), also the id of the version the job produced.' })
 export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: 120, description: 'A site name or draft slug.' })
 
-const filesField = Type.Array(ref(PublishFileSchema), {
-  minItems: 1,
-  description: `The complete site bundle: 1 to ${BUNDLE_LIMITS.maxFiles} files (more is rejected with PUBLISH_INVALID / TOO_MANY_FILES), at most ${formatSize(BUNDLE_LIMITS.maxFileBytes)} each and ${formatSize(BUNDLE_LIMITS.maxBundleBytes)} in all once decoded, at most ${BUNDLE_LIMITS.maxHtmlPages} HTML pages, \`index.html\` required.`,
-})
+// More files than the limit still reach the authoring rules, which report TOO_MANY_FILES with every other violation.
+const filesField = stated(
+  Type.Array(ref(PublishFileSchema), {
+    minItems: 1,
+    description: `The complete site bundle: 1 to ${BUNDLE_LIMITS.maxFiles} files (more is rejected with PUBLISH_INVALID / TOO_MANY_FILES), at most ${formatSize(BUNDLE_LIMITS.maxFileBytes)} each and ${formatSize(BUNDLE_LIMITS.maxBundleBytes)} in all once decoded, at most ${BUNDLE_LIMITS.maxHtmlPages} HTML pages, \`index.html\` required.`,
+  }),
+  { maxItems: BUNDLE_LIMITS.maxFiles },
+)
 
 export const PublishWebsiteRequestSchema = Type.Object(
   {

@@ -38,17 +38,23 @@ function plinth(env, args) {
   return result.stdout.trim().split('\n').at(-1)
 }
 
-async function waitUntilUp(url, server) {
-  for (let i = 0; i < 100; i++) {
+/**
+ * Waits until Plinth answers at url. A cold start (first run after install: tsx compiles the
+ * sources, SQLite migrates) can take many seconds on a slow machine, so the bound is generous
+ * and a server that exits early ends the wait at once.
+ */
+async function waitUntilUp(url, server, seconds = 120) {
+  const deadline = Date.now() + seconds * 1000
+  while (Date.now() < deadline) {
     if (server.exitCode !== null) throw new Error(`Plinth exited with code ${server.exitCode}`)
     try {
       if ((await fetch(url)).ok) return
     } catch {
       // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, 200))
   }
-  throw new Error(`Plinth did not answer at ${url}`)
+  throw new Error(`Plinth did not answer at ${url} within ${seconds} seconds`)
 }
 
 /** Forwards everything to Plinth unchanged (Host and Origin included), adding the bearer token. */

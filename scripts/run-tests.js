@@ -2,7 +2,8 @@
 // Runs every test file under test/ with Node's test runner (TypeScript through tsx). API suites
 // run on SQLite and, when DATABASE_URL is set, on PostgreSQL too (see test/helpers/stores.ts).
 import { spawnSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..')
@@ -35,7 +36,20 @@ async function dropTestSchemas() {
   }
 }
 
+/** How many suites were skipped for want of PostgreSQL, from a TAP copy of the run's report. */
+function skippedPostgresSuites(tap) {
+  return tap.split('\n').filter((line) => /^\s*ok \d+ - .*\(postgres\) # SKIP/.test(line)).length
+}
+
 await dropTestSchemas()
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=3', ...files], { cwd: root, stdio: 'inherit' })
+// The usual report on stdout (spec in a terminal, TAP otherwise) and a TAP copy to count skips in.
+const reportDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-test-report-'))
+const tapCopy = path.join(reportDir, 'report.tap')
+const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout']
+reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tapCopy)
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=3', ...reporters, ...files], { cwd: root, stdio: 'inherit' })
 await dropTestSchemas()
+const skipped = skippedPostgresSuites(readFileSync(tapCopy, 'utf8'))
+rmSync(reportDir, { recursive: true, force: true })
+if (skipped > 0) console.log(`PostgreSQL: ${skipped} suite${skipped === 1 ? '' : 's'} skipped because DATABASE_URL is not set (set it to run them).`)
 process.exit(result.status ?? 1)

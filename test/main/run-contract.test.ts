@@ -3,7 +3,7 @@
  * PLINTH_DATA_DIR, a clean exit on SIGTERM, and a clear refusal of bad settings.
  */
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -70,4 +70,72 @@ describe('npm start', () => {
     assert.match(server.output(), /PLINTH_PUBLISH_RATE_PER_MINUTE must be a whole number/)
     server.listening.catch(() => {})
   })
+
+  test('without a terminal every line of output is JSON, for log collectors', async () => {
+    const server = start({ PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir })
+    try {
+      await server.listening
+      server.child.kill('SIGTERM')
+      assert.equal(await server.exited, 0)
+      const lines = server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{') || line.includes('Plinth'))
+      assert.ok(lines.length >= 2, server.output())
+      for (const line of lines) assert.doesNotThrow(() => JSON.parse(line), line)
+    } finally {
+      server.child.kill('SIGKILL')
+    }
+  })
+
+  test('a port already in use is one clear line, not a stack trace', async () => {
+    const first = start({ PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir })
+    try {
+      const port = new URL(await first.listening).port
+      const second = start({ PORT: port, HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir })
+      assert.notEqual(await second.exited, 0)
+      const said = second
+        .output()
+        .split('\n')
+        .filter((line) => line.trim() !== '' && !line.startsWith('npm warn') && !line.startsWith('{'))
+      assert.deepEqual(said, [`Port ${port} on 127.0.0.1 is already in use: stop the other server or set PORT to a free port.`])
+      second.listening.catch(() => {})
+    } finally {
+      // SIGTERM reaches the server through npm; a SIGKILL would kill npm alone and leave it running.
+      first.child.kill('SIGTERM')
+      await first.exited
+    }
+  })
+
+  test(
+    'in a terminal it prints a banner with the URLs and the next command to run',
+    { skip: hasScript() ? false : 'the script command (util-linux) is not installed' },
+    async () => {
+      // script(1) gives npm start a pseudo-terminal, as a person's shell would.
+      const env = { ...process.env, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, PLINTH_BASE_URL: 'http://localhost:9999' }
+      const child = spawn('script', ['-qfec', `${npm} start --silent`, '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+      let output = ''
+      child.stdout.on('data', (c) => (output += c))
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+      try {
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on('data', () => output.includes('Stop with Ctrl+C.') && resolve())
+          exited.then(() => reject(new Error(`exited before the banner:\n${output}`)))
+        })
+        assert.match(output, /Plinth is serving on http:\/\/127\.0\.0\.1:\d+/)
+        assert.match(output, /API +http:\/\/localhost:9999\/v1/)
+        assert.match(output, /MCP +http:\/\/localhost:9999\/mcp/)
+        assert.match(output, /npx plinth user create/)
+        assert.doesNotMatch(output, /"level":30/, 'no JSON info lines in a terminal')
+      } finally {
+        // Ctrl+C typed into the terminal interrupts npm and the server together, as in a shell.
+        child.stdin.write('\x03')
+        await exited
+      }
+    },
+  )
 })
+
+function hasScript(): boolean {
+  return spawnSync('script', ['--version']).status === 0
+}

@@ -1,45 +1,60 @@
 /**
- * Uploads and collection entries as MCP tools: the same service calls and the same schemas as
- * uploads.routes.ts and entries.routes.ts. Path and query parameters become arguments next to
- * the body's fields; unknown arguments are refused, as unknown body fields are over REST.
+ * Uploads, collections and entries as MCP tools: the same service calls and the same schemas as
+ * uploads.routes.ts, collections.routes.ts and entries.routes.ts. Path and query parameters
+ * become arguments next to the body's fields; unknown arguments are refused, as unknown body
+ * fields are over REST.
  */
 import { type TProperties, Type } from 'typebox'
-import {
-  ENTRY_PAGE_DEFAULT,
-  ENTRY_PAGE_MAX,
-  formatSize,
-  MAX_BATCH,
-  MAX_UPLOAD_BYTES,
-  MAX_UPLOADS_PER_REQUEST,
-  UPLOAD_RETENTION_MS,
-  UPLOAD_URL_LIFETIME_MS,
-} from '../core/limits.ts'
+import { formatSize, MAX_BATCH, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { type AnyMcpTool, defineTool, type ToolHints } from '../mcp/tool-definition.ts'
 import { CreateUploadsRequestSchema, CreateUploadsResultSchema } from '../uploads/uploads.schemas.ts'
 import type { UploadsService } from '../uploads/uploads.service.ts'
-import { EntryBatchRequestSchema, EntryBatchResultSchema, EntryListSchema } from './content.schemas.ts'
-import { CollectionParams, EntryListQuery, EntryParams } from './entries.routes.ts'
+import { WebsiteIdParam } from '../websites/websites.schemas.ts'
+import type { CollectionsService } from './collections.service.ts'
+import {
+  CollectionCreateSchema,
+  CollectionListSchema,
+  CollectionSchema,
+  CollectionUpdateSchema,
+  EntryBatchRequestSchema,
+  EntryBatchResultSchema,
+  EntryListSchema,
+  EntryPutSchema,
+  EntrySchema,
+} from './content.schemas.ts'
+import { CollectionParams, EntryListQuery, EntryParams, SlugParams } from './entries.routes.ts'
 import type { EntriesService } from './entries.service.ts'
 
 const args = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false })
 
 const READ: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
-/** Entries are served on the live site as soon as they are written or deleted. */
+/** Entries, and collections' fields and labels, change what the live site serves as soon as they are written. */
 const CHANGES_LIVE_SITE: ToolHints = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
 const MINUTES = UPLOAD_URL_LIFETIME_MS / 60_000
 
-const COLLECTIONS = `A collection (e.g. posts, products) is a typed list of entries of one website, created over REST (createCollection) with its fields; each entry is served on the live site at /{collection}-{slug}.`
-const NOT_FOUND = `An unknown website or collection, or one you neither own nor edit, is NOT_FOUND.`
+/** putEntry answers the entry and tells created from replaced in a header; a tool says it in the result. */
+const PutEntryResultSchema = Type.Object({ status: Type.Enum(['created', 'updated', 'unchanged']), entry: ref(EntrySchema) }, { additionalProperties: false })
 
-export function contentTools({ uploads, entries }: { uploads: UploadsService; entries: EntriesService }): AnyMcpTool[] {
+/** Said once, in upsert_entries; put_entry writes data the same way. */
+const ENTRY_DATA = `data holds values by field name, checked against the collection's fields (see get_collection): richText as {html} or {markdown} (sanitized), image as a URL (absolute or relative to baseUrl) copied into the site's image library, date as YYYY-MM-DD or ISO-8601. A future publishedAt keeps an entry off the public site until then (live false).`
+
+export function contentTools({
+  uploads,
+  collections,
+  entries,
+}: {
+  uploads: UploadsService
+  collections: CollectionsService
+  entries: EntriesService
+}): AnyMcpTool[] {
   return [
     defineTool({
       name: 'create_upload',
       title: 'Reserve uploads for large files',
-      description: `Reserve uploads for binary files too large to inline comfortably in a bundle (roughly above 100 KB of base64: images, fonts, PDFs). Up to ${MAX_UPLOADS_PER_REQUEST} files per call, each 1 to ${MAX_UPLOAD_BYTES} bytes (${formatSize(MAX_UPLOAD_BYTES)}); size is the exact byte count.
-For each returned upload, within ${MINUTES} minutes: HTTP PUT exactly size raw bytes to uploadUrl, with the returned headers and WITHOUT an Authorization header (the signature in the URL is the credential). The PUT answers {uploadId, sha256, size}; an upload is written once.
-Then, within ${UPLOAD_RETENTION_MS / 3_600_000} hours, publish the file by reference: a bundle file { path, uploadId } in publish_website or publish_version (every bundle rule applies to it as to inline files). An uploadId also works in importAsset over REST. Small text files are simpler to send inline with content.`,
+      description: `Reserve uploads for binaries too large to inline comfortably (above ~100 KB of base64: images, fonts, PDFs): up to ${MAX_UPLOADS_PER_REQUEST} files per call, each 1 to ${MAX_UPLOAD_BYTES} bytes (${formatSize(MAX_UPLOAD_BYTES)}); size is the exact byte count.
+Within ${MINUTES} minutes, HTTP PUT exactly size raw bytes to each uploadUrl with the returned headers and NO Authorization header (the signed URL is the credential); it answers {uploadId, sha256, size}. An upload is written once.
+Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, or in import_asset.`,
       input: ref(CreateUploadsRequestSchema),
       output: ref(CreateUploadsResultSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -47,10 +62,49 @@ Then, within ${UPLOAD_RETENTION_MS / 3_600_000} hours, publish the file by refer
     }),
 
     defineTool({
+      name: 'list_collections',
+      title: "List a website's collections",
+      description: `List a website's collections (typed lists of entries such as posts or products) by name, each with its fields, entryPath, reservedPaths and entryCount.`,
+      input: args({ websiteId: WebsiteIdParam }),
+      output: ref(CollectionListSchema),
+      hints: READ,
+      run: (principal, { websiteId }) => collections.list(principal, websiteId),
+    }),
+
+    defineTool({
+      name: 'get_collection',
+      title: 'Get a collection with its fields',
+      description: `Get one collection. Its fields (name, type, required, options, limits) say what entry data holds: read them before writing entries. removedFields are removed fields whose stored values are kept.`,
+      input: args({ ...CollectionParams.properties }),
+      output: ref(CollectionSchema),
+      hints: READ,
+      run: (principal, { websiteId, collection }) => collections.get(principal, websiteId, collection),
+    }),
+
+    defineTool({
+      name: 'create_collection',
+      title: 'Create a collection',
+      description: `Create a collection (a typed list of entries, e.g. posts or products) with its fields. Entries of posts are served at /posts-{slug}, a listing at /posts, feeds at /posts.json and /posts.xml: these root paths are reserved, so a name clashing with files of the live version fails with COLLECTION_CONFLICT and later publishes may not add such files. An existing name is COLLECTION_EXISTS.`,
+      input: args({ websiteId: WebsiteIdParam, ...CollectionCreateSchema.properties }),
+      output: ref(CollectionSchema),
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: (principal, { websiteId, ...input }) => collections.create(principal, websiteId, input),
+    }),
+
+    defineTool({
+      name: 'update_collection',
+      title: "Change a collection's label or fields",
+      description: `Change the label or the fields of a collection; fields is the complete new list, not a diff. No stored value is lost: a removed field moves to removedFields and its values stay in entry data. A field cannot change type while entries hold values for it (FIELD_IN_USE): add a new field instead. Entries are checked against the new fields from their next write.`,
+      input: args({ ...CollectionParams.properties, ...CollectionUpdateSchema.properties }),
+      output: ref(CollectionSchema),
+      hints: CHANGES_LIVE_SITE,
+      run: (principal, { websiteId, collection, ...input }) => collections.update(principal, websiteId, collection, input),
+    }),
+
+    defineTool({
       name: 'list_entries',
       title: "List a collection's entries",
-      description: `List the entries of one collection of a website, newest publishedAt first (ties by id): id, slug, path on the site, live (false while publishedAt is in the future), data as sent and rendered values. ${COLLECTIONS}
-Pages of limit entries (1 to ${ENTRY_PAGE_MAX}, default ${ENTRY_PAGE_DEFAULT}): pass the nextCursor of a page as cursor for the next one; nextCursor is null on the last page. ${NOT_FOUND}`,
+      description: `List the entries of a collection, newest publishedAt first (ties by id): id, slug, path on the site, live (false while publishedAt is in the future), data as sent and rendered values. In pages: pass nextCursor as cursor for the next one (null on the last page).`,
       input: args({ ...CollectionParams.properties, ...EntryListQuery.properties }),
       output: ref(EntryListSchema),
       hints: READ,
@@ -58,11 +112,20 @@ Pages of limit entries (1 to ${ENTRY_PAGE_MAX}, default ${ENTRY_PAGE_DEFAULT}): 
     }),
 
     defineTool({
+      name: 'get_entry',
+      title: 'Get an entry',
+      description: `Get one entry of a collection by its id (ent_...) or its slug: data as sent, rendered values, path and live.`,
+      input: args({ ...EntryParams.properties }),
+      output: ref(EntrySchema),
+      hints: READ,
+      run: (principal, { websiteId, collection, entry }) => entries.get(principal, websiteId, collection, entry),
+    }),
+
+    defineTool({
       name: 'upsert_entries',
       title: 'Create or update entries',
-      description: `Create or update up to ${MAX_BATCH} entries of one collection at once; they are on the live site at once. ${COLLECTIONS}
-Each entry is { slug, data, publishedAt?, createdAt? }: slug (1 to 80 lowercase letters, digits and single hyphens) is its identity, so an existing slug is updated, a new one created, and an identical one reported unchanged: re-running an import creates no duplicates. data holds the values by field name, checked against the collection's fields: richText as {html} or {markdown} (sanitized), image as a URL, absolute or relative to baseUrl (an absolute http(s) URL), imported into the collection's image library; dates are YYYY-MM-DD or ISO-8601. publishedAt in the future keeps the entry off the public site until then (live false); createdAt keeps an archive's dates.
-The call is not all-or-nothing: the result lists one result per entry, in order, with status created, updated, unchanged or failed, and counts. A failed entry carries error {code, message, field, fields} (VALIDATION_FAILED, DUPLICATE_SLUG when a slug occurs twice in the call, IMAGE_IMPORT_FAILED): fix and resend just those. Only a malformed call as a whole (entries not a list, more than ${MAX_BATCH}, bad baseUrl) is a VALIDATION_FAILED error. ${NOT_FOUND}`,
+      description: `Create or update up to ${MAX_BATCH} entries of a collection; they are on the live site at once. The slug is an entry's identity: an existing slug is updated, a new one created, an identical one reported unchanged, so re-running an import makes no duplicates. ${ENTRY_DATA}
+Not all-or-nothing: one result per entry, in order (status created, updated, unchanged or failed), and counts. A failed entry carries error {code, message, field, fields}: VALIDATION_FAILED, DUPLICATE_SLUG (a slug twice in the call), IMAGE_IMPORT_FAILED, RICH_TEXT_TOO_COSTLY or RICH_TEXT_BUDGET_EXCEEDED (resend those in a later call); fix and resend just those. Only a malformed call (entries not a list, over ${MAX_BATCH}, bad baseUrl) is an error result.`,
       input: args({ ...CollectionParams.properties, ...EntryBatchRequestSchema.properties }),
       output: ref(EntryBatchResultSchema),
       hints: CHANGES_LIVE_SITE,
@@ -70,10 +133,19 @@ The call is not all-or-nothing: the result lists one result per entry, in order,
     }),
 
     defineTool({
+      name: 'put_entry',
+      title: 'Create or replace one entry',
+      description: `Create or replace the entry at one slug (entry) of a collection; it is on the live site at once. data replaces the stored values of the current fields (values of removed fields are kept) and is written as by upsert_entries. status says whether it was created, updated or unchanged; a bad entry is a VALIDATION_FAILED error result.`,
+      input: args({ ...SlugParams.properties, ...EntryPutSchema.properties }),
+      output: PutEntryResultSchema,
+      hints: CHANGES_LIVE_SITE,
+      run: (principal, { websiteId, collection, entry, ...input }) => entries.put(principal, websiteId, collection, entry, input),
+    }),
+
+    defineTool({
       name: 'delete_entry',
       title: 'Delete an entry',
-      description: `Delete one entry of a collection, by its id (ent_...) or its slug; it leaves the live site at once. ${COLLECTIONS}
-An unknown entry (or one already deleted) is NOT_FOUND, like an unknown website or collection.`,
+      description: `Delete one entry of a collection by its id (ent_...) or its slug; it leaves the live site at once. An entry already deleted is NOT_FOUND.`,
       input: args({ ...EntryParams.properties }),
       output: args({ deleted: Type.Literal(true, { description: 'The entry is gone.' }) }),
       hints: CHANGES_LIVE_SITE,

@@ -2,8 +2,11 @@
  * MCP tool schemas are single JSON Schema documents: a client has no registry to resolve
  * `{ $ref: 'PublishFile#' }` against. This turns a TypeBox schema that points at named schemas
  * into a self-contained one by inlining every target from the registered list, so a tool
- * declares exactly the schema its REST twin validates with, never a second copy of it.
+ * declares exactly the schema its REST twin validates with, never a second copy of it. The tool
+ * list carries them lean: result schemas as their shape, each field description once.
  */
+
+import { STATED_KEYWORD } from '../core/schemas.ts'
 
 type Json = Record<string, unknown>
 
@@ -70,7 +73,85 @@ function inline(schema: unknown, registry: SchemaRegistry, trail: string[]): unk
     else if (SCHEMA_KEYWORDS.has(key)) out[key] = inline(value, registry, trail)
     else if (SCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, inline(sub, registry, trail)]))
+    } else if (key === STATED_KEYWORD) {
+      // Stated constraints are schema keywords too (e.g. items: { $ref: 'EntryInput#' }): they are shown to clients.
+      out[key] = inline(value, registry, trail)
     } else out[key] = structuredClone(value)
   }
   return out
+}
+
+/** Keywords that explain a schema to a reader and take no part in validation. */
+const PROSE_KEYWORDS = new Set(['description', 'examples', 'title', 'deprecated'])
+/**
+ * Keywords a client checking a result does without: limits a result never breaks, and whether
+ * other properties may appear (new result fields are additions a client should accept anyway).
+ */
+const RESULT_CONSTRAINTS = new Set([
+  'pattern',
+  'format',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minimum',
+  'maximum',
+  'minProperties',
+  'default',
+  'additionalProperties',
+])
+
+/** A record of unknown values spells a plain object: `patternProperties` whose every value is `{}`. */
+const isAnyValueRecord = (key: string, value: unknown) =>
+  key === 'patternProperties' && isObject(value) && Object.values(value).every((sub) => isObject(sub) && Object.keys(sub).length === 0)
+
+/** A copy of `schema` with `visit` applied to every subschema, deepest first. */
+function mapSubschemas(schema: unknown, visit: (schema: Json) => Json): unknown {
+  if (!isObject(schema)) return schema
+  const out: Json = {}
+  for (const [key, value] of Object.entries(schema)) {
+    const list = SCHEMA_LIST_KEYWORDS.has(key) || SCHEMA_KEYWORDS.has(key)
+    if (list && Array.isArray(value)) out[key] = value.map((item) => mapSubschemas(item, visit))
+    else if (SCHEMA_KEYWORDS.has(key)) out[key] = mapSubschemas(value, visit)
+    else if (SCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, mapSubschemas(sub, visit)]))
+    } else out[key] = value
+  }
+  return visit(out)
+}
+
+/**
+ * The shape of a self-contained output schema: types, properties, required and enums, without
+ * prose or value constraints, and `anyOf` of bare types (a nullable string) as a type list. A
+ * result is checked against its shape; what it means is said once, in the tool's description,
+ * instead of in every tool that returns the same named schema.
+ */
+export function resultShape(schema: Json): Json {
+  return mapSubschemas(schema, (node) => {
+    const out = Object.fromEntries(
+      Object.entries(node).filter(([key, value]) => !PROSE_KEYWORDS.has(key) && !RESULT_CONSTRAINTS.has(key) && !isAnyValueRecord(key, value)),
+    )
+    const branches = out.anyOf
+    const bareTypes = Array.isArray(branches) && branches.every((b) => isObject(b) && Object.keys(b).length === 1 && typeof b.type === 'string')
+    if (!bareTypes || Object.keys(out).length !== 1) return out
+    return { type: (branches as Json[]).map((b) => b.type) }
+  }) as Json
+}
+
+/**
+ * A copy of an input schema without the descriptions `said` already holds, adding its own to it.
+ * Tools share fields (a website id, a bundle file, a collection field): passed the same set for
+ * every tool in list order, each description is given once, by the first tool that has it.
+ */
+export function withoutRepeatedDescriptions(schema: Json, said: Set<string>): Json {
+  return mapSubschemas(schema, (node) => {
+    if (typeof node.description !== 'string') return node
+    if (!said.has(node.description)) {
+      said.add(node.description)
+      return node
+    }
+    const { description: _repeated, ...rest } = node
+    return rest
+  }) as Json
 }

@@ -10,12 +10,14 @@ import Negotiator from 'negotiator'
 import { authenticate, principalOf } from '../auth/auth.http.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
+import { quoted } from '../publishing/bundle-paths.ts'
 import { schemaRegistry } from './json-schema.ts'
 import { createMcpEndpoint, jsonRpcError, TRANSPORT_ERROR } from './mcp.endpoint.ts'
 import { createMcpServerFactory } from './mcp.server.ts'
 import { checkOrigin } from './origins.ts'
 import { tokenPage } from './token-page.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
+import { siteUrlPattern } from '../core/site-address.ts'
 
 export interface McpRoutesOptions {
   config: Config
@@ -26,6 +28,7 @@ export interface McpRoutesOptions {
 }
 
 const PARSE_ERROR = -32700
+const INVALID_PARAMS = -32602
 const STATELESS =
   'This MCP endpoint is stateless: send every JSON-RPC message as a POST. It opens no standalone SSE stream (GET) and has no session to end (DELETE).'
 
@@ -36,6 +39,7 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit }: McpRout
       registry: schemaRegistry(Object.values(app.getSchemas())),
       version,
       logError: (err, message) => app.log.error({ err }, message),
+      siteUrls: siteUrlPattern(config),
     })
     const endpoint = createMcpEndpoint(serverFor, {
       maxRequestBodySize: bodyLimit,
@@ -63,6 +67,8 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit }: McpRout
             jsonRpcError(400, PARSE_ERROR, 'Parse error: the body is not valid JSON in UTF-8 (or carries __proto__ or constructor keys).'),
           )
       }
+      const unknownTool = longUnknownToolCall(parsedBody, tools)
+      if (unknownTool) return sendResponse(reply, unknownTool)
       const response = await endpoint.handle(toWebRequest(config, request, reply, raw), principalOf(request), parsedBody)
       return sendResponse(reply, response)
     })
@@ -78,6 +84,22 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit }: McpRout
       sendResponse(reply, jsonRpcError(405, TRANSPORT_ERROR, STATELESS, { Allow: 'POST' })),
     )
   }
+}
+
+/** No tool name is longer; a longer one is answered here, so that the SDK does not echo it in full. */
+const TOOL_NAME_MAX = 64
+
+/** A tools/call naming a tool that cannot exist, answered like the SDK's -32602 with the name shortened. */
+function longUnknownToolCall(body: unknown, tools: AnyMcpTool[]): Response | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined
+  const { id, method, params } = body as { id?: unknown; method?: unknown; params?: { name?: unknown } }
+  const name = params?.name
+  if (method !== 'tools/call' || typeof name !== 'string' || name.length <= TOOL_NAME_MAX || tools.some((t) => t.name === name)) return undefined
+  const error = { code: INVALID_PARAMS, message: `Tool ${quoted(name, 80)} not found` }
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error }), {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  })
 }
 
 /** A browser navigating to /mcp prefers text/html; an MCP client asks for text/event-stream or JSON. */

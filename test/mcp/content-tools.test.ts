@@ -1,29 +1,35 @@
 /**
- * The upload and entry tools over real HTTP, driven by the SDK's own Client on every store:
- * create_upload then a signed PUT then a publish by uploadId; upsert_entries, list_entries and
- * delete_entry against the same service calls as REST; ownership and bad input.
+ * The upload and entry tools over real HTTP, driven by the SDK's v2 and 1.x Clients on every
+ * store: create_upload then a signed PUT then a publish by uploadId; upsert_entries, list_entries
+ * and delete_entry against the same service calls as REST; ownership and bad input.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
-import type { Client } from '@modelcontextprotocol/client'
 import { siteWithCollection } from '../helpers/content.ts'
-import { call, connect } from '../helpers/mcp.ts'
+import { CLIENTS, call, connect, type McpClient } from '../helpers/mcp.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
 const TOOLS = [
+  'create_collection',
   'create_upload',
   'delete_entry',
+  'get_collection',
+  'get_entry',
   'get_job_status',
   'get_website',
+  'import_asset',
+  'list_collections',
   'list_entries',
   'list_versions',
   'list_websites',
   'promote_version',
   'publish_version',
   'publish_website',
+  'put_entry',
   'suggest_slug',
+  'update_collection',
   'upsert_entries',
 ]
 
@@ -34,15 +40,19 @@ const POSTS = [
 ]
 
 for (const store of STORES) {
-  describe(`MCP content tools (${store.name})`, { skip: store.skip }, () => {
+  for (const kind of CLIENTS) describeContentTools(store, kind)
+}
+
+function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIENTS)[number]) {
+  describe(`MCP content tools (${store.name}, ${kind} client)`, { skip: store.skip }, () => {
     let server: TestServer
     let owner: Awaited<ReturnType<typeof siteWithCollection>>
-    let client: Client
+    let client: McpClient
 
     before(async () => {
       server = await startTestServer(store.name)
       owner = await siteWithCollection(server)
-      client = await connect(server, owner.user.token)
+      client = await connect(server, owner.user.token, { client: kind })
     })
     after(async () => {
       await client?.close()
@@ -51,7 +61,7 @@ for (const store of STORES) {
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 
-    it('lists exactly the twelve tools, with the hints of what each changes', async () => {
+    it('lists exactly the nineteen tools, with the hints of what each changes', async () => {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
       const hints = (name: string) => {
@@ -62,6 +72,13 @@ for (const store of STORES) {
       assert.deepEqual(hints('list_entries'), { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false })
       assert.deepEqual(hints('upsert_entries'), { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
       assert.deepEqual(hints('delete_entry'), { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
+      assert.deepEqual(hints('put_entry'), { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
+      assert.deepEqual(hints('update_collection'), { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
+      assert.deepEqual(hints('create_collection'), { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false })
+      assert.deepEqual(hints('import_asset'), { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true })
+      for (const name of ['list_collections', 'get_collection', 'get_entry']) {
+        assert.deepEqual(hints(name), { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }, name)
+      }
 
       // Flat arguments: the path parameters next to the REST body's or query's own fields.
       const input = (name: string) => tools.find((t) => t.name === name)!.inputSchema as any
@@ -69,7 +86,19 @@ for (const store of STORES) {
       assert.deepEqual(Object.keys(input('list_entries').properties), ['websiteId', 'collection', 'cursor', 'limit'])
       assert.deepEqual(Object.keys(input('delete_entry').properties), ['websiteId', 'collection', 'entry'])
       assert.deepEqual(Object.keys(input('create_upload').properties.files.items.properties), ['filename', 'contentType', 'size'])
-      for (const name of ['create_upload', 'list_entries', 'upsert_entries', 'delete_entry']) assert.equal(input(name).additionalProperties, false, name)
+      assert.deepEqual(Object.keys(input('put_entry').properties), ['websiteId', 'collection', 'entry', 'publishedAt', 'createdAt', 'data', 'baseUrl'])
+      assert.deepEqual(Object.keys(input('update_collection').properties), ['websiteId', 'collection', 'label', 'fields'])
+      assert.deepEqual(Object.keys(input('import_asset').properties), ['websiteId', 'url', 'uploadId'])
+      for (const name of TOOLS) assert.equal(input(name).additionalProperties, false, name)
+
+      // Each batch item is shown as the entry input itself, and the description says where its fields are.
+      const upsert = tools.find((t) => t.name === 'upsert_entries')!
+      const item = input('upsert_entries').properties.entries.items
+      assert.deepEqual(Object.keys(item.properties), ['slug', 'publishedAt', 'createdAt', 'data'])
+      assert.deepEqual(item.required, ['slug', 'data'])
+      assert.equal(item.additionalProperties, false)
+      assert.equal(input('upsert_entries').properties.entries.maxItems, 100)
+      assert.match(upsert.description!, /get_collection/)
       const versionFile = (tools.find((t) => t.name === 'get_website')!.outputSchema as any).properties.versions.items.properties.files.items
       assert.ok('sha256' in versionFile.properties, 'VersionFile carries sha256')
     })
@@ -210,7 +239,7 @@ for (const store of STORES) {
 
     it("keeps another user's site invisible: NOT_FOUND, and nothing changes", async () => {
       const stranger = await server.user()
-      const other = await connect(server, stranger.token)
+      const other = await connect(server, stranger.token, { client: kind })
       try {
         const before = await call(client, 'list_entries', entryArgs({ limit: 100 }))
         for (const [tool, args] of [

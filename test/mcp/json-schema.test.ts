@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { SHARED_SCHEMAS } from '../../src/core/schemas.ts'
-import { schemaRegistry, selfContained } from '../../src/mcp/json-schema.ts'
+import { CONTENT_SCHEMAS, EntryBatchRequestSchema } from '../../src/content/content.schemas.ts'
+import { SHARED_SCHEMAS, statedSchema } from '../../src/core/schemas.ts'
+import { resultShape, schemaRegistry, selfContained, withoutRepeatedDescriptions } from '../../src/mcp/json-schema.ts'
 import { allowedOrigins } from '../../src/mcp/origins.ts'
 import { PublishFileSchema } from '../../src/publishing/publishing.schemas.ts'
 import { PublishVersionRequestSchema, WEBSITE_SCHEMAS } from '../../src/websites/websites.schemas.ts'
 
 describe('selfContained: named schemas inlined for MCP clients', () => {
-  const registry = schemaRegistry([...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS])
+  const registry = schemaRegistry([...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS, ...CONTENT_SCHEMAS])
 
   it('inlines the registered schema a $ref names, dropping every $id', () => {
     const schema = selfContained(PublishVersionRequestSchema, registry) as any
@@ -26,10 +27,49 @@ describe('selfContained: named schemas inlined for MCP clients', () => {
     assert.deepEqual(schema.properties.b, { enum: [{ $ref: 'Nope#' }], default: { $ref: 'Nope#' } })
   })
 
+  it('inlines the named schemas a stated constraint points at, so clients see them whole', () => {
+    const shown = statedSchema(selfContained(EntryBatchRequestSchema, registry)) as any
+    assert.equal(JSON.stringify(shown).includes('$ref'), false)
+    assert.deepEqual(shown.properties.entries.items.required, ['slug', 'data'])
+    assert.equal(shown.properties.entries.maxItems, 100)
+  })
+
   it('fails at startup on an unknown or circular reference', () => {
     assert.throws(() => selfContained({ type: 'object', properties: { x: { $ref: 'Missing#' } } }, registry), /Missing#/)
     const loop = schemaRegistry([{ $id: 'Loop', type: 'object', properties: { next: { $ref: 'Loop#' } } }])
     assert.throws(() => selfContained({ $ref: 'Loop#' }, loop), /refers to itself/)
+  })
+})
+
+describe('lean tool schemas', () => {
+  it('keeps the shape of a result schema: no prose, no value limits, nullable types as a list', () => {
+    const schema = {
+      type: 'object',
+      description: 'A thing.',
+      required: ['id', 'note', 'description'],
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string', pattern: '^x', minLength: 1, description: 'Its id.' },
+        note: { anyOf: [{ type: 'string', maxLength: 3 }, { type: 'null' }] },
+        // A property may be called description: only the keyword is prose.
+        description: { type: 'object', patternProperties: { '^.*$': {} }, examples: [{}] },
+        kind: { enum: ['a', 'b'], default: 'a' },
+      },
+    }
+    assert.deepEqual(resultShape(schema), {
+      type: 'object',
+      required: ['id', 'note', 'description'],
+      properties: { id: { type: 'string' }, note: { type: ['string', 'null'] }, description: { type: 'object' }, kind: { enum: ['a', 'b'] } },
+    })
+  })
+
+  it('gives each field description once across the tools, in list order', () => {
+    const said = new Set<string>()
+    const websiteId = { type: 'string', description: 'Website id (web_...).' }
+    const first = withoutRepeatedDescriptions({ type: 'object', properties: { websiteId, name: { type: 'string', description: 'Name.' } } }, said)
+    const second = withoutRepeatedDescriptions({ type: 'object', properties: { websiteId, slug: { type: 'string', description: 'Slug.' } } }, said)
+    assert.deepEqual((first as any).properties.websiteId, websiteId)
+    assert.deepEqual((second as any).properties, { websiteId: { type: 'string' }, slug: { type: 'string', description: 'Slug.' } })
   })
 })
 

@@ -1,11 +1,11 @@
 /**
- * The MCP server over real HTTP, driven by the SDK's own Client at every revision Plinth serves,
- * on every store: the tools, their results and errors (the same as REST), auth and origin checks.
+ * The MCP server over real HTTP, driven by the SDK's v2 Client at every revision Plinth serves
+ * and by the SDK 1.x Client, on every store: the tools, their results and errors (the same as
+ * REST, and read as results by both clients), auth and origin checks.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
-import type { Client } from '@modelcontextprotocol/client'
-import { call, connect, REVISIONS } from '../helpers/mcp.ts'
+import { CLIENTS, call, connect, type McpClient, REVISIONS } from '../helpers/mcp.ts'
 import { BASE_URL, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
@@ -32,27 +32,36 @@ const INIT = JSON.stringify({
 })
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 
+const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })
+/** What an agent pays to connect: the whole tools/list result, as JSON. */
+const TOOLS_LIST_BUDGET = 40_000
+
 for (const store of STORES) {
-  describe(`MCP server (${store.name})`, { skip: store.skip }, () => {
+  for (const kind of CLIENTS) describeServer(store, kind)
+}
+
+function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[number]) {
+  describe(`MCP server (${store.name}, ${kind} client)`, { skip: store.skip }, () => {
     let server: TestServer
     let alice: Awaited<ReturnType<TestServer['user']>>
     let bob: Awaited<ReturnType<TestServer['user']>>
-    let client: Client
+    let client: McpClient
 
     before(async () => {
       server = await startTestServer(store.name)
       alice = await server.user()
       bob = await server.user()
-      client = await connect(server, alice.token)
+      client = await connect(server, alice.token, { client: kind })
     })
     after(async () => {
       await client?.close()
       await server?.close()
     })
 
-    for (const revision of REVISIONS) {
+    // SDK 1.x speaks 2025-11-25 only; the v2 client is run at every revision.
+    for (const revision of kind === 'v2' ? REVISIONS : (['2025-11-25'] as const)) {
       it(`initializes and lists the tools at revision ${revision}`, async () => {
-        const c = await connect(server, alice.token, revision)
+        const c = await connect(server, alice.token, { client: kind, revision })
         try {
           assert.equal(c.getServerVersion()?.name, 'plinth')
           const { tools } = await c.listTools()
@@ -81,7 +90,8 @@ for (const store of STORES) {
         for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
           assert.equal(typeof hints[hint], 'boolean', `${tool.name} sets ${hint}`)
         }
-        assert.equal(hints.openWorldHint, false)
+        // Only import_asset reaches the web at large (it fetches the image URL it is given).
+        assert.equal(hints.openWorldHint, tool.name === 'import_asset', `${tool.name} openWorldHint`)
         if (PUBLISHING_TOOLS.includes(tool.name)) {
           assert.equal(hints.readOnlyHint, READ_ONLY.includes(tool.name), `${tool.name} readOnlyHint`)
           assert.equal(hints.destructiveHint, CHANGES_LIVE_SITE.includes(tool.name), `${tool.name} destructiveHint`)
@@ -133,6 +143,7 @@ for (const store of STORES) {
         site.data.versions.map((v: any) => v.version),
         [3, 2, 1],
       )
+      assert.equal(site.data.nextCursor, null)
 
       const versions = await call(client, 'list_versions', { websiteId })
       assert.deepEqual(
@@ -144,6 +155,7 @@ for (const store of STORES) {
         ],
       )
       assert.equal(versions.data.versions[1].instruction, 'New menu')
+      assert.equal(versions.data.nextCursor, null)
 
       const job = await call(client, 'get_job_status', { jobId })
       assert.equal(job.data.status, 'ready')
@@ -195,7 +207,7 @@ for (const store of STORES) {
 
     it("keeps another user's sites and jobs invisible: NOT_FOUND, never a hint that they exist", async () => {
       const own = await call(client, 'publish_website', { name: 'Alice private', category: 'other', files: bundle('Alice') })
-      const bobClient = await connect(server, bob.token)
+      const bobClient = await connect(server, bob.token, { client: kind })
       try {
         for (const [tool, args] of [
           ['get_website', { websiteId: own.data.websiteId }],
@@ -234,7 +246,7 @@ for (const store of STORES) {
       assert.equal(refused.status, 403)
       assert.equal(refused.body.error.code, 'TOKEN_NOT_ALLOWED')
       assert.match(refused.headers.get('www-authenticate')!, /error="insufficient_scope"/)
-      await assert.rejects(connect(server, restOnly.token))
+      await assert.rejects(connect(server, restOnly.token, { client: kind }))
 
       const metadata = await server.api('GET', '/.well-known/oauth-protected-resource/mcp')
       assert.equal(metadata.body.resource, `${BASE_URL}/mcp`)
@@ -282,6 +294,14 @@ for (const store of STORES) {
       })
       assert.equal(unknownTool.body.id, 7)
       assert.equal(unknownTool.body.error.code, -32602)
+      const longName = await server.api('POST', '/mcp', {
+        token: alice.token,
+        headers: MCP_HEADERS,
+        body: { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'x'.repeat(100_000), arguments: {} } },
+      })
+      assert.equal(longName.body.id, 8)
+      assert.equal(longName.body.error.code, -32602)
+      assert.ok(longName.text.length < 300, 'the name is not echoed in full')
       const huge = await server.api('POST', '/mcp', { token: alice.token, body: 'x'.repeat(17 * 1024 * 1024), headers: MCP_HEADERS })
       assert.equal(huge.status, 413)
       assert.equal(huge.body.error.code, 'PAYLOAD_TOO_LARGE')
@@ -291,7 +311,7 @@ for (const store of STORES) {
       const limited = await startTestServer(store.name, { PLINTH_PUBLISH_RATE_PER_MINUTE: '1' })
       try {
         const carol = await limited.user()
-        const c = await connect(limited, carol.token)
+        const c = await connect(limited, carol.token, { client: kind })
         try {
           assert.equal((await call(c, 'publish_website', { category: 'other', files: bundle() })).isError, false)
           const refused = await call(c, 'publish_website', { category: 'other', files: bundle() })
@@ -304,6 +324,109 @@ for (const store of STORES) {
       } finally {
         await limited.close()
       }
+    })
+
+    it('pages the versions of get_website and list_versions, newest first, while REST lists them all', async () => {
+      const { data: first } = await call(client, 'publish_website', { name: 'Paged site', category: 'other', files: bundle('Paged v1') })
+      const { websiteId } = first
+      for (const n of [2, 3, 4, 5]) assert.equal((await call(client, 'publish_version', { websiteId, files: bundle(`Paged v${n}`) })).isError, false)
+      await call(client, 'promote_version', { websiteId, versionId: first.jobId })
+
+      const numbers: number[] = []
+      let cursor: string | undefined
+      let pages = 0
+      do {
+        const page = await call(client, 'list_versions', { websiteId, limit: 2, ...(cursor ? { cursor } : {}) })
+        assert.equal(page.isError, false)
+        assert.ok(page.data.versions.length <= 2)
+        numbers.push(...page.data.versions.map((v: any) => v.version))
+        cursor = page.data.nextCursor ?? undefined
+        pages++
+      } while (cursor)
+      assert.deepEqual(numbers, [5, 4, 3, 2, 1])
+      assert.equal(pages, 3)
+
+      // The live version is described even when it is not on the page shown.
+      const site = await call(client, 'get_website', { websiteId, limit: 1 })
+      assert.deepEqual(
+        site.data.versions.map((v: any) => v.version),
+        [5],
+      )
+      assert.equal(typeof site.data.nextCursor, 'string')
+      assert.equal(site.data.currentVersionId, first.jobId)
+      assert.equal(site.data.currentVersion.version, 1)
+      assert.equal(site.data.currentVersion.files.length, 2)
+      const older = await call(client, 'get_website', { websiteId, limit: 50, cursor: site.data.nextCursor })
+      assert.deepEqual(
+        older.data.versions.map((v: any) => [v.version, v.isCurrent]),
+        [
+          [4, false],
+          [3, false],
+          [2, false],
+          [1, true],
+        ],
+      )
+      assert.equal(older.data.nextCursor, null)
+      const byDefault = await call(client, 'list_versions', { websiteId })
+      assert.equal(byDefault.data.versions.length, 5)
+
+      const rest = await server.api('GET', `/v1/websites/${websiteId}`, { token: alice.token })
+      assert.equal(rest.body.versions.length, 5)
+      assert.equal(rest.body.nextCursor, undefined, 'REST getWebsite still lists every version')
+      const restVersions = await server.api('GET', `/v1/websites/${websiteId}/versions`, { token: alice.token })
+      assert.equal(restVersions.body.versions.length, 5)
+
+      for (const args of [{ cursor: 'not-a-cursor' }, { cursor: Buffer.from('[0]').toString('base64url') }, { limit: 51 }, { limit: 0 }]) {
+        const bad = await call(client, 'list_versions', { websiteId, ...args })
+        assert.equal(bad.isError, true, JSON.stringify(args))
+        assert.equal(bad.data.error.code, 'VALIDATION_FAILED')
+      }
+    })
+
+    it('never echoes a long value in full in an error message', async () => {
+      const key = 'k'.repeat(5000)
+      const extra = await call(client, 'get_website', { websiteId: 'web_x', [key]: 1 })
+      assert.equal(extra.data.error.code, 'VALIDATION_FAILED')
+      const [field] = Object.keys(extra.data.error.fields)
+      assert.ok(field.length <= 100, 'the field name is shortened')
+      assert.ok(extra.data.error.message.length < 500, extra.data.error.message.slice(0, 200))
+
+      const taken = await call(client, 'publish_website', { name: 'Echo', category: 'other', files: bundle() })
+      const again = await call(client, 'publish_website', { slug: taken.data.slug, category: 'other', files: bundle() })
+      assert.equal(again.data.error.code, 'SLUG_TAKEN')
+      assert.ok(again.data.error.message.length < 300)
+    })
+
+    it('advertises no tools.listChanged: the tool list never changes while a client is connected', async () => {
+      assert.deepEqual(client.getServerCapabilities()?.tools, {})
+      const init = await server.api('POST', '/mcp', { token: alice.token, body: INIT, headers: MCP_HEADERS })
+      assert.equal(init.status, 200)
+      assert.deepEqual(init.body.result.capabilities, { tools: {} })
+      assert.match(client.getInstructions() ?? '', /PUBLISH_INVALID/)
+    })
+
+    it("says where sites are served with this instance's own scheme and domain, in the instructions and the tools", async () => {
+      // The test instance serves sites over http at {slug}.plinth.test:8080.
+      assert.match(client.getInstructions() ?? '', /http:\/\/\{slug\}\.plinth\.test:8080\//)
+      const { tools } = await client.listTools()
+      const publish = tools.find((t) => t.name === 'publish_website')!
+      assert.match(publish.description ?? '', /http:\/\/\{slug\}\.plinth\.test:8080\//)
+      const everything = JSON.stringify({ instructions: client.getInstructions(), tools })
+      assert.doesNotMatch(everything, /https:\/\/\{slug\}/, 'no https:// site URL on an http instance')
+    })
+
+    it(`keeps the tools/list result under ${TOOLS_LIST_BUDGET} bytes of JSON, every tool included`, async () => {
+      const raw = await server.api('POST', '/mcp', {
+        token: alice.token,
+        body: TOOLS_LIST,
+        headers: { ...MCP_HEADERS, 'mcp-protocol-version': '2025-11-25' },
+      })
+      assert.equal(raw.status, 200, raw.text)
+      const size = Buffer.byteLength(JSON.stringify(raw.body.result))
+      assert.ok(raw.body.result.tools.length >= 19, 'every tool is listed')
+      assert.ok(size < TOOLS_LIST_BUDGET, `tools/list is ${size} bytes`)
+      const listed = Buffer.byteLength(JSON.stringify(await client.listTools()))
+      assert.ok(listed < TOOLS_LIST_BUDGET, `tools/list as the ${kind} client reads it is ${listed} bytes`)
     })
   })
 }

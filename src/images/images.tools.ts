@@ -1,0 +1,25 @@
+/**
+ * The image library as an MCP tool: the same service call and the same schemas as
+ * assets.routes.ts. The path parameter becomes an argument next to the body's fields.
+ */
+import { Type } from 'typebox'
+import { ref } from '../core/schemas.ts'
+import { type AnyMcpTool, defineTool } from '../mcp/tool-definition.ts'
+import { WebsiteIdParam } from '../websites/websites.schemas.ts'
+import { ImportAssetRequestSchema, LibraryAssetSchema } from './assets.schemas.ts'
+import type { AssetsService } from './assets.service.ts'
+
+export function imagesTools(assets: AssetsService): AnyMcpTool[] {
+  return [
+    defineTool({
+      name: 'import_asset',
+      title: "Add an image to a website's library",
+      description: `Copy one image into the website's library from exactly one of url (fetched once over public http(s), at most 2 MiB; a URL already imported returns the stored asset) or uploadId (from create_upload). PNG, JPEG, GIF, WebP and AVIF are kept (sniffed from the bytes); anything else, SVG included, is refused. The result's url (/_assets/{hash}.{ext}) is served by the site: use it in pages and entry data.`,
+      input: Type.Object({ websiteId: WebsiteIdParam, ...ImportAssetRequestSchema.properties }, { additionalProperties: false }),
+      output: ref(LibraryAssetSchema),
+      // Fetches from the web at large; importing the same URL again returns the stored asset.
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+      run: (principal, { websiteId, ...input }) => assets.importAsset(principal, websiteId, input),
+    }),
+  ]
+}

@@ -14,11 +14,13 @@ import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
 import { contentTools } from './content/content.tools.ts'
 import { entriesRoutes } from './content/entries.routes.ts'
 import { MAX_BODY_BYTES } from './core/limits.ts'
-import { ref, SHARED_SCHEMAS, STATED_KEYWORD, statedSchema } from './core/schemas.ts'
+import { SHARED_SCHEMAS, STATED_KEYWORD, statedSchema } from './core/schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
+import { success, TOKEN_SCOPE } from './http/openapi.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { assetsRoutes } from './images/assets.routes.ts'
 import { ASSET_SCHEMAS } from './images/assets.schemas.ts'
+import { imagesTools } from './images/images.tools.ts'
 import type { Logger } from './log.ts'
 import { mcpRoutes } from './mcp/mcp.routes.ts'
 import { uploadContentRoutes, uploadsRoutes } from './uploads/uploads.routes.ts'
@@ -26,6 +28,7 @@ import { UPLOAD_SCHEMAS } from './uploads/uploads.schemas.ts'
 import { websitesRoutes } from './websites/websites.routes.ts'
 import { ApiIndexSchema, WEBSITE_SCHEMAS } from './websites/websites.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
+import { siteUrlPattern } from './core/site-address.ts'
 
 const API_VERSION = '1.0.0'
 
@@ -62,12 +65,17 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
       info: {
         title: 'Plinth API',
         version: API_VERSION,
-        description: 'Publish static websites as JSON bundles and serve them at once at https://{slug}.{site_domain}.',
+        // The addresses of this instance, so that the document a client reads is true where it runs.
+        description: `Publish static websites as JSON bundles and serve them at once at ${siteUrlPattern(config)} (a version that is not live is served for review at ${siteUrlPattern(config, true)}).`,
       },
       servers: [{ url: config.baseUrl }],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Personal access token (plinth_...), minted on the web site. Scope: mcp.' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: `Personal access token (plinth_...), minted at ${config.siteUrl}/mcp. Every token carries the single scope \`${TOKEN_SCOPE}\`, which grants exactly the operations of this document plus the MCP endpoint ${config.baseUrl}/mcp; each token also reaches the REST API, MCP or both, as chosen when it was minted (a token without REST access gets 403 TOKEN_NOT_ALLOWED here).`,
+          },
         },
       },
     },
@@ -81,7 +89,13 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
   app.get(
     '/v1',
     {
-      schema: { operationId: 'getApiIndex', tags: ['Meta'], summary: 'Where everything is', security: [], response: { 200: ref(ApiIndexSchema) } },
+      schema: {
+        operationId: 'getApiIndex',
+        tags: ['Meta'],
+        summary: 'Where everything is',
+        security: [],
+        response: { 200: success(ApiIndexSchema, 'Where the OpenAPI document, the MCP endpoint, token minting and the documentation are.') },
+      },
     },
     async () => ({
       name: 'Plinth',
@@ -109,7 +123,11 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
   // The upload PUT carries no bearer token (its signed URL is the credential): outside the scope above.
   await app.register(uploadContentRoutes(services.uploads), { prefix: '/v1' })
   // One tools file per module, each tool calling the same service function as its REST twin.
-  const mcpTools = [...websitesTools(services.websites), ...contentTools(services)]
+  const mcpTools = [
+    ...websitesTools(services.websites, config),
+    ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries }),
+    ...imagesTools(services.assets),
+  ]
   await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit: MAX_BODY_BYTES }))
 
   app.answerWrongMethods()

@@ -2,13 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
 import { ref } from '../core/schemas.ts'
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
+import { AUTH_ERRORS, BEARER_AUTH, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import type { CollectionsService } from './collections.service.ts'
 import { CollectionCreateSchema, CollectionListSchema, CollectionSchema, CollectionUpdateSchema } from './content.schemas.ts'
 
 export const tags = ['Content']
-export const security = [{ bearerAuth: [] }]
+export const security = BEARER_AUTH
 export const CollectionParam = Type.String({ minLength: 1, maxLength: 40, description: 'Collection name.' })
 const SiteParams = Type.Object({ websiteId: WebsiteIdParam })
 export const CollectionParams = Type.Object({ websiteId: WebsiteIdParam, collection: CollectionParam })
@@ -25,7 +25,7 @@ export function collectionsRoutes(collections: CollectionsService): FastifyPlugi
           security,
           summary: "List a website's collections",
           params: SiteParams,
-          response: { 200: ref(CollectionListSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+          response: { 200: success(CollectionListSchema, 'The collections, by name.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
       (request) => collections.list(principalOf(request), request.params.websiteId),
@@ -44,7 +44,7 @@ export function collectionsRoutes(collections: CollectionsService): FastifyPlugi
           params: SiteParams,
           body: ref(CollectionCreateSchema),
           response: {
-            201: ref(CollectionSchema),
+            201: success(CollectionSchema, 'The collection, created.'),
             ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'COLLECTION_EXISTS', 'COLLECTION_CONFLICT', 'COLLECTION_LIMIT_REACHED']),
           },
         },
@@ -61,7 +61,7 @@ export function collectionsRoutes(collections: CollectionsService): FastifyPlugi
           security,
           summary: 'Get a collection with its fields',
           params: CollectionParams,
-          response: { 200: ref(CollectionSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+          response: { 200: success(CollectionSchema, 'The collection with its fields.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
       (request) => collections.get(principalOf(request), request.params.websiteId, request.params.collection),
@@ -79,7 +79,10 @@ export function collectionsRoutes(collections: CollectionsService): FastifyPlugi
             'fields replaces the whole list. No stored value is ever lost: a removed field moves to removedFields and its values stay in entry data; a field cannot change type while entries hold values for it (409 FIELD_IN_USE). Validation uses the current fields from the next write on.',
           params: CollectionParams,
           body: ref(CollectionUpdateSchema),
-          response: { 200: ref(CollectionSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'FIELD_IN_USE']) },
+          response: {
+            200: success(CollectionSchema, 'The collection, changed.'),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'FIELD_IN_USE']),
+          },
         },
       },
       (request) => collections.update(principalOf(request), request.params.websiteId, request.params.collection, request.body),

@@ -5,7 +5,7 @@
  */
 import { type Static, Type } from 'typebox'
 import { MAX_BATCH, MAX_FIELDS, TEXT_FIELD_DEFAULT_MAX, URL_MAX_CHARS } from '../core/limits.ts'
-import { Nullable, ref, Timestamp } from '../core/schemas.ts'
+import { Nullable, ref, stated, Timestamp } from '../core/schemas.ts'
 
 const FIELD_TYPES = ['text', 'richText', 'image', 'date', 'number', 'boolean', 'url', 'choice'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -26,7 +26,8 @@ export const FieldSchema = Type.Object(
     name: Type.String({ pattern: FIELD_NAME_PATTERN, description: 'Key of the value in entry data. Unique in the collection (case-insensitively).' }),
     label: Type.String({ minLength: 1, maxLength: 120 }),
     type: ref(FieldTypeSchema),
-    required: Type.Optional(Type.Boolean({ default: false, description: 'A required field must hold a value (not null, not an empty string).' })),
+    // No schema `default` (generated clients would then require the field): parseFields applies it.
+    required: Type.Optional(Type.Boolean({ description: 'Default false. A required field must hold a value (not null, not an empty string).' })),
     options: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
         minItems: 1,
@@ -44,8 +45,8 @@ export const FieldSchema = Type.Object(
 )
 export type Field = Static<typeof FieldSchema>
 
-/** The fields of a collection row (stored as JSON text). */
-export const parseFields = (json: string): Field[] => JSON.parse(json) as Field[]
+/** The fields of a collection row (stored as JSON text), with `required` false where it was not given. */
+export const parseFields = (json: string): Field[] => (JSON.parse(json) as Field[]).map((field) => ({ ...field, required: field.required ?? false }))
 
 const fieldsList = Type.Array(ref(FieldSchema), {
   maxItems: MAX_FIELDS,
@@ -186,15 +187,20 @@ export const EntryBatchRequestSchema = Type.Object(
         description: 'Absolute http(s) URL that relative image URLs (image fields and <img> in rich text) are resolved against.',
       }),
     ),
-    entries: Type.Array(
-      Type.Unsafe<Record<string, unknown>>({
-        type: 'object',
-        description: 'An EntryInput. Each item is checked on its own: a bad item fails alone with its own result.',
-      }),
-      {
-        maxItems: MAX_BATCH,
-        description: `Up to ${MAX_BATCH} entries.`,
-      },
+    // Clients are told each item is an EntryInput; the validator accepts any object so that the
+    // service checks items one by one and a bad item fails alone with its own result.
+    entries: stated(
+      Type.Array(
+        Type.Unsafe<Record<string, unknown>>({
+          type: 'object',
+          description: 'An EntryInput. Each item is checked on its own: a bad item fails alone with its own result.',
+        }),
+        {
+          maxItems: MAX_BATCH,
+          description: `Up to ${MAX_BATCH} entries (EntryInput). Each item is checked on its own: a bad item fails alone with its own result.`,
+        },
+      ),
+      { items: { $ref: 'EntryInput#' } },
     ),
   },
   { $id: 'EntryBatchRequest', additionalProperties: false },
@@ -205,7 +211,7 @@ const ENTRY_RESULT_STATUSES = ['created', 'updated', 'unchanged', 'failed'] as c
 
 export const EntryErrorSchema = Type.Object(
   {
-    code: Type.String({ description: 'VALIDATION_FAILED, DUPLICATE_SLUG, IMAGE_IMPORT_FAILED or INTERNAL.' }),
+    code: Type.String({ description: 'VALIDATION_FAILED, DUPLICATE_SLUG, IMAGE_IMPORT_FAILED, RICH_TEXT_TOO_COSTLY, RICH_TEXT_BUDGET_EXCEEDED or INTERNAL.' }),
     message: Type.String(),
     field: Type.Optional(Type.String({ description: 'The first offending field, e.g. `slug` or `data.title`.' })),
     fields: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Every offending field with its message.' })),

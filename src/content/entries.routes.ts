@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
 import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, MAX_BATCH } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
+import { AUTH_ERRORS, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import { CollectionParam, CollectionParams, security, tags } from './collections.routes.ts'
 import { EntryBatchRequestSchema, EntryBatchResultSchema, EntryListSchema, EntryPutSchema, EntrySchema } from './content.schemas.ts'
@@ -18,13 +18,16 @@ export const EntryParams = Type.Object({
 export const EntryListQuery = Type.Object(
   {
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page.' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: ENTRY_PAGE_MAX, default: ENTRY_PAGE_DEFAULT })),
+    // No schema `default` (generated clients would then require the parameter): the service applies it.
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: ENTRY_PAGE_MAX, description: `Entries per page, 1 to ${ENTRY_PAGE_MAX}. Default ${ENTRY_PAGE_DEFAULT}.` }),
+    ),
   },
   { additionalProperties: false },
 )
 // The same path as getEntry/deleteEntry (OpenAPI allows one parameter name per path shape); for
 // putEntry the segment is always the slug, since an entry is created or replaced by slug.
-const SlugParams = Type.Object({
+export const SlugParams = Type.Object({
   websiteId: WebsiteIdParam,
   collection: CollectionParam,
   entry: Type.String({ minLength: 1, maxLength: 100, description: 'Entry slug (putEntry creates or replaces by slug).' }),
@@ -52,7 +55,7 @@ export function entriesRoutes(entries: EntriesService): FastifyPluginAsyncTypebo
             'Pages with an opaque cursor in a stable order (publishedAt descending, ties by id), fast at any size. Scheduled entries (publishedAt in the future) are included with live false.',
           params: CollectionParams,
           querystring: EntryListQuery,
-          response: { 200: ref(EntryListSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND', 'VALIDATION_FAILED']) },
+          response: { 200: success(EntryListSchema, 'One page of entries.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND', 'VALIDATION_FAILED']) },
         },
       },
       (request) => entries.list(principalOf(request), request.params.websiteId, request.params.collection, request.query),
@@ -66,10 +69,13 @@ export function entriesRoutes(entries: EntriesService): FastifyPluginAsyncTypebo
           tags,
           security,
           summary: `Create or update up to ${MAX_BATCH} entries`,
-          description: `Not all-or-nothing: always 200 with one result per item, in order. An existing slug is updated, a new one created, an identical one reported unchanged, so an import can be re-run without duplicates. A failed item (status failed) carries error {code, message, field, fields}: VALIDATION_FAILED, DUPLICATE_SLUG (the slug occurs more than once in the batch; none of those items is written) or IMAGE_IMPORT_FAILED. Only a malformed request as a whole (entries not an array, more than ${MAX_BATCH} items, bad baseUrl) is 422.`,
+          description: `Not all-or-nothing: always 200 with one result per item, in order. An existing slug is updated, a new one created, an identical one reported unchanged, so an import can be re-run without duplicates. A failed item (status failed) carries error {code, message, field, fields}: VALIDATION_FAILED, DUPLICATE_SLUG (the slug occurs more than once in the batch; none of those items is written), IMAGE_IMPORT_FAILED, RICH_TEXT_TOO_COSTLY (its rich text took too long or too much memory to render) or RICH_TEXT_BUDGET_EXCEEDED (the batch's rich text is over its total budget: send the rest in another batch). Only a malformed request as a whole (entries not an array, more than ${MAX_BATCH} items, bad baseUrl) is 422.`,
           params: CollectionParams,
           body: ref(EntryBatchRequestSchema),
-          response: { 200: ref(EntryBatchResultSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']) },
+          response: {
+            200: success(EntryBatchResultSchema, 'One result per item, in order, with counts.'),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']),
+          },
         },
       },
       (request) => entries.upsert(principalOf(request), request.params.websiteId, request.params.collection, request.body),
@@ -84,7 +90,7 @@ export function entriesRoutes(entries: EntriesService): FastifyPluginAsyncTypebo
           security,
           summary: 'Get an entry by id or slug',
           params: EntryParams,
-          response: { 200: ref(EntrySchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+          response: { 200: success(EntrySchema, 'The entry.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
       (request) => entries.get(principalOf(request), request.params.websiteId, request.params.collection, request.params.entry),
@@ -103,9 +109,9 @@ export function entriesRoutes(entries: EntriesService): FastifyPluginAsyncTypebo
           params: SlugParams,
           body: ref(EntryPutSchema),
           response: {
-            200: ref(EntrySchema),
-            201: ref(EntrySchema),
-            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'IMAGE_IMPORT_FAILED']),
+            200: success(EntrySchema, 'The entry, replaced or unchanged (Entry-Status: updated or unchanged).'),
+            201: success(EntrySchema, 'The entry, created (Entry-Status: created).'),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'IMAGE_IMPORT_FAILED', 'RICH_TEXT_TOO_COSTLY']),
           },
         },
       },

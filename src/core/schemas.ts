@@ -36,7 +36,7 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 timestamp, UTC.' })
 
-const PublishViolationSchema = Type.Object(
+export const PublishViolationSchema = Type.Object(
   {
     code: Type.String({ description: 'Rule identifier, e.g. MISSING_INDEX, EXTERNAL_URL, IFRAME.' }),
     message: Type.String(),

@@ -126,6 +126,11 @@ export function parseSiteLabel(label: string): SiteLabel | null {
   return { slug, version }
 }
 
+/** How this instance's site URLs look, for descriptions: `http://{slug}.localhost:8080/`, or a preview's with `--v{n}`. */
+export function siteUrlPattern(site: { siteScheme: string; siteDomain: string }, preview = false): string {
+  return `${site.siteScheme}://{slug}${preview ? `${PREVIEW_MARK}{n}` : ''}.${site.siteDomain}/`
+}
+
 /** The public URL of a site: live when version is omitted, else the preview of that version. */
 export function pageUrlFor(site: { siteScheme: string; siteDomain: string }, slug: string, previewVersion?: number): string {
   return `${site.siteScheme}://${siteLabel(slug, previewVersion ?? null)}.${site.siteDomain}/`

@@ -13,6 +13,10 @@ interface AjvIssue {
   params: Record<string, unknown>
 }
 
+/** A field name as the client spelled it, shortened: a long unknown key is never echoed in full. */
+const FIELD_SEGMENT_MAX = 100
+const shortSegment = (segment: string) => (segment.length > FIELD_SEGMENT_MAX ? `${segment.slice(0, FIELD_SEGMENT_MAX - 1)}…` : segment)
+
 /** `/files/0/path` + missing `content` -> `files[0].content` */
 function fieldName(issue: AjvIssue): string {
   const segments = issue.instancePath
@@ -21,7 +25,7 @@ function fieldName(issue: AjvIssue): string {
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
   const extra = (issue.params.missingProperty ?? issue.params.additionalProperty) as string | undefined
   if (extra !== undefined) segments.push(extra)
-  return segments.reduce((name, seg) => (/^\d+$/.test(seg) ? `${name}[${seg}]` : name ? `${name}.${seg}` : seg), '') || 'body'
+  return segments.map(shortSegment).reduce((name, seg) => (/^\d+$/.test(seg) ? `${name}[${seg}]` : name ? `${name}.${seg}` : seg), '') || 'body'
 }
 
 function issueMessage(issue: AjvIssue): string {

@@ -1,6 +1,24 @@
-import { Type } from 'typebox'
+import { type Static, type TSchema, Type } from 'typebox'
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts'
 import { MAX_COLLECTIONS } from '../core/limits.ts'
+
+/**
+ * The one scope every token carries. Declared on the bearer scheme and in each operation's
+ * security requirement (OpenAPI 3.1 allows role names there for non-OAuth schemes).
+ */
+export const TOKEN_SCOPE = 'mcp'
+
+/** The security requirement of every operation that takes a bearer token. */
+export const BEARER_AUTH = [{ bearerAuth: [TOKEN_SCOPE] }]
+
+/**
+ * A success response: a `$ref` to a named schema (keeping its static type) with the description
+ * the document gives the response; without one @fastify/swagger writes "Default Response".
+ */
+export const success = <T extends TSchema & { $id?: string }>(schema: T, description: string) => {
+  if (!schema.$id) throw new Error('success() needs a schema with an $id')
+  return Type.Unsafe<Static<T>>({ $ref: `${schema.$id}#`, description })
+}
 
 const MEANING: Record<ErrorCode, string> = {
   BAD_REQUEST: 'the request is malformed',
@@ -19,6 +37,8 @@ const MEANING: Record<ErrorCode, string> = {
   COLLECTION_CONFLICT:
     "the collection's reserved paths ({name}-*, {name}, {name}.html, {name}/, {name}.json, {name}.xml) clash with files of the live version; the message names them",
   FIELD_IN_USE: 'a field cannot change type while entries hold values for it',
+  PROMOTE_CONFLICT:
+    'the version has files where a collection created since serves its entries, listing or feeds ({name}-*, {name}, {name}.html, {name}/, {name}.json, {name}.xml); the message names the files and the collection',
   UPLOAD_COMPLETED: 'the bytes of this upload were already received; an upload is written once',
   PAYLOAD_TOO_LARGE: 'the body is larger than the service accepts',
   UNSUPPORTED_MEDIA_TYPE: 'the body is not application/json',
@@ -27,6 +47,7 @@ const MEANING: Record<ErrorCode, string> = {
   FETCH_FAILED:
     'a URL could not be fetched safely (blocked address, bad scheme, HTTP error, timeout, too large, too many redirects, not an accepted image); the message says which',
   IMAGE_IMPORT_FAILED: 'an image of the entry could not be imported into the image library; error.fields names the field',
+  RICH_TEXT_TOO_COSTLY: 'rendering the rich text of the entry took longer or needed more memory than its limit and was stopped; error.fields names the field',
   RATE_LIMITED: 'too many publishes; retry after Retry-After seconds',
   INTERNAL: 'unexpected fault on the server',
 }

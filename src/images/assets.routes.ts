@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
 import { ref } from '../core/schemas.ts'
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
+import { AUTH_ERRORS, BEARER_AUTH, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import { ImportAssetRequestSchema, LibraryAssetSchema } from './assets.schemas.ts'
 import type { AssetsService } from './assets.service.ts'
@@ -15,7 +15,7 @@ export function assetsRoutes(assets: AssetsService): FastifyPluginAsyncTypebox {
         schema: {
           operationId: 'importAsset',
           tags: ['Content'],
-          security: [{ bearerAuth: [] }],
+          security: BEARER_AUTH,
           summary: "Add one image to the website's library",
           description:
             'Copies an image into the site-wide image library, by URL (fetched once: a URL already in the library returns the stored asset) or from a completed upload. ' +
@@ -24,7 +24,7 @@ export function assetsRoutes(assets: AssetsService): FastifyPluginAsyncTypebox {
           params: Type.Object({ websiteId: WebsiteIdParam }),
           body: ref(ImportAssetRequestSchema),
           response: {
-            201: ref(LibraryAssetSchema),
+            201: success(LibraryAssetSchema, 'The asset in the library (the stored one when the URL or bytes were already there).'),
             ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'FETCH_FAILED']),
           },
         },

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
 import { formatSize, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
+import { AUTH_ERRORS, BEARER_AUTH, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { CreateUploadsRequestSchema, CreateUploadsResultSchema, UploadContentResultSchema, UploadIdParam } from './uploads.schemas.ts'
 import type { UploadBody, UploadsService } from './uploads.service.ts'
 
@@ -19,11 +19,14 @@ export function uploadsRoutes(uploads: UploadsService): FastifyPluginAsyncTypebo
         schema: {
           operationId: 'createUploads',
           tags,
-          security: [{ bearerAuth: [] }],
+          security: BEARER_AUTH,
           summary: 'Reserve uploads for files too large to inline',
           description: `Reserves 1 to ${MAX_UPLOADS_PER_REQUEST} files of up to ${formatSize(MAX_UPLOAD_BYTES)} each. For each, PUT exactly \`size\` bytes to \`uploadUrl\` within ${minutes} minutes (no bearer token: the URL is signed), then give the \`uploadId\` as a bundle file's \`uploadId\` in createWebsite or createWebsiteVersion, or to importAsset, within ${UPLOAD_RETENTION_MS / 3_600_000} hours. Limits and authoring rules apply to uploaded files exactly as to inline ones.`,
           body: ref(CreateUploadsRequestSchema),
-          response: { 201: ref(CreateUploadsResultSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS]) },
+          response: {
+            201: success(CreateUploadsResultSchema, 'The uploads, each with the URL to PUT its bytes to.'),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS]),
+          },
         },
       },
       async (request, reply) => reply.code(201).send(await uploads.create(principalOf(request), request.body)),
@@ -61,7 +64,7 @@ export function uploadContentRoutes(uploads: UploadsService): FastifyPluginAsync
             signature: Type.Optional(Type.String({ maxLength: 100, description: 'HMAC-SHA256 of the upload id and expiry, base64url.' })),
           }),
           response: {
-            200: ref(UploadContentResultSchema),
+            200: success(UploadContentResultSchema, 'The bytes are stored: the upload can be given by uploadId.'),
             ...errorResponses([
               'BAD_REQUEST',
               'UPLOAD_URL_INVALID',

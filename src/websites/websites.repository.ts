@@ -109,8 +109,19 @@ export class WebsitesRepository {
     return this.db.selectFrom('versions').selectAll().where('website_id', '=', websiteId).orderBy('number', 'desc').execute()
   }
 
+  /** Up to `limit` versions of a site, newest first, older than version number `before` (keyset on the unique website and number). */
+  versionsPage(websiteId: string, limit: number, before?: number): Promise<VersionRow[]> {
+    let query = this.db.selectFrom('versions').selectAll().where('website_id', '=', websiteId)
+    if (before !== undefined) query = query.where('number', '<', before)
+    return query.orderBy('number', 'desc').limit(limit).execute()
+  }
+
   findVersion(websiteId: string, versionId: string): Promise<VersionRow | undefined> {
     return this.db.selectFrom('versions').selectAll().where('website_id', '=', websiteId).where('id', '=', versionId).executeTakeFirst()
+  }
+
+  findVersionByNumber(websiteId: string, number: number): Promise<VersionRow | undefined> {
+    return this.db.selectFrom('versions').selectAll().where('website_id', '=', websiteId).where('number', '=', number).executeTakeFirst()
   }
 
   /** A job (version) with its website, if the user owns or edits that website. */

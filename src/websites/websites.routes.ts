@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
 import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import { AUTH_ERRORS, BODY_ERRORS, errorResponses } from '../http/openapi.ts'
+import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { rateLimitHeaders } from './publish-rate-limit.ts'
 import {
   JobIdParam,
@@ -25,7 +25,6 @@ import type { WebsitesService } from './websites.service.ts'
 
 const WebsiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const tags = ['Publishing']
-const security = [{ bearerAuth: [] }]
 
 /** The eight publishing and inspection operations plus promote, under /v1 (authenticated). */
 export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTypebox {
@@ -39,7 +38,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
           security,
           summary: 'List the websites you own or edit',
           description: `Up to ${WEBSITE_LIST_LIMIT} websites, most recently updated first, with your role on each and the account limits.`,
-          response: { 200: ref(WebsiteListSchema), ...errorResponses(AUTH_ERRORS) },
+          response: { 200: success(WebsiteListSchema, 'The websites, with the account limits.'), ...errorResponses(AUTH_ERRORS) },
         },
       },
       (request) => websites.list(principalOf(request)),
@@ -57,7 +56,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
             'Checks the bundle against the authoring rules, stores it as version 1 and serves it at once at pageUrl. Publishing is synchronous: the job is ready when the response is sent.',
           body: ref(PublishWebsiteRequestSchema),
           response: {
-            201: ref(PublishWebsiteResultSchema),
+            201: success(PublishWebsiteResultSchema, 'Published: version 1 is live at pageUrl.'),
             ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'WEBSITE_LIMIT_REACHED', 'SLUG_TAKEN', 'PUBLISH_INVALID', 'RATE_LIMITED']),
           },
         },
@@ -77,7 +76,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
           security,
           summary: 'Get a website with every version',
           params: WebsiteParams,
-          response: { 200: ref(WebsiteSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+          response: { 200: success(WebsiteSchema, 'The website with every version.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
       (request) => websites.get(principalOf(request), request.params.websiteId),
@@ -92,7 +91,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
           security,
           summary: "List a website's versions, newest first",
           params: WebsiteParams,
-          response: { 200: ref(VersionListSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+          response: { 200: success(VersionListSchema, 'Every version, newest first.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
       (request) => websites.listVersions(principalOf(request), request.params.websiteId),
@@ -111,7 +110,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
           params: WebsiteParams,
           body: ref(PublishVersionRequestSchema),
           response: {
-            201: ref(PublishVersionResultSchema),
+            201: success(PublishVersionResultSchema, 'Published: the version is stored, and live when promoted.'),
             ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'PUBLISH_INVALID', 'RATE_LIMITED']),
           },
         },
@@ -131,10 +130,13 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
           security,
           summary: 'Make a stored version live (review or instant rollback)',
           description:
-            'Serves the given version at the live URL from the next request on. Works for any stored version: one published with promote false, or an older one to roll back to. Owners and editors may promote.',
+            'Serves the given version at the live URL from the next request on. Works for any stored version: one published with promote false, or an older one to roll back to. versionId is the version id (job_...) or its number (`/versions/2/promote`). A version with files where a collection created since serves its entries, listing or feeds is refused (409 PROMOTE_CONFLICT, naming the files and the collection). Owners and editors may promote.',
           params: Type.Object({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
           // A POST: a body, though not needed, is still parsed, so the body errors apply too.
-          response: { 200: ref(VersionSchema), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']) },
+          response: {
+            200: success(VersionSchema, 'The version, now live.'),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'PROMOTE_CONFLICT']),
+          },
         },
       },
       (request) => websites.promote(principalOf(request), request.params.websiteId, request.params.versionId),
@@ -150,7 +152,7 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
           summary: 'Get a publish job',
           description: 'Jobs created through the API are already ready; useful for auditing.',
           params: Type.Object({ jobId: JobIdParam }),
-          response: { 200: ref(JobSchema), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
+          response: { 200: success(JobSchema, 'The job.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
       (request) => websites.getJob(principalOf(request), request.params.jobId),
@@ -166,7 +168,10 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
           summary: 'Check a slug and get an available one',
           description: 'Always returns an available suggestion, whether or not the input is valid and free.',
           querystring: Type.Object({ value: SlugSuggestValue }),
-          response: { 200: ref(SlugSuggestionSchema), ...errorResponses([...AUTH_ERRORS, 'VALIDATION_FAILED']) },
+          response: {
+            200: success(SlugSuggestionSchema, 'Whether the input is a valid, free slug, and an available suggestion.'),
+            ...errorResponses([...AUTH_ERRORS, 'VALIDATION_FAILED']),
+          },
         },
       },
       (request) => websites.suggestSlug(request.query.value),

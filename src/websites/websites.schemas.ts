@@ -1,12 +1,12 @@
 import { type Static, Type } from 'typebox'
 import { CATEGORIES, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
-import { BUNDLE_LIMITS, formatSize } from '../core/limits.ts'
-import { JobStatusSchema, Nullable, ref, stated, Timestamp } from '../core/schemas.ts'
+import { BUNDLE_LIMITS, formatSize, VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX } from '../core/limits.ts'
+import { JobStatusSchema, Nullable, PublishViolationSchema, ref, stated, Timestamp } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Website id (web_...).' })
-export const VersionIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Version id (job_...).' })
+export const VersionIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Version id (job_...) or version number (e.g. 2).' })
 export const JobIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Job id (job_...), also the id of the version the job produced.' })
 export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: 120, description: 'A site name or draft slug.' })
 
@@ -38,6 +38,13 @@ export const PublishWebsiteRequestSchema = Type.Object(
   { $id: 'PublishWebsiteRequest', additionalProperties: false },
 )
 
+const publishWarnings = Type.Optional(
+  Type.Array(ref(PublishViolationSchema), {
+    description:
+      'What browsers will still block or change on the published site although it breaks no authoring rule, each naming its file: MIXED_CONTENT (a plain-http image, font or form target on an https site), UNSAFE_EVAL (eval or new Function, which the Content-Security-Policy refuses), EXTERNAL_MANIFEST. Absent when there is nothing to say.',
+  }),
+)
+
 export const PublishWebsiteResultSchema = Type.Object(
   {
     websiteId: Type.String(),
@@ -46,6 +53,7 @@ export const PublishWebsiteResultSchema = Type.Object(
     slug: Type.String(),
     pageUrl: Type.String({ format: 'uri', description: 'The live URL; serving starts immediately.' }),
     bytesWritten: Type.Integer({ description: 'Total decoded bytes of the bundle.' }),
+    warnings: publishWarnings,
   },
   { $id: 'PublishWebsiteResult' },
 )
@@ -54,8 +62,12 @@ export const PublishVersionRequestSchema = Type.Object(
   {
     files: filesField,
     message: Type.Optional(Type.String({ maxLength: 2000, description: "Changelog entry; stored as the version's instruction." })),
+    // No schema `default` (generated clients would then require the field): the service applies it.
     promote: Type.Optional(
-      Type.Boolean({ default: true, description: 'When false, the live version stays live and the new one is only stored (reviewable at its previewUrl).' }),
+      Type.Boolean({
+        description:
+          'Default true: the new version goes live at once. When false, the live version stays live and the new one is only stored (reviewable at its previewUrl).',
+      }),
     ),
   },
   { $id: 'PublishVersionRequest', additionalProperties: false },
@@ -70,6 +82,7 @@ export const PublishVersionResultSchema = Type.Object(
     pageUrl: Type.String({ format: 'uri', description: "The site's live URL." }),
     previewUrl: Type.String({ format: 'uri', description: 'Where this very version is served, live or not.' }),
     bytesWritten: Type.Integer(),
+    warnings: publishWarnings,
   },
   { $id: 'PublishVersionResult' },
 )
@@ -102,6 +115,23 @@ const versionProperties = {
 export const VersionSchema = Type.Object(versionProperties, { $id: 'Version' })
 
 export const VersionListSchema = Type.Object({ versions: Type.Array(ref(VersionSchema), { description: 'Newest first.' }) }, { $id: 'VersionList' })
+
+/** One page of a website's versions (the MCP tools; REST lists every version). */
+export const VersionPageQuery = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page.' })),
+    // No schema `default`: the service applies it.
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: VERSION_PAGE_MAX, description: `Versions per page, 1 to ${VERSION_PAGE_MAX}. Default ${VERSION_PAGE_DEFAULT}.` }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const VersionPageSchema = Type.Object({
+  versions: Type.Array(ref(VersionSchema), { description: 'Newest first.' }),
+  nextCursor: Nullable(Type.String({ description: 'Pass as cursor for the next, older page; null on the last page.' })),
+})
 
 const SubscriptionSchema = Nullable(Type.Object({ status: Type.String(), renewsAt: Nullable(Type.String()), endsAt: Nullable(Type.String()) }))
 
@@ -168,6 +198,9 @@ export const WebsiteSchema = Type.Object(
   { $id: 'Website' },
 )
 
+/** A website with one page of its versions instead of every version. */
+export const WebsiteWithVersionPageSchema = Type.Object({ ...WebsiteSchema.properties, ...VersionPageSchema.properties })
+
 export const JobSchema = Type.Object(
   {
     jobId: Type.String(),
@@ -187,10 +220,10 @@ export const JobSchema = Type.Object(
 
 export const SlugSuggestionSchema = Type.Object(
   {
-    slug: Type.String({ description: 'The normalized input.' }),
-    valid: Type.Boolean({ description: 'Whether the normalized input is a well-formed slug.' }),
-    available: Type.Boolean({ description: 'Whether it is free to claim; false when invalid.' }),
-    suggestion: Type.String({ description: 'An available slug derived from the input.' }),
+    slug: Type.String({ description: 'The input normalized toward a slug (`My Café!` gives `my-cafe`); empty when nothing is left.' }),
+    valid: Type.Boolean({ description: 'Whether the input itself is a well-formed slug (`My Café!` is not).' }),
+    available: Type.Boolean({ description: 'Whether the input slug is free to claim; false when invalid, taken or reserved.' }),
+    suggestion: Type.String({ description: 'An available slug derived from the input; use it when available is false.' }),
     message: Type.Optional(Type.String({ description: 'Why the input is invalid or taken; absent when usable.' })),
     pageUrl: Type.String({ format: 'uri', description: 'URL at which the suggestion would be served.' }),
   },
@@ -234,6 +267,9 @@ export type PublishVersionRequest = Static<typeof PublishVersionRequestSchema>
 export type PublishVersionResult = Static<typeof PublishVersionResultSchema>
 export type Version = Static<typeof VersionSchema>
 export type VersionList = Static<typeof VersionListSchema>
+export type VersionPageQuery = Static<typeof VersionPageQuery>
+export type VersionPage = Static<typeof VersionPageSchema>
+export type WebsiteWithVersionPage = Static<typeof WebsiteWithVersionPageSchema>
 export type WebsiteSummary = Static<typeof WebsiteSummarySchema>
 export type WebsiteList = Static<typeof WebsiteListSchema>
 export type Website = Static<typeof WebsiteSchema>

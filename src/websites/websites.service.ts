@@ -2,14 +2,17 @@ import type { Principal } from '../auth/tokens.service.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import type { Config } from '../config.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
-import { newId, nowIso, randomBase62 } from '../core/ids.ts'
-import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
-import { firstFreeSlug, normalizeSlug, pageUrlFor, RESERVED_SLUGS, SLUG_MAX, slugBase, slugProblem } from '../core/site-address.ts'
+import { newId, nowIso } from '../core/ids.ts'
+import { VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX, WEBSITE_LIST_LIMIT } from '../core/limits.ts'
+import { pageUrlFor } from '../core/site-address.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { VersionRow } from '../db/types.ts'
+import { quoted } from '../publishing/bundle-paths.ts'
 import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
+import { collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PublishRateLimiter, RateLimitState } from './publish-rate-limit.ts'
+import { randomSlugVariant, SlugClaims } from './slug-claims.ts'
 import type { Executor, VisibleWebsite, WebsitesRepository } from './websites.repository.ts'
 import type {
   Job,
@@ -19,10 +22,13 @@ import type {
   PublishWebsiteResult,
   SlugSuggestion,
   Version,
+  VersionPage,
+  VersionPageQuery,
   Website,
   WebsiteList,
+  WebsiteWithVersionPage,
 } from './websites.schemas.ts'
-import { jobView, livePageUrl, versionView, websiteSummaryView } from './websites.views.ts'
+import { decodeVersionCursor, encodeVersionCursor, jobView, livePageUrl, versionView, websiteSummaryView } from './websites.views.ts'
 
 /** The names of a website's content collections: a publish may not add files where they serve entries. */
 export interface CollectionNames {
@@ -46,6 +52,8 @@ export interface Published<T> {
 }
 
 const DERIVED_SLUG_ATTEMPTS = 5
+/** A version number given where a version id is expected (promote). */
+const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/
 /** Derived-slug collisions with concurrent creates after which a random suffix is used instead. */
 const SEQUENTIAL_SLUG_ATTEMPTS = 2
 
@@ -57,6 +65,7 @@ export class WebsitesService {
   private readonly rateLimiter: PublishRateLimiter
   private readonly siteEvents: SiteEvents
   private readonly collections: CollectionNames
+  private readonly slugs: SlugClaims
 
   constructor(options: WebsitesServiceOptions) {
     this.config = options.config
@@ -66,6 +75,7 @@ export class WebsitesService {
     this.rateLimiter = options.rateLimiter
     this.siteEvents = options.siteEvents
     this.collections = options.collections
+    this.slugs = new SlugClaims(options.repo)
   }
 
   async list(principal: Principal): Promise<WebsiteList> {
@@ -77,12 +87,20 @@ export class WebsitesService {
   async create(principal: Principal, input: PublishWebsiteRequest): Promise<Published<PublishWebsiteResult>> {
     await this.rateLimiter.take(principal.userId)
     await this.assertCanCreate(principal.userId)
-    if (input.slug !== undefined) await this.assertSlugClaimable(input.slug)
+    if (input.slug !== undefined) await this.slugs.assertClaimable(input.slug)
     // A new site has no collections yet: no path is reserved.
     const bundle = await this.pipeline.store(input.files, { userId: principal.userId, collectionNames: [] })
     const { slug, websiteId, version, rateLimit } = await this.recorded(bundle, this.insertWithFreeSlug(principal, input, bundle))
     await this.siteEvents.siteChanged(slug)
-    const result = { websiteId, jobId: version.id, version: 1, slug, pageUrl: pageUrlFor(this.config, slug), bytesWritten: bundle.totalBytes }
+    const result = {
+      websiteId,
+      jobId: version.id,
+      version: 1,
+      slug,
+      pageUrl: pageUrlFor(this.config, slug),
+      bytesWritten: bundle.totalBytes,
+      ...warningsOf(bundle),
+    }
     return { result, rateLimit }
   }
 
@@ -90,13 +108,13 @@ export class WebsitesService {
   private async insertWithFreeSlug(principal: Principal, input: PublishWebsiteRequest, bundle: StoredBundle) {
     for (let attempt = 1; ; attempt++) {
       const derivedFrom = input.name ?? input.category
-      const slug = input.slug ?? (attempt <= SEQUENTIAL_SLUG_ATTEMPTS ? await this.freeSlugFor(derivedFrom) : randomSlugVariant(slugBase(derivedFrom)))
+      const slug = input.slug ?? (attempt <= SEQUENTIAL_SLUG_ATTEMPTS ? await this.slugs.freeSlugFor(derivedFrom) : randomSlugVariant(derivedFrom))
       try {
         return { slug, ...(await this.insertWebsite(principal, input, slug, bundle)) }
       } catch (error) {
         if (!isUniqueViolation(error)) throw error
         // Someone claimed the slug between our check and our insert.
-        if (input.slug !== undefined) throw await this.slugTakenError(input.slug)
+        if (input.slug !== undefined) throw await this.slugs.takenError(input.slug)
         if (attempt >= DERIVED_SLUG_ATTEMPTS) throw error
       }
     }
@@ -104,7 +122,21 @@ export class WebsitesService {
 
   async get(principal: Principal, websiteId: string): Promise<Website> {
     const site = await this.requireVisible(principal, websiteId)
-    const versions = await this.versionsOf(site)
+    return this.websiteView(site, await this.versionsOf(site))
+  }
+
+  /** A website with one page of its versions, newest first, instead of every version. */
+  async getWithVersionPage(principal: Principal, websiteId: string, query: VersionPageQuery): Promise<WebsiteWithVersionPage> {
+    const site = await this.requireVisible(principal, websiteId)
+    const page = await this.versionRowsPage(site.id, query)
+    // currentVersion describes the served version even when it is on another page.
+    const currentId = site.current_version_id
+    const current = currentId && !page.rows.some((row) => row.id === currentId) ? await this.repo.findVersion(site.id, currentId) : undefined
+    const versions = await this.versionsOf(site, current ? [...page.rows, current] : page.rows)
+    return { ...this.websiteView(site, versions), versions: versions.views.slice(0, page.rows.length), nextCursor: page.nextCursor }
+  }
+
+  private websiteView(site: VisibleWebsite, versions: { rows: VersionRow[]; views: Version[] }): Website {
     const currentRow = versions.rows.find((row) => row.id === site.current_version_id)
     const current = versions.views.find((v) => v.isCurrent)
     return {
@@ -133,6 +165,22 @@ export class WebsitesService {
     return { versions: (await this.versionsOf(site)).views }
   }
 
+  /** One page of a website's versions, newest first; nextCursor gives the next, older page. */
+  async listVersionsPage(principal: Principal, websiteId: string, query: VersionPageQuery): Promise<VersionPage> {
+    const site = await this.requireVisible(principal, websiteId)
+    const page = await this.versionRowsPage(site.id, query)
+    return { versions: (await this.versionsOf(site, page.rows)).views, nextCursor: page.nextCursor }
+  }
+
+  private async versionRowsPage(websiteId: string, query: VersionPageQuery): Promise<{ rows: VersionRow[]; nextCursor: string | null }> {
+    const limit = Math.min(query.limit ?? VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX)
+    const before = query.cursor === undefined ? undefined : decodeVersionCursor(query.cursor)
+    const rows = await this.repo.versionsPage(websiteId, limit + 1, before)
+    const page = rows.slice(0, limit)
+    const last = page.at(-1)
+    return { rows: page, nextCursor: rows.length > limit && last ? encodeVersionCursor(last.number) : null }
+  }
+
   async publishVersion(principal: Principal, websiteId: string, input: PublishVersionRequest): Promise<Published<PublishVersionResult>> {
     const site = await this.requireVisible(principal, websiteId)
     await this.rateLimiter.take(principal.userId)
@@ -149,19 +197,58 @@ export class WebsitesService {
       pageUrl: pageUrlFor(this.config, site.slug),
       previewUrl: pageUrlFor(this.config, site.slug, version.number),
       bytesWritten: bundle.totalBytes,
+      ...warningsOf(bundle),
     }
     return { result, rateLimit }
   }
 
-  /** Makes a stored version the live one: publish-time review and instant rollback alike. */
+  /**
+   * Makes a stored version the live one: publish-time review and instant rollback alike.
+   * `versionId` is a version id (job_...) or a version number.
+   */
   async promote(principal: Principal, websiteId: string, versionId: string): Promise<Version> {
     const site = await this.requireVisible(principal, websiteId)
-    const version = await this.repo.findVersion(site.id, versionId)
-    if (!version) throw notFound('Version')
+    const byNumber = VERSION_NUMBER.test(versionId)
+    const version = byNumber ? await this.repo.findVersionByNumber(site.id, Number(versionId)) : await this.repo.findVersion(site.id, versionId)
+    if (!version) {
+      throw new AppError(
+        'NOT_FOUND',
+        byNumber
+          ? `This website has no version ${versionId}.`
+          : `Version ${quoted(versionId, 60)} not found: give a version id (job_...) or a version number of this website.`,
+      )
+    }
     if (version.status !== 'ready') throw new AppError('VALIDATION_FAILED', 'Only a ready version can be promoted.', { fields: { versionId: 'is not ready' } })
+    const files = await this.repo.filesOf([version.id])
+    await this.assertNoReservedPaths(site.id, version.number, files)
     await this.repo.transaction((trx) => this.repo.setCurrentVersion(trx, site.id, version.id, nowIso()))
     await this.siteEvents.siteChanged(site.slug)
-    return versionView(this.config, site.slug, version, await this.repo.filesOf([version.id]), version.id)
+    return versionView(this.config, site.slug, version, files, version.id)
+  }
+
+  /**
+   * A version stored before a collection was created may hold files where that collection now
+   * serves its entries, listing or feeds: going live again, they would shadow them.
+   */
+  private async assertNoReservedPaths(websiteId: string, number: number, files: Array<{ path: string }>): Promise<void> {
+    const names = await this.collections.namesOf(websiteId)
+    if (names.length === 0) return
+    const clashes = new Map<string, string[]>()
+    for (const { path } of files) {
+      const name = collectionOwning(path, names)
+      if (name !== null) clashes.set(name, [...(clashes.get(name) ?? []), path])
+    }
+    if (clashes.size === 0) return
+    const described = [...clashes].map(([name, paths]) => {
+      const shown = paths.slice(0, 10).map((p) => quoted(p, 80))
+      const more = paths.length > 10 ? `, and ${paths.length - 10} more` : ''
+      return `${shown.join(', ')}${more} (where the collection "${name}" serves ${reservedPathsOf(name).join(', ')})`
+    })
+    throw new AppError(
+      'PROMOTE_CONFLICT',
+      `Version ${number} cannot go live: it has files where a collection serves its entries, listing or feeds: ${described.join('; ')}. Publish a version without these files instead.`,
+      { fields: { versionId: `has files where ${[...clashes.keys()].map((name) => `the collection "${name}"`).join(' and ')} serves entries` } },
+    )
   }
 
   async getJob(principal: Principal, jobId: string): Promise<Job> {
@@ -171,16 +258,8 @@ export class WebsitesService {
   }
 
   async suggestSlug(value: string): Promise<SlugSuggestion> {
-    const slug = normalizeSlug(value)
-    const problem = slug === '' ? 'has no letters or digits to make a slug from' : slugProblem(slug)
-    const reserved = RESERVED_SLUGS.has(slug)
-    const available = !problem && !reserved && !(await this.repo.slugExists(slug))
-    const suggestion = available ? slug : await this.freeSlugFor(value)
-    let message: string | undefined
-    if (problem) message = `"${slug || value}" is not a valid slug: it ${problem}. "${suggestion}" is available.`
-    else if (reserved) message = `"${slug}" is reserved for the service itself. "${suggestion}" is available.`
-    else if (!available) message = `"${slug}" is already taken. "${suggestion}" is available.`
-    return { slug, valid: !problem, available, suggestion, ...(message ? { message } : {}), pageUrl: pageUrlFor(this.config, suggestion) }
+    const verdict = await this.slugs.verdict(value)
+    return { ...verdict, pageUrl: pageUrlFor(this.config, verdict.suggestion) }
   }
 
   /** Makes a user an editor of a site (administration; no visibility check). */
@@ -198,8 +277,8 @@ export class WebsitesService {
     return site
   }
 
-  private async versionsOf(site: VisibleWebsite) {
-    const rows = await this.repo.listVersions(site.id)
+  private async versionsOf(site: VisibleWebsite, given?: VersionRow[]) {
+    const rows = given ?? (await this.repo.listVersions(site.id))
     const files = await this.repo.filesOf(rows.map((r) => r.id))
     const byVersion = new Map<string, typeof files>()
     for (const file of files) {
@@ -216,25 +295,6 @@ export class WebsitesService {
     if (count >= this.config.maxWebsites) {
       throw new AppError('WEBSITE_LIMIT_REACHED', `This account already has ${count} websites, the most it may have (${this.config.maxWebsites}).`)
     }
-  }
-
-  private async assertSlugClaimable(slug: string): Promise<void> {
-    const problem = slugProblem(slug)
-    if (problem) throw validationFailed({ slug: problem })
-    if (RESERVED_SLUGS.has(slug) || (await this.repo.slugExists(slug))) throw await this.slugTakenError(slug)
-  }
-
-  private async slugTakenError(slug: string): Promise<AppError> {
-    const suggestion = await this.freeSlugFor(slug)
-    const why = RESERVED_SLUGS.has(slug) ? 'is reserved' : 'is already taken'
-    return new AppError('SLUG_TAKEN', `The slug "${slug}" ${why}. "${suggestion}" is available.`, {
-      fields: { slug: `${why}; try "${suggestion}"` },
-    })
-  }
-
-  private async freeSlugFor(text: string): Promise<string> {
-    const base = slugBase(text)
-    return firstFreeSlug(base, await this.repo.slugsStartingWith(base.slice(0, 40)))
   }
 
   /**
@@ -302,12 +362,6 @@ export class WebsitesService {
   }
 }
 
-/** `base-x7k2q9`: a derived slug that no concurrent create will pick too. */
-function randomSlugVariant(base: string): string {
-  const suffix = `-${randomBase62(6).toLowerCase()}`
-  return base.slice(0, SLUG_MAX - suffix.length).replace(/-+$/, '') + suffix
-}
-
 function versionRow(websiteId: string, number: number, kind: VersionRow['kind'], instruction: string | null, bundle: StoredBundle, userId: string): VersionRow {
   const kb = (bundle.totalBytes / 1024).toFixed(1)
   return {
@@ -325,3 +379,6 @@ function versionRow(websiteId: string, number: number, kind: VersionRow['kind'],
     created_at: nowIso(),
   }
 }
+
+/** A publish result's warnings: present only when there is something to say. */
+const warningsOf = (bundle: StoredBundle) => (bundle.warnings.length > 0 ? { warnings: bundle.warnings } : {})

@@ -1,5 +1,6 @@
 /** Row -> API object mapping, shared by every operation that returns websites or versions. */
 import type { Config } from '../config.ts'
+import { validationFailed } from '../core/errors.ts'
 import { pageUrlFor } from '../core/site-address.ts'
 import type { VersionFileRow, VersionRow } from '../db/types.ts'
 import type { VisibleWebsite, WebsiteListRow } from './websites.repository.ts'
@@ -55,3 +56,20 @@ export function jobView(config: Config, row: VersionRow & { slug: string }): Job
 
 export type { VisibleWebsite }
 export { livePageUrl }
+
+/** A version page cursor: the number of the last version shown, opaque to clients. */
+export const encodeVersionCursor = (number: number): string => Buffer.from(JSON.stringify([number])).toString('base64url')
+
+export function decodeVersionCursor(cursor: string): number {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    parsed = undefined
+  }
+  const number = Array.isArray(parsed) && parsed.length === 1 ? parsed[0] : undefined
+  if (!Number.isSafeInteger(number) || (number as number) < 1) {
+    throw validationFailed({ cursor: 'is not a cursor returned by this listing (pass nextCursor unchanged)' })
+  }
+  return number as number
+}

@@ -55,7 +55,7 @@ const STRICT_RULES = {
 
 type OpenApi = {
   openapi: string
-  info: { title: string; version: string }
+  info: { title: string; version: string; description?: string }
   paths: Record<string, Record<string, any>>
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, any> }
 }
@@ -274,11 +274,12 @@ for (const store of STORES) {
       assert.ok(!('/openapi.json' in doc.paths) && !Object.keys(doc.paths).some((p) => p.startsWith('/.well-known')), 'infrastructure routes are hidden')
     })
 
-    test('every authenticated operation documents the bearer scheme and 401 with the Error schema', async () => {
+    test('every authenticated operation documents the bearer scheme with the scope mcp, and 401 with the Error schema', async () => {
       assert.deepEqual(
         { type: doc.components.securitySchemes.bearerAuth?.type, scheme: doc.components.securitySchemes.bearerAuth?.scheme },
         { type: 'http', scheme: 'bearer' },
       )
+      assert.match(doc.components.securitySchemes.bearerAuth.description, /single scope `mcp`/, 'the scheme states the scope')
       for (const [path, item] of Object.entries(doc.paths)) {
         for (const method of METHODS) {
           const operation = item[method]
@@ -295,7 +296,11 @@ for (const store of STORES) {
             assert.deepEqual(operation.security, [], 'getApiIndex needs no token')
             continue
           }
-          assert.deepEqual(operation.security, [{ bearerAuth: [] }], `${operation.operationId} (${method.toUpperCase()} ${path}) uses the bearer scheme`)
+          assert.deepEqual(
+            operation.security,
+            [{ bearerAuth: ['mcp'] }],
+            `${operation.operationId} (${method.toUpperCase()} ${path}) uses the bearer scheme with the scope mcp`,
+          )
           assert.equal(
             operation.responses['401']?.content?.['application/json']?.schema?.$ref,
             '#/components/schemas/Error',
@@ -306,6 +311,57 @@ for (const store of STORES) {
       const anonymous = await call('GET', '/v1/websites', '/v1/websites')
       assertEnvelope(anonymous, 401, 'AUTH_REQUIRED')
       assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer .*resource_metadata="/)
+    })
+
+    test('every response has a description of its own, and the descriptions show the addresses of this instance', async () => {
+      for (const item of Object.values(doc.paths)) {
+        for (const method of METHODS) {
+          const operation = item[method]
+          if (!operation) continue
+          for (const [status, response] of Object.entries<any>(operation.responses)) {
+            assert.equal(typeof response.description, 'string', `${operation.operationId} ${status}`)
+            assert.ok(
+              response.description.length > 0 && response.description !== 'Default Response',
+              `${operation.operationId} ${status}: ${response.description}`,
+            )
+          }
+        }
+      }
+      // The test server runs on http with sites under plinth.test:8080.
+      assert.ok(doc.info.description?.includes('http://{slug}.plinth.test:8080/'), doc.info.description)
+      assert.ok(!JSON.stringify(doc).includes('{site_domain}'), 'no placeholder for the site domain')
+      assert.ok(doc.components.securitySchemes.bearerAuth.description.includes(`${BASE_URL}/mcp`), 'where tokens are minted and MCP is')
+    })
+
+    test('request fields with a default are optional and carry no schema default; the default is in the description', async () => {
+      const defaults: string[] = []
+      JSON.stringify(doc, (key, value) => {
+        if (key === 'default') defaults.push(JSON.stringify(value))
+        return value
+      })
+      assert.deepEqual(defaults, [], 'no `default` anywhere: generated clients would make such a field required')
+      const promote = doc.components.schemas.PublishVersionRequest as any
+      assert.ok(!promote.required.includes('promote'))
+      assert.match(promote.properties.promote.description, /Default true/)
+      const field = doc.components.schemas.Field as any
+      assert.ok(!field.required.includes('required'))
+      assert.match(field.properties.required.description, /Default false/)
+      const limit = doc.paths['/v1/websites/{websiteId}/collections/{collection}/entries'].get.parameters.find((p: any) => p.name === 'limit')
+      assert.equal(limit.required, false)
+      assert.match(limit.description, /Default 20/)
+    })
+
+    test('stated constraints are shown: bundle file counts and batch items typed as EntryInput', async () => {
+      for (const name of ['PublishWebsiteRequest', 'PublishVersionRequest']) {
+        const files = (doc.components.schemas[name] as any).properties.files
+        assert.equal(files.minItems, 1, name)
+        assert.equal(files.maxItems, 40, name)
+        assert.deepEqual(files.items, { $ref: '#/components/schemas/PublishFile' })
+      }
+      const entries = (doc.components.schemas.EntryBatchRequest as any).properties.entries
+      assert.deepEqual(entries.items, { $ref: '#/components/schemas/EntryInput' })
+      assert.equal(entries.maxItems, 100)
+      assert.ok(!JSON.stringify(doc).includes('x-stated'), 'the annotation itself is not published')
     })
 
     test('createWebsite documents 201, 409, 422 and 429', async () => {
@@ -413,6 +469,23 @@ for (const store of STORES) {
       )
       const promote = '/v1/websites/{websiteId}/versions/{versionId}/promote'
       assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions/job_unknown/promote`, promote, { token: owner.token }), 404, 'NOT_FOUND')
+      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions/99/promote`, promote, { token: owner.token }), 404, 'NOT_FOUND')
+      // A stored version with a file where a collection created later serves its entries.
+      const shadowing = await call('POST', `/v1/websites/${websiteId}/versions`, '/v1/websites/{websiteId}/versions', {
+        token: owner.token,
+        body: { files: bundle('Notes', [{ path: 'notes-first.html', content: '<p>First</p>' }]), promote: false },
+      })
+      assert.equal(shadowing.status, 201, shadowing.text)
+      const notes = await call('POST', `/v1/websites/${websiteId}/collections`, '/v1/websites/{websiteId}/collections', {
+        token: owner.token,
+        body: { name: 'notes', label: 'Notes', fields: [] },
+      })
+      assert.equal(notes.status, 201, notes.text)
+      assertEnvelope(
+        await call('POST', `/v1/websites/${websiteId}/versions/${shadowing.body.version}/promote`, promote, { token: owner.token }),
+        409,
+        'PROMOTE_CONFLICT',
+      )
       assertEnvelope(
         await call('POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`, promote, {
           token: owner.token,

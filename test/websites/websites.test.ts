@@ -462,6 +462,25 @@ for (const store of STORES) {
       assert.equal(await countVersions(created.websiteId), 1)
     })
 
+    test('a bundle of 41 files is PUBLISH_INVALID with TOO_MANY_FILES among all its other violations; 40 files are accepted', async () => {
+      const user = await server.user()
+      const styles = (n: number): File[] => Array.from({ length: n }, (_, i) => ({ path: `css/s${i}.css`, content: `p { margin: ${i}px; }` }))
+      const broken: File[] = [{ path: 'page.html', content: '<!doctype html><title>P</title><iframe src="x.html"></iframe>' }, ...styles(40)]
+      assert.equal(broken.length, 41)
+      const created = await createSite(user, { files: broken })
+      assertError(created, 422, 'PUBLISH_INVALID')
+      assert.deepEqual(created.body.error.violations.map((v: { code: string }) => v.code).sort(), ['IFRAME', 'MISSING_INDEX', 'TOO_MANY_FILES'])
+
+      const target = await site(user, { name: 'Forty files' })
+      const version = await publishVersion(user, target.websiteId, { files: broken })
+      assertError(version, 422, 'PUBLISH_INVALID')
+      assert.deepEqual(version.body.error.violations.map((v: { code: string }) => v.code).sort(), ['IFRAME', 'MISSING_INDEX', 'TOO_MANY_FILES'])
+      assert.equal(await countVersions(target.websiteId), 1)
+
+      const forty: File[] = [bundle()[0], ...styles(39)]
+      assert.equal((await publishVersion(user, target.websiteId, { files: forty })).status, 201)
+    })
+
     test('createWebsiteVersion of an unknown site is 404 NOT_FOUND', async () => {
       const user = await server.user()
       assertError(await publishVersion(user, 'web_doesNotExist0000000000', { files: bundle() }), 404, 'NOT_FOUND')
@@ -566,6 +585,76 @@ for (const store of STORES) {
       assert.equal(got.body.currentVersionId, mine.jobId, 'the live version did not change')
     })
 
+    test('promote takes a version number in place of the version id', async () => {
+      const user = await server.user()
+      const v1Files = bundle('By number v1')
+      const created = await site(user, { name: 'By number', files: v1Files })
+      const v2Files = bundle('By number v2')
+      assert.equal((await publishVersion(user, created.websiteId, { files: v2Files })).status, 201)
+      const promote = (version: string) => server.api('POST', `/v1/websites/${created.websiteId}/versions/${version}/promote`, { token: user.token })
+
+      const res = await promote('1')
+      assert.equal(res.status, 200, res.text)
+      assert.equal(res.body.id, created.jobId)
+      assert.equal(res.body.version, 1)
+      assert.equal(res.body.isCurrent, true)
+      assert.deepEqual((await server.site(created.slug, '/')).body, indexOf(v1Files), 'v1 is live again')
+      assert.equal((await promote('2')).status, 200)
+      assert.deepEqual((await server.site(created.slug, '/')).body, indexOf(v2Files))
+
+      const missing = await promote('3')
+      assertError(missing, 404, 'NOT_FOUND')
+      assert.match(missing.body.error.message, /no version 3/)
+      for (const bad of ['0', 'v1', 'job_doesNotExist00000000000']) {
+        const res = await promote(bad)
+        assertError(res, 404, 'NOT_FOUND')
+        assert.match(res.body.error.message, /version id \(job_\.\.\.\) or a version number/, bad)
+      }
+      const got = await server.api('GET', `/v1/websites/${created.websiteId}`, { token: user.token })
+      assert.equal(got.body.currentVersion.version, 2, 'a refused promote changes nothing')
+    })
+
+    test('promoting a version with files where a collection created since serves its entries is 409 PROMOTE_CONFLICT', async () => {
+      const user = await server.user()
+      const v1Files = bundle('Old blog', [
+        { path: 'posts-old.html', content: '<!doctype html><title>Old post</title><p>Old file</p>' },
+        { path: 'posts/archive.html', content: '<!doctype html><title>Archive</title><p>Archive</p>' },
+      ])
+      const created = await site(user, { name: 'Shadowed', files: v1Files })
+      const v2Files = bundle('New blog')
+      assert.equal((await publishVersion(user, created.websiteId, { files: v2Files })).status, 201)
+      const collection = await server.api('POST', `/v1/websites/${created.websiteId}/collections`, {
+        token: user.token,
+        body: { name: 'posts', label: 'Posts', fields: [{ name: 'title', label: 'Title', type: 'text' }] },
+      })
+      assert.equal(collection.status, 201, collection.text)
+      const entry = await server.api('PUT', `/v1/websites/${created.websiteId}/collections/posts/entries/old`, {
+        token: user.token,
+        body: { data: { title: 'The old entry' } },
+      })
+      assert.equal(entry.status, 201, entry.text)
+      assert.match((await server.site(created.slug, '/posts-old')).body.toString(), /The old entry/)
+
+      for (const version of [created.jobId, '1']) {
+        const res = await server.api('POST', `/v1/websites/${created.websiteId}/versions/${version}/promote`, { token: user.token })
+        assertError(res, 409, 'PROMOTE_CONFLICT')
+        const { message } = res.body.error
+        assert.ok(message.includes('"posts-old.html"'), message)
+        assert.ok(message.includes('"posts/archive.html"'), message)
+        assert.ok(message.includes('collection "posts"'), message)
+        assert.ok(message.includes('posts-*'), 'names the paths the collection reserves')
+        assert.equal(typeof res.body.error.fields?.versionId, 'string')
+      }
+      const got = await server.api('GET', `/v1/websites/${created.websiteId}`, { token: user.token })
+      assert.equal(got.body.currentVersion.version, 2, 'the live version did not change')
+      assert.match((await server.site(created.slug, '/posts-old')).body.toString(), /The old entry/, 'the entry is still served')
+      assert.deepEqual((await server.site(created.slug, '/')).body, indexOf(v2Files))
+
+      // A version without such files may still be promoted.
+      const v3 = await publishVersion(user, created.websiteId, { files: bundle('Staged'), promote: false })
+      assert.equal((await server.api('POST', `/v1/websites/${created.websiteId}/versions/${v3.body.jobId}/promote`, { token: user.token })).status, 200)
+    })
+
     // ---- getJob ---------------------------------------------------------------------------
 
     test('getJob returns a ready job with pageUrl, attempt and statusUrl', async () => {
@@ -603,9 +692,9 @@ for (const store of STORES) {
       assert.equal(res.status, 201, `the suggestion ${slug} can be claimed: ${res.text}`)
     }
 
-    test('suggestSlug of a free name returns its normalized slug as available, with no message', async () => {
+    test('suggestSlug of a valid, free slug returns it as available, with no message', async () => {
       const user = await server.user()
-      const res = await suggest(user, 'Pâtisserie du Coin')
+      const res = await suggest(user, 'patisserie-du-coin')
       assert.equal(res.status, 200)
       assert.deepEqual(res.body, {
         slug: 'patisserie-du-coin',
@@ -615,6 +704,42 @@ for (const store of STORES) {
         pageUrl: pageUrl('patisserie-du-coin'),
       })
       await assertClaimable(user, res.body.suggestion)
+    })
+
+    test('suggestSlug of a name that is not itself a slug is invalid and unavailable, says why, and suggests its normalized form', async () => {
+      const user = await server.user()
+      for (const [value, normalized] of [
+        ['My Café!', 'my-cafe'],
+        ['Crêperie du Port', 'creperie-du-port'],
+      ]) {
+        const res = await suggest(user, value)
+        assert.equal(res.status, 200)
+        assert.equal(res.body.slug, normalized, 'slug is the normalized input')
+        assert.equal(res.body.valid, false, `${value} is not a well-formed slug`)
+        assert.equal(res.body.available, false, 'an invalid input is never available')
+        assert.equal(res.body.suggestion, normalized)
+        assert.equal(res.body.pageUrl, pageUrl(normalized))
+        assert.ok(res.body.message.includes(JSON.stringify(value)), res.body.message)
+        assert.match(res.body.message, /not a valid slug/)
+        assert.ok(res.body.message.includes(`"${normalized}" is available`), res.body.message)
+        await assertClaimable(user, res.body.suggestion)
+      }
+    })
+
+    test('suggestSlug quotes at most a short part of a long input in its message', async () => {
+      const user = await server.user()
+      const value = 'Long name '.repeat(12)
+      assert.equal(value.length, 120)
+      const res = await suggest(user, value)
+      assert.equal(res.status, 200)
+      assert.equal(res.body.valid, false)
+      assert.ok(!res.body.message.includes(value), res.body.message)
+      assert.ok(res.body.message.length < 300, res.body.message)
+      assert.ok(res.body.slug.length <= 50)
+      const tooLong = await suggest(user, 'x'.repeat(120))
+      assert.equal(tooLong.body.valid, false)
+      assert.match(tooLong.body.message, /3 to 50 characters/)
+      assert.ok(!tooLong.body.message.includes('x'.repeat(120)), tooLong.body.message)
     })
 
     test('suggestSlug of a taken slug suggests a free variant', async () => {
@@ -632,14 +757,20 @@ for (const store of STORES) {
       await assertClaimable(user, res.body.suggestion)
       const again = await suggest(user, 'taken-spot')
       assert.equal(again.body.suggestion, 'taken-spot-3', 'the next suggestion skips the claimed one')
+      const named = await suggest(user, 'Taken Spot')
+      assert.deepEqual(
+        [named.body.slug, named.body.valid, named.body.available, named.body.suggestion],
+        ['taken-spot', false, false, 'taken-spot-3'],
+        'a name whose normalized form is taken',
+      )
     })
 
     test('suggestSlug of a reserved slug is valid but not available', async () => {
       const user = await server.user()
-      for (const value of ['admin', 'API']) {
+      for (const value of ['admin', 'api']) {
         const res = await suggest(user, value)
         assert.equal(res.status, 200)
-        assert.equal(res.body.slug, value.toLowerCase())
+        assert.equal(res.body.slug, value)
         assert.equal(res.body.valid, true)
         assert.equal(res.body.available, false)
         assert.notEqual(res.body.suggestion, res.body.slug)
@@ -647,6 +778,9 @@ for (const store of STORES) {
         assert.equal(res.body.pageUrl, pageUrl(res.body.suggestion))
         await assertClaimable(user, res.body.suggestion)
       }
+      const upper = await suggest(user, 'API')
+      assert.deepEqual([upper.body.slug, upper.body.valid, upper.body.available], ['api', false, false])
+      assert.notEqual(upper.body.suggestion, 'api', 'the suggestion is never a reserved word')
     })
 
     test('suggestSlug of an invalid input says why and still suggests an available slug', async () => {
@@ -667,11 +801,26 @@ for (const store of STORES) {
       assert.equal((await suggest(user, 'a')).body.slug, 'a')
     })
 
-    test('suggestSlug collapses repeated hyphens in its input', async () => {
+    test('suggestSlug of an input with nothing left after normalization says so and still suggests an available slug', async () => {
+      const user = await server.user()
+      for (const value of ['--', '!!!', '日本']) {
+        const res = await suggest(user, value)
+        assert.equal(res.status, 200, value)
+        assert.deepEqual([res.body.slug, res.body.valid, res.body.available], ['', false, false], value)
+        assert.match(res.body.message, /no letters or digits/, value)
+        assert.match(res.body.suggestion, /^[a-z][a-z0-9-]{2,49}$/, value)
+        await assertClaimable(user, res.body.suggestion)
+      }
+    })
+
+    test('suggestSlug collapses repeated hyphens in its input, which is not a valid slug itself', async () => {
       const user = await server.user()
       const res = await suggest(user, 'my--shop')
       assert.equal(res.body.slug, 'my-shop')
-      assert.ok(!res.body.suggestion.includes('--'))
+      assert.equal(res.body.valid, false)
+      assert.equal(res.body.available, false)
+      assert.match(res.body.message, /--/)
+      assert.equal(res.body.suggestion, 'my-shop')
     })
 
     test('suggestSlug without value, with an empty one, or with more than 120 characters is 422 VALIDATION_FAILED', async () => {

@@ -19,6 +19,8 @@ export interface ManifestCacheOptions {
   maxFiles?: number
   /** How long an unknown label is remembered (default 5 s). */
   negativeTtlMs?: number
+  /** The clock unknown labels expire by, in ms (default Date.now). */
+  now?: () => number
   /** Max remembered unknown labels (default 10,000). */
   maxNegative?: number
   /** Called for manifest entries with an invalid hash or size (they are left out). */
@@ -33,7 +35,10 @@ interface InFlight {
 
 export class ManifestCache {
   private readonly versions: LRUCache<string, PreparedVersion>
-  private readonly unknown: LRUCache<string, true>
+  /** Unknown label -> when it is forgotten (ms by `now`). */
+  private readonly unknown: LRUCache<string, number>
+  private readonly negativeTtlMs: number
+  private readonly now: () => number
   private readonly inFlight = new Map<string, InFlight>()
   /** slug -> cached preview labels, so a re-created site never serves another site's previews. */
   private readonly previews = new Map<string, Set<string>>()
@@ -46,7 +51,7 @@ export class ManifestCache {
     this.versions = new LRUCache<string, PreparedVersion>({
       max: options.maxEntries ?? 10_000,
       maxSize: options.maxFiles ?? 500_000,
-      sizeCalculation: (version) => version.files.size + 1,
+      sizeCalculation: (version) => version.files.size + version.templates.size + 1,
       dispose: (version, label) => {
         if (!version.preview) return
         const labels = this.previews.get(version.slug)
@@ -55,17 +60,22 @@ export class ManifestCache {
         if (labels.size === 0) this.previews.delete(version.slug)
       },
     })
-    this.unknown = new LRUCache<string, true>({
-      max: options.maxNegative ?? 10_000,
-      ttl: options.negativeTtlMs ?? 5_000,
-    })
+    // Expiry is checked against `now` here rather than by lru-cache's own TTL timers, so it
+    // follows one clock that the caller chooses.
+    this.unknown = new LRUCache<string, number>({ max: options.maxNegative ?? 10_000 })
+    this.negativeTtlMs = options.negativeTtlMs ?? 5_000
+    this.now = options.now ?? Date.now
   }
 
   /** Cached version, null for a remembered unknown label, undefined when a lookup is needed. */
   get(label: string): PreparedVersion | null | undefined {
     const version = this.versions.get(label)
     if (version !== undefined) return version
-    return this.unknown.get(label) === true ? null : undefined
+    const until = this.unknown.get(label)
+    if (until === undefined) return undefined
+    if (this.now() < until) return null
+    this.unknown.delete(label)
+    return undefined
   }
 
   /** Looks the label up (sharing a lookup already in flight) and caches the result. */
@@ -86,7 +96,7 @@ export class ManifestCache {
     const prepared = found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file))
     if (entry.stale) return prepared
     if (prepared === null) {
-      this.unknown.set(label, true)
+      this.unknown.set(label, this.now() + this.negativeTtlMs)
     } else {
       this.unknown.delete(label)
       this.versions.set(label, prepared)
@@ -147,6 +157,7 @@ export class BlobCache {
 
   /** Cached bytes of this variant, or undefined. */
   peek(v: PreparedVariant): Buffer | undefined {
+    if (v.bytes !== null) return v.bytes
     if (v.size === 0) return EMPTY
     return this.cache === null ? undefined : this.cache.get(v.key)
   }

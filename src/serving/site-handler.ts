@@ -17,6 +17,7 @@ import {
   missingHeaders,
   notModifiedHeaders,
   okHeaders,
+  originForm,
   type PreparedFile,
   type PreparedVariant,
   type PreparedVersion,
@@ -32,24 +33,38 @@ export interface SiteServer {
   isSiteHost(host: string | undefined): boolean
   /** Forget everything cached for this slug's live site (called after publish/promote, also from other instances). */
   invalidate(slug: string): void
-  stats(): { sites: number; blobBytes: number; blobEntries: number }
+  stats(): { sites: number; blobBytes: number; blobEntries: number; content: ContentStats }
 }
 
-/** What a content responder falls back on when it has nothing at the path, or failed. */
-export interface ContentFallback {
-  notFound(): void
-  fail(error: unknown): void
+/**
+ * What a content path answers. A page is a PreparedFile (its bytes in memory or in the blob store)
+ * and is served exactly like a published file; a fixed page (the owner's error page) is sent as
+ * it is; a redirect keeps the request's query string; missing is the site's 404. A file answered
+ * for one version and host label must not be answered for another: its headers are kept on it.
+ */
+export type ContentAnswer =
+  { kind: 'file'; file: PreparedFile } | { kind: 'page'; page: BuiltinPage } | { kind: 'redirect'; location: string } | { kind: 'missing' }
+
+/** Counters of a content responder: `renders` is how many pages it has built. */
+export interface ContentStats {
+  renders: number
+  cached: number
 }
 
 /** Answers site paths that are not files of the version (entries, listings, feeds; see site-content/site-content.ts). */
 export interface ContentResponder {
-  /** False when the path is none of its own (the 404 is sent at once); true when it took over the response. */
-  serve(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, fallback: ContentFallback): boolean
+  /**
+   * undefined when the path (origin-form, with its query) is none of its own; otherwise the answer,
+   * synchronously when it is cached, else a promise of it. The bundle's own `sitemap.xml` is
+   * offered here too: undefined serves the file as it is.
+   */
+  answer(target: string, version: PreparedVersion): ContentAnswer | Promise<ContentAnswer> | undefined
   invalidate(slug: string): void
+  stats(): ContentStats
 }
 
 /** For a site server that serves published files only: every other path is the site's 404. */
-export const NO_CONTENT: ContentResponder = { serve: () => false, invalidate: () => {} }
+export const NO_CONTENT: ContentResponder = { answer: () => undefined, invalidate: () => {}, stats: () => ({ renders: 0, cached: 0 }) }
 
 export interface SiteServerOptions {
   siteDomain: string
@@ -66,6 +81,8 @@ export interface SiteServerOptions {
   manifestFiles?: number
   /** How long unknown sites are remembered, in ms (default 5,000). */
   negativeTtlMs?: number
+  /** The clock unknown sites expire by (default Date.now). */
+  now?: () => number
   /** Content pages served where the version has no file (NO_CONTENT for a server of files only). */
   content: ContentResponder
 }
@@ -93,6 +110,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     maxEntries: options.manifestEntries,
     maxFiles: options.manifestFiles,
     negativeTtlMs: options.negativeTtlMs,
+    now: options.now,
     onInvalidFile: (label, file) => log.error({ label, path: file?.path, hash: file?.hash }, 'manifest entry with an invalid hash or size skipped'),
   })
   /** Host header value -> parsed site host (or null): parsing is skipped for repeat hosts. */
@@ -188,16 +206,50 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   }
 
   function serve(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean): void {
-    const target = resolvePath(version, req.url ?? '/')
+    const url = req.url ?? '/'
+    const target = resolvePath(version, url)
     if (typeof target === 'object') {
-      serveFile(req, res, version, target, head)
+      // The bundle's own sitemap.xml is merged with the site's content by the content responder.
+      if (target.path === 'sitemap.xml') serveContent(req, res, version, head, originForm(url) ?? url, target)
+      else serveFile(req, res, version, target, head)
     } else if (typeof target === 'string') {
       res.writeHead(301, redirectHeaders(version, target))
       res.end()
     } else if (target === BAD_PATH) {
       sendPage(res, BAD_REQUEST_PAGE, head)
-    } else if (!content.serve(req, res, version, head, { notFound: () => sendMissing(req, res, version, head), fail: (error) => fail(req, res, error) })) {
-      sendMissing(req, res, version, head)
+    } else {
+      serveContent(req, res, version, head, originForm(url) ?? url, null)
+    }
+  }
+
+  /** A path that is no file of the version (or the bundle's sitemap.xml, `file`): the content responder answers it. */
+  function serveContent(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, target: string, file: PreparedFile | null): void {
+    const answer = content.answer(target, version)
+    if (answer === undefined) {
+      if (file === null) sendMissing(req, res, version, head)
+      else serveFile(req, res, version, file, head)
+    } else if (answer instanceof Promise) {
+      answer.then(
+        (answered) => sendAnswer(req, res, version, head, target, answered),
+        (error) => fail(req, res, error),
+      )
+    } else {
+      sendAnswer(req, res, version, head, target, answer)
+    }
+  }
+
+  function sendAnswer(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, target: string, answer: ContentAnswer): void {
+    try {
+      if (answer.kind === 'file') serveFile(req, res, version, answer.file, head)
+      else if (answer.kind === 'page') sendPage(res, answer.page, head)
+      else if (answer.kind === 'missing') sendMissing(req, res, version, head)
+      else {
+        const q = target.indexOf('?')
+        res.writeHead(301, redirectHeaders(version, q === -1 ? answer.location : answer.location + target.slice(q)))
+        res.end()
+      }
+    } catch (error) {
+      fail(req, res, error)
     }
   }
 
@@ -250,7 +302,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       content.invalidate(String(slug).toLowerCase())
     },
     stats() {
-      return { sites: manifests.size, blobBytes: blobs.bytes, blobEntries: blobs.entries }
+      return { sites: manifests.size, blobBytes: blobs.bytes, blobEntries: blobs.entries, content: content.stats() }
     },
   }
 }

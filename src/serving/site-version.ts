@@ -2,8 +2,11 @@
  * A served version prepared for the hot path: path -> file Map, and per (file, encoding) header
  * lists built once on first use and then reused for every response.
  */
+import { createHash } from 'node:crypto'
 import { type BlobEncoding, SHA256_HEX } from '../blobs/blob-store.ts'
 import { contentTypeHeader, isCompressible } from '../core/media-types.ts'
+import { siteLabel } from '../core/site-address.ts'
+import { TEMPLATE_DIR } from '../publishing/template-rules.ts'
 import type { ServedEncoding } from './http-conditionals.ts'
 import { CACHE_REVALIDATE, NOINDEX_HEADERS, SITE_SECURITY_HEADERS } from './security-headers.ts'
 import type { ServedFile, ServedVersion } from './site-lookup.ts'
@@ -15,6 +18,8 @@ export interface PreparedVariant {
   key: string
   size: number
   etag: string
+  /** The bytes themselves when they live in memory (a rendered content page), else null (read from the blob store). */
+  bytes: Buffer | null
   /** 200 headers (also HEAD), built on first use. */
   ok: string[] | null
   /** 304 headers, built on first use. */
@@ -26,6 +31,7 @@ export interface PreparedVariant {
 export interface PreparedFile {
   path: string
   contentType: string
+  cacheControl: string
   /** Whether responses carry Vary: Accept-Encoding. */
   vary: boolean
   identity: PreparedVariant
@@ -39,12 +45,17 @@ export interface PreparedVersion {
   versionId: string
   number: number
   preview: boolean
+  /** The host label: `slug`, or `slug--vN` for a preview. */
+  label: string
+  /** The files served at their paths (never those under `_templates/`). */
   files: Map<string, PreparedFile>
+  /** The version's templates (`_templates/…`, keyed by their full path): read by content pages, never served. */
+  templates: Map<string, PreparedFile>
   /** The bundle's own 404.html, if any. */
   notFound: PreparedFile | null
 }
 
-function variant(hash: string, encoding: BlobEncoding, size: number): PreparedVariant {
+function variant(hash: string, encoding: BlobEncoding, size: number, bytes: Buffer | null = null): PreparedVariant {
   const suffix = encoding === 'identity' ? '' : encoding === 'br' ? '-br' : '-gz'
   return {
     encoding,
@@ -52,6 +63,7 @@ function variant(hash: string, encoding: BlobEncoding, size: number): PreparedVa
     key: encoding === 'identity' ? hash : `${hash}.${encoding}`,
     size,
     etag: `"${hash.slice(0, 40)}${suffix}"`,
+    bytes,
     ok: null,
     notModified: null,
     missing: null,
@@ -66,20 +78,53 @@ function prepareFile(file: ServedFile): PreparedFile | null {
   if (typeof file.hash !== 'string' || !SHA256_HEX.test(file.hash) || !validSize(file.size)) return null
   const br = validSize(file.brSize) ? variant(file.hash, 'br', file.brSize) : null
   const gzip = validSize(file.gzipSize) ? variant(file.hash, 'gzip', file.gzipSize) : null
-  const contentType = String(file.contentType ?? '')
+  return preparedFile(file.path, String(file.contentType ?? ''), CACHE_REVALIDATE, variant(file.hash, 'identity', file.size), br, gzip)
+}
+
+function preparedFile(
+  path: string,
+  contentType: string,
+  cacheControl: string,
+  identity: PreparedVariant,
+  br: PreparedVariant | null,
+  gzip: PreparedVariant | null,
+): PreparedFile {
   return {
-    path: file.path,
+    path,
     contentType: contentTypeHeader(contentType),
+    cacheControl,
     vary: br !== null || gzip !== null || isCompressible(contentType),
-    identity: variant(file.hash, 'identity', file.size),
+    identity,
     br,
     gzip,
   }
 }
 
+/**
+ * A file whose bytes are in memory (a rendered content page) with its precompressed variants:
+ * served exactly like a published file (validators, Vary, ranges, HEAD, 304).
+ */
+export function memoryFile(path: string, contentType: string, bytes: Buffer, br: Buffer | null, gzip: Buffer | null): PreparedFile {
+  const hash = createHash('sha256').update(bytes).digest('hex')
+  return preparedFile(
+    path,
+    contentType,
+    CACHE_REVALIDATE,
+    variant(hash, 'identity', bytes.length, bytes),
+    br === null ? null : variant(hash, 'br', br.length, br),
+    gzip === null ? null : variant(hash, 'gzip', gzip.length, gzip),
+  )
+}
+
+/** A blob of the store served as a file with no precompressed variants (a library image). */
+export function storedFile(path: string, contentType: string, hash: string, size: number, cacheControl: string): PreparedFile {
+  return preparedFile(path, contentType, cacheControl, variant(hash, 'identity', size), null, null)
+}
+
 /** Builds the prepared form of a version. Files with an invalid hash or size are left out and reported. */
 export function prepareVersion(version: ServedVersion, preview: boolean, onInvalid?: (file: ServedFile) => void): PreparedVersion {
   const files = new Map<string, PreparedFile>()
+  const templates = new Map<string, PreparedFile>()
   for (const file of version.files) {
     const prepared = prepareFile(file)
     if (prepared === null) {
@@ -89,7 +134,9 @@ export function prepareVersion(version: ServedVersion, preview: boolean, onInval
     let path = String(file.path)
     while (path.startsWith('/')) path = path.slice(1)
     prepared.path = path
-    files.set(path, prepared)
+    // The templates folder is read by content pages, and is a 404 like any missing page.
+    if (path.startsWith(TEMPLATE_DIR)) templates.set(path, prepared)
+    else files.set(path, prepared)
   }
   return {
     websiteId: version.websiteId,
@@ -97,7 +144,9 @@ export function prepareVersion(version: ServedVersion, preview: boolean, onInval
     versionId: version.versionId,
     number: version.number,
     preview,
+    label: siteLabel(version.slug, preview ? version.number : null),
     files,
+    templates,
     notFound: files.get('404.html') ?? null,
   }
 }
@@ -133,14 +182,14 @@ export function okHeaders(file: PreparedFile, v: PreparedVariant, version: Prepa
   if (v.ok !== null) return v.ok
   const out = ['Content-Type', file.contentType, 'Content-Length', String(v.size), 'ETag', v.etag]
   encodingHeader(v, out)
-  out.push('Cache-Control', CACHE_REVALIDATE, 'Accept-Ranges', 'bytes')
+  out.push('Cache-Control', file.cacheControl, 'Accept-Ranges', 'bytes')
   return (v.ok = tail(file, version, out))
 }
 
 /** Headers of a 304 response for this variant. */
 export function notModifiedHeaders(file: PreparedFile, v: PreparedVariant, version: PreparedVersion): string[] {
   if (v.notModified !== null) return v.notModified
-  return (v.notModified = tail(file, version, ['ETag', v.etag, 'Cache-Control', CACHE_REVALIDATE]))
+  return (v.notModified = tail(file, version, ['ETag', v.etag, 'Cache-Control', file.cacheControl]))
 }
 
 /** Headers when this file is sent as the version's 404 page (no validators, no ranges). */
@@ -157,14 +206,14 @@ export function partialHeaders(file: PreparedFile, version: PreparedVersion, sta
   const v = file.identity
   const out = ['Content-Type', file.contentType, 'Content-Length', String(end - start + 1)]
   out.push('Content-Range', `bytes ${start}-${end}/${v.size}`, 'ETag', v.etag)
-  out.push('Cache-Control', CACHE_REVALIDATE, 'Accept-Ranges', 'bytes')
+  out.push('Cache-Control', file.cacheControl, 'Accept-Ranges', 'bytes')
   return tail(file, version, out)
 }
 
 /** Headers of a 416 response. */
 export function unsatisfiableHeaders(file: PreparedFile, version: PreparedVersion): string[] {
   const out = ['Content-Range', `bytes */${file.identity.size}`, 'Content-Length', '0']
-  out.push('ETag', file.identity.etag, 'Cache-Control', CACHE_REVALIDATE, 'Accept-Ranges', 'bytes')
+  out.push('ETag', file.identity.etag, 'Cache-Control', file.cacheControl, 'Accept-Ranges', 'bytes')
   return tail(file, version, out)
 }
 
@@ -178,6 +227,15 @@ export function redirectHeaders(version: PreparedVersion, location: string): str
 
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
 
+/** The path and query of a request target (absolute-form `http://host/path` too), null when it is neither form. */
+export function originForm(target: string): string | null {
+  if (target.charCodeAt(0) === 47 /* / */) return target
+  const origin = ABSOLUTE_FORM.exec(target)
+  if (origin === null) return null
+  const url = target.slice(origin[0].length)
+  return url.charCodeAt(0) === 47 ? url : `/${url}`
+}
+
 export const BAD_PATH = 0
 export const MISSING = 1
 
@@ -186,14 +244,8 @@ export const MISSING = 1
  * BAD_PATH (400) or MISSING (404). The query string is ignored (and kept on redirects).
  */
 export function resolvePath(version: PreparedVersion, target: string): PreparedFile | string | typeof BAD_PATH | typeof MISSING {
-  let url = target
-  if (url.charCodeAt(0) !== 47 /* / */) {
-    // absolute-form (http://host/path): only the path and query matter here.
-    const origin = ABSOLUTE_FORM.exec(url)
-    if (origin === null) return BAD_PATH
-    url = url.slice(origin[0].length)
-    if (url.charCodeAt(0) !== 47) url = `/${url}`
-  }
+  const url = originForm(target)
+  if (url === null) return BAD_PATH
   const q = url.indexOf('?')
   const raw = q === -1 ? url : url.slice(0, q)
   let path = raw

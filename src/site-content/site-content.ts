@@ -1,6 +1,9 @@
 /**
  * Content on published sites: answers the site paths that are not files of the version being
  * served (entry pages, listings, feeds, sitemap.xml, library images), through an in-memory cache.
+ * A built page is kept as bytes with its br and gzip variants, as a PreparedFile the site server
+ * sends exactly like a published file (ETag, Vary, Range, HEAD, 304); a warm page is answered
+ * synchronously.
  *
  * Cache keys hold the version id and the slug's content generation, bumped by `invalidate(slug)`:
  * the site server calls it on every site change (publish, promote, and any change to entries or
@@ -8,30 +11,33 @@
  * next request while a warm unchanged page is answered without touching the database. A cached
  * page also expires when the site's next scheduled entry goes live.
  */
-import { createHash } from 'node:crypto'
-import type { IncomingMessage, ServerResponse } from 'node:http'
 import { LRUCache } from 'lru-cache'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import { escapeHtml } from '../core/html.ts'
 import { nowIso } from '../core/ids.ts'
-import { etagMatches } from '../serving/http-conditionals.ts'
-import { CACHE_REVALIDATE, NOINDEX_HEADERS, SITE_SECURITY_HEADERS } from '../serving/security-headers.ts'
-import type { ContentFallback, ContentResponder } from '../serving/site-handler.ts'
-import type { PreparedVersion } from '../serving/site-version.ts'
+import { compressVariants } from '../blobs/compression.ts'
+import { type BuiltinPage, builtin } from '../serving/security-headers.ts'
+import type { ContentAnswer, ContentResponder, ContentStats } from '../serving/site-handler.ts'
+import { memoryFile, type PreparedVersion, storedFile } from '../serving/site-version.ts'
 import { type ContentRoute, parseRoute, RenderedPageRefused, SitePages, type SitePagesSources } from './site-pages.ts'
 import { SiteTemplates, TEMPLATE_DIR, TemplateFailure } from './site-templates.ts'
 
 /** Library images never change under their hash. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'
 const MAX_TEMPLATE_BYTES = 1_000_000
+/** A bundle's own sitemap.xml larger than this is served as it is, not merged. */
+const MAX_OWN_SITEMAP_BYTES = 10_000_000
 
-interface CachedResponse {
-  body: Buffer
-  etag: string
-  ok: string[]
-  notModified: string[]
+const MISSING: ContentAnswer = Object.freeze({ kind: 'missing' })
+
+interface Cached {
+  answer: ContentAnswer
   /** ms since epoch after which the page must be built again (a scheduled entry went live). */
   validUntil: number
+  /** Bytes held, for the cache budget. */
+  size: number
+  /** False for answers that no content change invalidates (a library image not found yet). */
+  keep: boolean
 }
 
 export interface SiteContentOptions {
@@ -39,22 +45,18 @@ export interface SiteContentOptions {
   blobs: BlobStore
   /** Scheme of site URLs (feeds and sitemap hold absolute URLs). */
   scheme: 'http' | 'https'
+  /** The site domain (with its port, if any): a page's absolute URLs are on `{label}.{siteDomain}`. */
+  siteDomain: string
   log: { error(obj: unknown, msg?: string): void }
   /** Byte budget of the rendered-page cache (default 64 MiB). */
   cacheBytes?: number
 }
 
-function responseHeaders(contentType: string, body: Buffer, etag: string, cacheControl: string, preview: boolean): Pick<CachedResponse, 'ok' | 'notModified'> {
-  const tail = preview ? [...SITE_SECURITY_HEADERS, ...NOINDEX_HEADERS] : [...SITE_SECURITY_HEADERS]
-  return {
-    ok: ['Content-Type', contentType, 'Content-Length', String(body.length), 'ETag', etag, 'Cache-Control', cacheControl, ...tail],
-    notModified: ['ETag', etag, 'Cache-Control', cacheControl, ...tail],
-  }
-}
-
 /** The 500 page a broken template gets: the site owner wrote it, so it says what failed. */
-function ownerErrorPage(res: ServerResponse, head: boolean, title: string, lines: string[]): void {
-  const body = Buffer.from(
+function ownerErrorPage(title: string, lines: string[]): BuiltinPage {
+  return builtin(
+    500,
+    'text/html; charset=utf-8',
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>' +
       escapeHtml(title) +
       '</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:10vh auto;padding:0 1rem;color:#222}li,p{color:#555}</style></head><body><h1>' +
@@ -62,123 +64,127 @@ function ownerErrorPage(res: ServerResponse, head: boolean, title: string, lines
       '</h1>' +
       lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('') +
       '</body></html>\n',
-    'utf8',
   )
-  res.writeHead(500, [
-    'Content-Type',
-    'text/html; charset=utf-8',
-    'Content-Length',
-    String(body.length),
-    'Cache-Control',
-    'no-store',
-    ...SITE_SECURITY_HEADERS,
-    ...NOINDEX_HEADERS,
-  ])
-  res.end(head ? undefined : body)
 }
 
 export class SiteContent implements ContentResponder {
   private readonly pages: SitePages
-  private readonly cache: LRUCache<string, CachedResponse>
-  private readonly inFlight = new Map<string, Promise<CachedResponse | null>>()
+  private readonly cache: LRUCache<string, Cached>
+  private readonly inFlight = new Map<string, Promise<ContentAnswer>>()
   /** slug -> content generation, part of every page cache key. */
   private readonly generations = new Map<string, number>()
-  /** version id -> its templates (template files are immutable within a version). */
+  /** version id -> its templates (template files are immutable within a version): compiled once per version. */
   private readonly templates = new LRUCache<string, Promise<SiteTemplates>>({ max: 500 })
+  private renders = 0
 
   constructor(private readonly options: SiteContentOptions) {
     this.pages = new SitePages(options.sources)
-    this.cache = new LRUCache({ maxSize: options.cacheBytes ?? 64 * 1024 * 1024, sizeCalculation: (r) => r.body.length + 256 })
+    this.cache = new LRUCache({ maxSize: options.cacheBytes ?? 64 * 1024 * 1024, sizeCalculation: (c) => c.size })
   }
 
   invalidate(slug: string): void {
     this.generations.set(slug, (this.generations.get(slug) ?? 0) + 1)
   }
 
-  serve(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, fallback: ContentFallback): boolean {
-    const route = parseRoute(req.url ?? '/')
-    if (route === null) return false
-    const key = this.keyOf(req, version, route)
+  stats(): ContentStats {
+    return { renders: this.renders, cached: this.cache.size }
+  }
+
+  answer(target: string, version: PreparedVersion): ContentAnswer | Promise<ContentAnswer> | undefined {
+    const route = parseRoute(target)
+    if (route === null) return undefined
+    const generation = this.generations.get(version.slug) ?? 0
+    const key = this.keyOf(version, generation, route)
     const hit = this.cache.get(key)
-    if (hit !== undefined && Date.now() < hit.validUntil) {
-      this.send(req, res, hit, head)
-      return true
-    }
+    if (hit !== undefined && (hit.validUntil === Number.POSITIVE_INFINITY || Date.now() < hit.validUntil)) return hit.answer
     let running = this.inFlight.get(key)
     if (running === undefined) {
-      const generation = this.generations.get(version.slug) ?? 0
-      running = this.build(req, version, route).finally(() => this.inFlight.delete(key))
+      running = this.build(version, route)
+        .then((built) => {
+          // Changed while building: answer with it this once, but cache only what is still current.
+          if (built.keep && (this.generations.get(version.slug) ?? 0) === generation) this.cache.set(key, built)
+          return built.answer
+        })
+        .finally(() => this.inFlight.delete(key))
       this.inFlight.set(key, running)
-      running.then(
-        (built) => {
-          // Changed while building: serve it this once, but cache only what is still current.
-          if (built !== null && (this.generations.get(version.slug) ?? 0) === generation) this.cache.set(key, built)
-        },
-        () => {},
-      )
     }
-    running.then(
-      (built) => (built === null ? fallback.notFound() : this.send(req, res, built, head)),
-      (error) => this.failed(req, res, head, error, fallback),
-    )
-    return true
+    return running
   }
 
-  private keyOf(req: IncomingMessage, version: PreparedVersion, route: ContentRoute): string {
-    // Library images belong to the website, not to a version or a content generation. Pages hold
-    // absolute URLs of the host they were asked on (a live site and its preview differ).
-    if (route.kind === 'asset') return `asset ${version.websiteId} ${route.hash} ${route.ext}`
+  /**
+   * Pages belong to a site (its host label: a live site and its preview differ) and a version, not
+   * to the Host header they were asked with: every spelling of one site's host shares one entry.
+   */
+  private keyOf(version: PreparedVersion, generation: number, route: ContentRoute): string {
+    // Library images belong to the website, not to a version or a content generation.
+    if (route.kind === 'asset') return `asset ${version.label} ${version.websiteId} ${route.hash} ${route.ext}`
     const page = route.kind === 'list' ? route.page : route.kind === 'entry' ? route.slug : ''
-    return `${version.versionId} ${this.generations.get(version.slug) ?? 0} ${route.kind} ${'collection' in route ? route.collection : ''} ${page} ${req.headers.host ?? ''}`
+    return `${version.label} ${version.versionId} ${generation} ${route.kind} ${'collection' in route ? route.collection : ''} ${page}`
   }
 
-  private send(req: IncomingMessage, res: ServerResponse, page: CachedResponse, head: boolean): void {
-    const ifNoneMatch = req.headers['if-none-match']
-    if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, page.etag)) {
-      res.writeHead(304, page.notModified)
-      res.end()
-      return
-    }
-    res.writeHead(200, page.ok)
-    res.end(head ? undefined : page.body)
-  }
-
-  private failed(req: IncomingMessage, res: ServerResponse, head: boolean, error: unknown, fallback: ContentFallback): void {
-    if (error instanceof TemplateFailure) {
-      this.options.log.error({ err: error, host: req.headers.host, url: req.url }, 'site template failed')
-      ownerErrorPage(res, head, 'This page could not be rendered', [error.message, 'Fix the template and publish again.'])
-    } else if (error instanceof RenderedPageRefused) {
-      this.options.log.error(
-        { host: req.headers.host, url: req.url, template: error.template, violations: error.violations },
-        'rendered page refused by the authoring rules',
-      )
-      ownerErrorPage(res, head, 'This page breaks the authoring rules', [
-        `The page rendered by ${error.template} was not served:`,
-        ...error.violations.map((v) => `${v.code}: ${v.message}`),
-      ])
-    } else fallback.fail(error)
-  }
-
-  private async build(req: IncomingMessage, version: PreparedVersion, route: ContentRoute): Promise<CachedResponse | null> {
+  private async build(version: PreparedVersion, route: ContentRoute): Promise<Cached> {
     if (route.kind === 'asset') {
       const asset = await this.pages.asset(version.websiteId, route.hash, route.ext)
-      if (asset === null) return null
-      const body = await this.options.blobs.get(asset.hash, 'identity')
-      const etag = `"${asset.hash.slice(0, 40)}"`
-      return { body, etag, validUntil: Number.POSITIVE_INFINITY, ...responseHeaders(asset.contentType, body, etag, IMMUTABLE, version.preview) }
+      if (asset === null) return { answer: MISSING, validUntil: 0, size: 0, keep: false }
+      const file = storedFile(`_assets/${asset.hash}.${route.ext}`, asset.contentType, asset.hash, asset.size, IMMUTABLE)
+      return { answer: { kind: 'file', file }, validUntil: Number.POSITIVE_INFINITY, size: 512, keep: true }
     }
+    this.renders++
     const now = nowIso()
     const site = {
       websiteId: version.websiteId,
       slug: version.slug,
-      origin: `${this.options.scheme}://${String(req.headers.host).toLowerCase()}`,
+      origin: `${this.options.scheme}://${version.label}.${this.options.siteDomain}`,
       files: version.files.keys(),
       templates: () => this.templatesOf(version),
+      ownSitemap: () => this.ownSitemap(version),
     }
-    const [built, validUntil] = await Promise.all([this.pages.build(site, route, now), this.pages.validUntil(version.websiteId, now)])
-    if (built === null) return null
-    const etag = `"${createHash('sha256').update(built.body).digest('base64url').slice(0, 32)}"`
-    return { body: built.body, etag, validUntil, ...responseHeaders(built.contentType, built.body, etag, CACHE_REVALIDATE, version.preview) }
+    // A template that fails answers its error page, cached like a page until the next change.
+    const page = this.pages.build(site, route, now).catch((error: unknown) => this.ownerFailure(error, version, route))
+    const [built, validUntil] = await Promise.all([page, this.pages.validUntil(version.websiteId, now)])
+    let answer: ContentAnswer
+    let size = 256
+    if (built === null) answer = MISSING
+    else if (built === 'own') {
+      const own = version.files.get('sitemap.xml')
+      answer = own === undefined ? MISSING : { kind: 'file', file: own }
+    } else if ('redirect' in built) answer = { kind: 'redirect', location: built.redirect }
+    else if ('status' in built) {
+      answer = { kind: 'page', page: built }
+      size += built.body.length
+    } else {
+      // The same variants as a published file's, made once when the page is built.
+      const { br, gzip: gzipped } = await compressVariants(built.body, built.contentType)
+      const file = memoryFile(target(route), built.contentType, built.body, br, gzipped)
+      answer = { kind: 'file', file }
+      size += built.body.length + (br?.length ?? 0) + (gzipped?.length ?? 0)
+    }
+    return { answer, validUntil, size, keep: true }
+  }
+
+  /** The owner's error page for a template that failed or a rendered page the rules refuse; other errors propagate. */
+  private ownerFailure(error: unknown, version: PreparedVersion, route: ContentRoute): BuiltinPage {
+    const where = { site: version.label, version: version.number, path: `/${target(route)}` }
+    if (error instanceof TemplateFailure) {
+      this.options.log.error({ err: error, ...where }, 'site template failed')
+      return ownerErrorPage('This page could not be rendered', [error.message, 'Fix the template and publish again.'])
+    }
+    if (error instanceof RenderedPageRefused) {
+      this.options.log.error({ ...where, template: error.template, violations: error.violations }, 'rendered page refused by the authoring rules')
+      return ownerErrorPage('This page breaks the authoring rules', [
+        `The page rendered by ${error.template} was not served:`,
+        ...error.violations.map((v) => `${v.code}: ${v.message}`),
+      ])
+    }
+    throw error
+  }
+
+  private async ownSitemap(version: PreparedVersion): Promise<string | null> {
+    const file = version.files.get('sitemap.xml')
+    if (file === undefined) return null
+    // Too large to merge: the merge gives up, and the file is served as it is.
+    if (file.identity.size > MAX_OWN_SITEMAP_BYTES) return ''
+    return (await this.options.blobs.get(file.identity.hash, 'identity')).toString('utf8')
   }
 
   private templatesOf(version: PreparedVersion): Promise<SiteTemplates> {
@@ -193,11 +199,31 @@ export class SiteContent implements ContentResponder {
 
   private async loadTemplates(version: PreparedVersion): Promise<SiteTemplates> {
     const files = new Map<string, string>()
-    for (const [path, file] of version.files) {
-      if (!path.startsWith(TEMPLATE_DIR) || file.identity.size > MAX_TEMPLATE_BYTES) continue
+    for (const [path, file] of version.templates) {
+      if (file.identity.size > MAX_TEMPLATE_BYTES) continue
       const bytes = await this.options.blobs.get(file.identity.hash, 'identity')
       files.set(path.slice(TEMPLATE_DIR.length), bytes.toString('utf8'))
     }
     return new SiteTemplates(files)
+  }
+}
+
+/** The path a content route is served at (no leading slash), for logs and the prepared page. */
+function target(route: ContentRoute): string {
+  switch (route.kind) {
+    case 'entry':
+      return `${route.collection}-${route.slug}`
+    case 'list':
+      return route.page === 1 ? route.collection : `${route.collection}?page=${route.page}`
+    case 'json':
+      return `${route.collection}.json`
+    case 'atom':
+      return `${route.collection}.xml`
+    case 'redirect':
+      return `${route.collection}/`
+    case 'sitemap':
+      return 'sitemap.xml'
+    case 'asset':
+      return `_assets/${route.hash}.${route.ext}`
   }
 }

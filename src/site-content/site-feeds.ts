@@ -60,8 +60,38 @@ export function atomFeed(feed: FeedInfo): string {
   )
 }
 
+export interface SitemapUrl {
+  loc: string
+  lastmod?: string
+}
+
+const urlElement = (u: SitemapUrl): string => `  <url><loc>${xml(u.loc)}</loc>${u.lastmod ? `<lastmod>${xml(u.lastmod)}</lastmod>` : ''}</url>\n`
+
 /** sitemap.xml (sitemaps.org 0.9): absolute URLs, with lastmod where known. */
-export function sitemap(urls: Array<{ loc: string; lastmod?: string }>): string {
-  const body = urls.map((u) => `  <url><loc>${xml(u.loc)}</loc>${u.lastmod ? `<lastmod>${xml(u.lastmod)}</lastmod>` : ''}</url>\n`).join('')
-  return `<?xml version="1.0" encoding="utf-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${body}</urlset>\n`
+export function sitemap(urls: SitemapUrl[]): string {
+  return `<?xml version="1.0" encoding="utf-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.map(urlElement).join('')}</urlset>\n`
+}
+
+const URLSET_END = /<\/(?:[A-Za-z_][\w.-]*:)?urlset\s*>/g
+const URL_START = /<(?:[A-Za-z_][\w.-]*:)?url[\s>]/g
+const LOC = /<(?:[A-Za-z_][\w.-]*:)?loc\s*>\s*([^<]*?)\s*<\/(?:[A-Za-z_][\w.-]*:)?loc\s*>/g
+
+const unescapeXml = (text: string): string =>
+  text.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[name]!)
+
+/**
+ * The bundle's own sitemap with the site's URLs added: every URL it does not list already goes in
+ * before its closing `</urlset>`, up to `limit` URLs in all. Null when it is not a `<urlset>` (a
+ * sitemap index, or not a sitemap at all): then it is served as it is.
+ */
+export function mergeSitemap(own: string, urls: SitemapUrl[], limit: number): string | null {
+  let end = -1
+  for (const m of own.matchAll(URLSET_END)) end = m.index
+  if (end === -1) return null
+  const listed = new Set([...own.matchAll(LOC)].map((m) => unescapeXml(m[1]!)))
+  const room = Math.max(0, limit - [...own.matchAll(URL_START)].length)
+  const added = urls.filter((u) => !listed.has(u.loc)).slice(0, room)
+  if (added.length === 0) return own
+  const before = own.slice(0, end)
+  return `${before}${before.endsWith('\n') ? '' : '\n'}${added.map(urlElement).join('')}${own.slice(end)}`
 }

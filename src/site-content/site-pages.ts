@@ -13,7 +13,7 @@ import type { AssetsRepository } from '../images/assets.repository.ts'
 import { imageExtension } from '../images/image-type.ts'
 import { scanMarkup } from '../publishing/html-rules.ts'
 import type { SiteContentRepository } from './site-content.repository.ts'
-import { atomFeed, type FeedEntry, jsonFeed, sitemap } from './site-feeds.ts'
+import { atomFeed, type FeedEntry, jsonFeed, mergeSitemap, type SitemapUrl, sitemap } from './site-feeds.ts'
 import { DEFAULT_ENTRY_TEMPLATE, DEFAULT_LIST_TEMPLATE, SafeHtml, type SiteTemplates, templateValue } from './site-templates.ts'
 
 const PAGE_SIZE = 20
@@ -24,6 +24,7 @@ const SITEMAP_LIMIT = 50_000
 export type ContentRoute =
   | { kind: 'entry'; collection: string; slug: string }
   | { kind: 'list'; collection: string; page: number }
+  | { kind: 'redirect'; collection: string }
   | { kind: 'json' | 'atom'; collection: string }
   | { kind: 'sitemap' }
   | { kind: 'asset'; hash: string; ext: string }
@@ -31,7 +32,7 @@ export type ContentRoute =
 /** A JSON Schema pattern's body, to build a larger expression from it. */
 const inner = (pattern: string): string => pattern.replace(/^\^/, '').replace(/\$$/, '')
 const ENTRY = new RegExp(`^/(${inner(COLLECTION_NAME_PATTERN)})-(${inner(ENTRY_SLUG_PATTERN)})$`)
-const COLLECTION = new RegExp(`^/(${inner(COLLECTION_NAME_PATTERN)})(\\.json|\\.xml)?$`)
+const COLLECTION = new RegExp(`^/(${inner(COLLECTION_NAME_PATTERN)})(\\.json|\\.xml|/|\\.html)?$`)
 const ASSET = /^\/_assets\/([0-9a-f]{64})\.([a-z0-9]{1,5})$/
 const PAGE = /^[1-9][0-9]{0,4}$/
 
@@ -48,6 +49,7 @@ export function parseRoute(target: string): ContentRoute | null {
   if (!m) return null
   if (m[2] === '.json') return { kind: 'json', collection: m[1]! }
   if (m[2] === '.xml') return { kind: 'atom', collection: m[1]! }
+  if (m[2] === '/' || m[2] === '.html') return { kind: 'redirect', collection: m[1]! }
   const page = q === -1 ? null : new URLSearchParams(target.slice(q + 1)).get('page')
   if (page === null) return { kind: 'list', collection: m[1]!, page: 1 }
   return PAGE.test(page) && Number(page) <= MAX_PAGE ? { kind: 'list', collection: m[1]!, page: Number(page) } : null
@@ -77,6 +79,8 @@ interface Site {
   templates: () => Promise<SiteTemplates>
   /** Paths of the version's files, for sitemap.xml. */
   files: Iterable<string>
+  /** The text of the bundle's own sitemap.xml, null when it has none. */
+  ownSitemap: () => Promise<string | null>
 }
 
 function titleField(fields: Field[]): string | null {
@@ -156,10 +160,15 @@ export class SitePages {
     return next === null ? Number.POSITIVE_INFINITY : Date.parse(next)
   }
 
-  async build(site: Site, route: Exclude<ContentRoute, { kind: 'asset' }>, now: string): Promise<Built | null> {
+  /**
+   * The page at a content route; null when there is none. For the sitemap, `own` means the bundle's
+   * own sitemap.xml is served as it is (it is not a `<urlset>` the site's URLs can be merged into).
+   */
+  async build(site: Site, route: Exclude<ContentRoute, { kind: 'asset' }>, now: string): Promise<Built | { redirect: string } | 'own' | null> {
     if (route.kind === 'sitemap') return this.sitemap(site, now)
     const row = await this.collections.find(site.websiteId, route.collection)
     if (!row) return null
+    if (route.kind === 'redirect') return { redirect: `/${row.name}` }
     const fields = parseFields(row.fields)
     const collection = collectionContext(row, fields)
     const siteContext = { slug: site.slug, url: site.origin }
@@ -220,18 +229,23 @@ export class SitePages {
       : { contentType: 'application/atom+xml; charset=utf-8', body: Buffer.from(atomFeed(feed), 'utf8') }
   }
 
-  private async sitemap(site: Site, now: string): Promise<Built> {
-    const urls: Array<{ loc: string; lastmod?: string }> = []
-    for (const path of site.files) {
-      if (!path.endsWith('.html') || path === '404.html' || path.startsWith('_templates/')) continue
-      const page = path === 'index.html' ? '' : path.endsWith('/index.html') ? path.slice(0, -'index.html'.length) : path.slice(0, -'.html'.length)
-      urls.push({ loc: `${site.origin}/${page}` })
-    }
+  private async sitemap(site: Site, now: string): Promise<Built | 'own'> {
+    const own = await site.ownSitemap()
+    const urls: SitemapUrl[] = []
+    // The owner's sitemap decides which of the bundle's pages are listed; the site adds its content.
+    if (own === null)
+      for (const path of site.files) {
+        if (!path.endsWith('.html') || path === '404.html' || path.startsWith('_templates/')) continue
+        const page = path === 'index.html' ? '' : path.endsWith('/index.html') ? path.slice(0, -'index.html'.length) : path.slice(0, -'.html'.length)
+        urls.push({ loc: `${site.origin}/${page}` })
+      }
     for (const name of (await this.collections.namesOf(site.websiteId)).sort()) urls.push({ loc: `${site.origin}/${name}` })
     for (const e of await this.repo.liveSlugs(site.websiteId, now, Math.max(0, SITEMAP_LIMIT - urls.length))) {
       urls.push({ loc: `${site.origin}/${e.name}-${e.slug}`, lastmod: e.updatedAt })
     }
-    return { contentType: 'application/xml; charset=utf-8', body: Buffer.from(sitemap(urls.slice(0, SITEMAP_LIMIT)), 'utf8') }
+    if (own === null) return { contentType: 'application/xml; charset=utf-8', body: Buffer.from(sitemap(urls.slice(0, SITEMAP_LIMIT)), 'utf8') }
+    const merged = mergeSitemap(own, urls, SITEMAP_LIMIT)
+    return merged === null ? 'own' : { contentType: 'application/xml; charset=utf-8', body: Buffer.from(merged, 'utf8') }
   }
 
   /** A library image of this website, when the URL's extension is the one its library URL has. */

@@ -4,32 +4,14 @@
  * and any other file there can be pulled in with `{% render 'name' %}` / `{% include 'name' %}`.
  * Templates are looked up in memory only (never on the server's file system), every output is
  * HTML-escaped unless it is rich text, which is stored already sanitized and passed as SafeHtml.
+ * The Liquid settings are those of publishing/template-rules.ts, which parses every template at
+ * publish with them, so a template that renders here was accepted there.
  */
-import { Drop, Liquid } from 'liquidjs'
+import { Liquid } from 'liquidjs'
 import type { Field } from '../content/content.schemas.ts'
-import { escapeHtml } from '../core/html.ts'
+import { liquidOptions, SafeHtml, TEMPLATE_DIR } from '../publishing/template-rules.ts'
 
-export const TEMPLATE_DIR = '_templates/'
-
-/** Rich text that was sanitized when the entry was written: output without escaping. */
-export class SafeHtml extends Drop {
-  constructor(readonly html: string) {
-    super()
-  }
-  override valueOf(): string {
-    return this.html
-  }
-  override toString(): string {
-    return this.html
-  }
-}
-
-function escapeUnlessSafe(value: unknown): string {
-  if (value instanceof SafeHtml) return value.html
-  if (value === null || value === undefined) return ''
-  if (value instanceof Drop) return escapeHtml(String(value.valueOf() ?? ''))
-  return escapeHtml(String(value))
-}
+export { SafeHtml, TEMPLATE_DIR }
 
 /** A template that did not parse or render; the message names it (the site owner wrote it). */
 export class TemplateFailure extends Error {
@@ -92,29 +74,30 @@ export const DEFAULT_LIST_TEMPLATE =
   '<p class="meta"><a href="{{ collection.atomUrl }}">Atom feed</a> · <a href="{{ collection.jsonUrl }}">JSON feed</a></p>\n' +
   '</main></body></html>\n'
 
-/** Limits that keep one template from taking the server down (it is user-written). */
-const LIMITS = { parseLimit: 1_000_000, renderLimit: 2_000, memoryLimit: 50_000_000 }
+type Parsed = ReturnType<Liquid['parse']>
+
+/** The default templates, parsed once for the whole process (they include nothing). */
+const defaults = new Liquid(liquidOptions(new Map()))
+const parsedDefaults = new Map<string, Parsed>()
+
+function parsedDefault(text: string): Parsed {
+  let parsed = parsedDefaults.get(text)
+  if (parsed === undefined) parsedDefaults.set(text, (parsed = defaults.parse(text)))
+  return parsed
+}
 
 /**
  * The templates of one site version. `files` maps names under `_templates/` (e.g. `posts.html`)
- * to their text; parsed templates are kept for the life of this object.
+ * to their text. Each template is parsed once for the life of this object, and a template that
+ * does not parse keeps its error: it is not parsed again on the next request. Rendering happens
+ * here only, behind render().
  */
 export class SiteTemplates {
   private readonly liquid: Liquid
-  private readonly parsed = new Map<string, ReturnType<Liquid['parse']>>()
+  private readonly parsed = new Map<string, Parsed | { error: unknown }>()
 
   constructor(private readonly files: ReadonlyMap<string, string>) {
-    this.liquid = new Liquid({
-      // An in-memory mapping: Liquid never touches the file system, includes resolve in _templates/.
-      templates: Object.fromEntries(files),
-      extname: '.html',
-      outputEscape: escapeUnlessSafe,
-      strictFilters: true,
-      ownPropertyOnly: true,
-      timezoneOffset: 0,
-      cache: true,
-      ...LIMITS,
-    })
+    this.liquid = new Liquid(liquidOptions(files))
   }
 
   /** Renders `_templates/{name}` when the version has it, else the given default. */
@@ -122,12 +105,24 @@ export class SiteTemplates {
     const own = this.files.get(name)
     const template = own === undefined ? `default ${name.endsWith('-list.html') ? 'listing' : 'entry'} template` : `${TEMPLATE_DIR}${name}`
     try {
-      let parsed = this.parsed.get(name)
-      if (parsed === undefined) this.parsed.set(name, (parsed = this.liquid.parse(own ?? fallback)))
-      const html = await this.liquid.render(parsed, context)
+      const html = own === undefined ? await defaults.render(parsedDefault(fallback), context) : await this.liquid.render(this.parse(name, own), context)
       return { html: String(html), template }
     } catch (error) {
       throw new TemplateFailure(template, error)
     }
+  }
+
+  private parse(name: string, text: string): Parsed {
+    let parsed = this.parsed.get(name)
+    if (parsed === undefined) {
+      try {
+        parsed = this.liquid.parse(text)
+      } catch (error) {
+        parsed = { error }
+      }
+      this.parsed.set(name, parsed)
+    }
+    if ('error' in parsed) throw parsed.error
+    return parsed
   }
 }

@@ -143,9 +143,23 @@ for (const store of STORES) {
           },
         })
         assert.equal(res.status, 201)
+        const base = `/v1/websites/${res.body.websiteId}/collections`
+        const collection = await dedicated.api('POST', base, {
+          token: owner.token,
+          body: { name: 'notes', label: 'Notes', fields: [{ name: 'title', label: 'Title', type: 'text' }] },
+        })
+        assert.equal(collection.status, 201, collection.text)
+        const entry = await dedicated.api('PUT', `${base}/notes/entries/first`, {
+          token: owner.token,
+          body: { data: { title: 'First note' }, publishedAt: '2024-01-01T00:00:00Z' },
+        })
+        assert.ok(entry.status === 200 || entry.status === 201, entry.text)
         const cold = await dedicated.site('warm-site', '/style.css')
         const coldIndex = await dedicated.site('warm-site', '/')
         assert.equal(cold.status, 200)
+        const coldEntry = await dedicated.site('warm-site', '/notes-first', { headers: { 'accept-encoding': 'br' } })
+        assert.equal(coldEntry.status, 200)
+        assert.equal(coldEntry.headers['content-encoding'], 'br')
 
         // Take both stores away: the database is closed and the blob folder moved aside.
         await dedicated.server.db.close()
@@ -156,6 +170,14 @@ for (const store of STORES) {
         assert.equal(warm.status, 200)
         assert.deepEqual(warm.body, cold.body)
         assert.deepEqual((await dedicated.site('warm-site', '/')).body, coldIndex.body)
+        // So is an entry page once built: its bytes and variants are in memory, like a file's.
+        const warmEntry = await dedicated.site('warm-site', '/notes-first', { headers: { 'accept-encoding': 'br', host: 'WARM-SITE.plinth.test:1' } })
+        assert.equal(warmEntry.status, 200)
+        assert.deepEqual(warmEntry.body, coldEntry.body)
+        assert.equal(warmEntry.headers.etag, coldEntry.headers.etag)
+        const warmRange = await dedicated.site('warm-site', '/notes-first', { headers: { range: 'bytes=0-14' } })
+        assert.equal(warmRange.status, 206)
+        assert.equal(warmRange.body.toString(), '<!doctype html>')
         // A file never requested before needs the disk, which is gone: proof the others did not.
         assert.equal((await dedicated.site('warm-site', '/never-read.txt')).status, 500)
         renameSync(`${blobsDir}-gone`, blobsDir)

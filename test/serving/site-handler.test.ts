@@ -8,9 +8,10 @@ import { after, before, describe, it } from 'node:test'
 import zlib from 'node:zlib'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { SITE_CONTENT_SECURITY_POLICY } from '../../src/serving/security-headers.ts'
-import { createSiteServer, NO_CONTENT, type SiteServer } from '../../src/serving/site-handler.ts'
+import { type ContentAnswer, type ContentResponder, createSiteServer, NO_CONTENT, type SiteServer } from '../../src/serving/site-handler.ts'
 import { parseSiteHost } from '../../src/serving/site-host.ts'
 import type { ServedFile, ServedVersion, SiteLookup } from '../../src/serving/site-lookup.ts'
+import { memoryFile, type PreparedVersion } from '../../src/serving/site-version.ts'
 
 const DOMAIN = 'localhost:8080'
 const HOST = 'shop.localhost:8080'
@@ -45,8 +46,19 @@ class MemoryLookup implements SiteLookup {
   readonly versions = new Map<string, Map<number, ServedVersion>>()
   readonly live = new Map<string, number>()
   calls = 0
-  delayMs = 0
   failWith: Error | null = null
+  /** While set, every lookup waits for it: the test decides when lookups finish, not a timer. */
+  private gate: Promise<void> | null = null
+
+  /** Holds lookups until the returned function is called. */
+  hold(): () => void {
+    let release!: () => void
+    this.gate = new Promise<void>((resolve) => (release = resolve))
+    return () => {
+      this.gate = null
+      release()
+    }
+  }
 
   add(websiteId: string, slug: string, number: number, files: ServedFile[], live = true): ServedVersion {
     const version: ServedVersion = { websiteId, slug, versionId: `${slug}-${number}`, number, files }
@@ -58,7 +70,7 @@ class MemoryLookup implements SiteLookup {
 
   private async answer<T>(value: T): Promise<T> {
     this.calls++
-    if (this.delayMs) await new Promise((resolve) => setTimeout(resolve, this.delayMs))
+    if (this.gate) await this.gate
     if (this.failWith) throw this.failWith
     return value
   }
@@ -79,28 +91,36 @@ class MemoryLookup implements SiteLookup {
 interface Running {
   site: SiteServer
   url: { port: number }
+  /** Requests the site server has been handed so far. */
+  requests(): number
   close(): Promise<void>
   errors: unknown[]
 }
 
 const servers: Running[] = []
 
-async function start(lookup: SiteLookup, cacheBytes = 1 << 20, negativeTtlMs?: number): Promise<Running> {
+async function start(lookup: SiteLookup, cacheBytes = 1 << 20, negativeTtlMs?: number, now?: () => number, content = NO_CONTENT): Promise<Running> {
   const errors: unknown[] = []
+  let requests = 0
   const site = createSiteServer({
     siteDomain: DOMAIN,
     lookup,
     blobs: store,
     cacheBytes,
     negativeTtlMs,
+    now,
     log: { error: (obj) => void errors.push(obj) },
-    content: NO_CONTENT,
+    content,
   })
-  const server = http.createServer((req, res) => site.handle(req, res))
+  const server = http.createServer((req, res) => {
+    requests++
+    site.handle(req, res)
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const running: Running = {
     site,
     errors,
+    requests: () => requests,
     url: { port: (server.address() as AddressInfo).port },
     close: () =>
       new Promise<void>((resolve) => {
@@ -153,6 +173,11 @@ async function send(target: Running, path: string, options: { host?: string; met
   assert.equal(reply.headers['x-content-type-options'], 'nosniff', `nosniff on ${path}`)
   assert.equal(reply.headers['referrer-policy'], 'strict-origin-when-cross-origin')
   return reply
+}
+
+/** Resolves once the server has been handed `count` requests in all (event-driven, no timer). */
+async function received(target: Running, count: number): Promise<void> {
+  while (target.requests() < count) await new Promise((resolve) => setImmediate(resolve))
 }
 
 const INDEX = `<!doctype html><title>Shop</title><h1>Welcome to the shop</h1>${' lorem ipsum'.repeat(300)}`
@@ -483,27 +508,39 @@ describe('site handler', () => {
   it('does not cache a lookup that was in flight when invalidate(slug) was called', async () => {
     const lookup = new MemoryLookup()
     lookup.add('w8', 'race', 1, [await blob('index.html', 'race one', 'text/html')])
-    lookup.delayMs = 50
     const server = await start(lookup)
+    const release = lookup.hold()
     const first = send(server, '/', { host: 'race.localhost' })
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    await received(server, 1)
+    assert.equal(lookup.calls, 1, 'the lookup is in flight')
     lookup.add('w8', 'race', 2, [await blob('index.html', 'race two', 'text/html')])
     server.site.invalidate('race')
-    await first
-    lookup.delayMs = 0
+    release()
+    assert.equal((await first).text, 'race one')
     assert.equal((await send(server, '/', { host: 'race.localhost' })).text, 'race two')
   })
 
   it('shares concurrent lookups and remembers unknown sites briefly', async () => {
     const lookup = new MemoryLookup()
     lookup.add('w3', 'busy', 1, [await blob('index.html', 'busy site', 'text/html')])
-    lookup.delayMs = 30
-    const server = await start(lookup, 1 << 20, 200)
-    const replies = await Promise.all(Array.from({ length: 10 }, () => send(server, '/', { host: 'busy.localhost' })))
-    for (const r of replies) assert.equal(r.text, 'busy site')
+    // Unknown sites expire by this clock, which only the test moves: no assertion depends on how
+    // fast the machine is (a 200 ms real-time window once closed under load).
+    let now = 1_000_000
+    const server = await start(lookup, 1 << 20, 200, () => now)
+    // Every request is in before the one lookup may finish: they all share it.
+    let release = lookup.hold()
+    const pending = Array.from({ length: 10 }, () => send(server, '/', { host: 'busy.localhost' }))
+    await received(server, 10)
+    release()
+    for (const r of await Promise.all(pending)) assert.equal(r.text, 'busy site')
     assert.equal(lookup.calls, 1)
     lookup.calls = 0
-    await Promise.all(Array.from({ length: 5 }, () => send(server, '/', { host: 'ghost.localhost' })))
+    release = lookup.hold()
+    const ghosts = Array.from({ length: 5 }, () => send(server, '/', { host: 'ghost.localhost' }))
+    await received(server, 15)
+    release()
+    for (const r of await Promise.all(ghosts)) assert.equal(r.status, 404)
+    now += 199
     assert.equal((await send(server, '/', { host: 'ghost.localhost' })).status, 404)
     assert.equal(lookup.calls, 1, 'unknown site looked up once')
     // Publishing the site and invalidating makes it visible at once.
@@ -514,7 +551,9 @@ describe('site handler', () => {
     assert.equal((await send(server, '/', { host: 'later.localhost' })).status, 404)
     lookup.add('w5', 'later', 1, [await blob('index.html', 'later site', 'text/html')])
     assert.equal((await send(server, '/', { host: 'later.localhost' })).status, 404)
-    await new Promise((resolve) => setTimeout(resolve, 250))
+    now += 199
+    assert.equal((await send(server, '/', { host: 'later.localhost' })).status, 404, 'still remembered')
+    now += 1
     assert.equal((await send(server, '/', { host: 'later.localhost' })).text, 'later site')
   })
 
@@ -585,5 +624,94 @@ describe('site handler', () => {
     assert.equal(server.errors.length, 2)
     lookup.failWith = null
     assert.equal((await send(server, '/', { host: 'other.localhost' })).status, 404, 'errors are not cached')
+  })
+})
+
+describe('content answers', () => {
+  const PAGE = `<!doctype html><title>Entry</title>${'<p>rendered once, served like a file</p>'.repeat(40)}`
+  const page = memoryFile('posts-hello', 'text/html', Buffer.from(PAGE), zlib.brotliCompressSync(PAGE), zlib.gzipSync(PAGE))
+
+  /** A responder answering from a table, synchronously or through a promise, and recording what it was asked. */
+  function responder(answers: Record<string, ContentAnswer>, async: boolean) {
+    const asked: Array<{ target: string; label: string }> = []
+    const content: ContentResponder = {
+      answer(target: string, version: PreparedVersion) {
+        asked.push({ target, label: version.label })
+        const path = target.split('?')[0]!
+        if (!(path in answers)) return undefined
+        return async ? Promise.resolve(answers[path]!) : answers[path]!
+      },
+      invalidate: () => {},
+      stats: () => ({ renders: asked.length, cached: 0 }),
+    }
+    return { content, asked }
+  }
+
+  for (const async of [false, true]) {
+    it(`serves an answered page like a published file (${async ? 'built' : 'cached'})`, async () => {
+      const lookup = new MemoryLookup()
+      lookup.add('c1', 'blog', 1, [
+        await blob('index.html', 'home', 'text/html'),
+        await blob('sitemap.xml', '<urlset/>', 'application/xml', false),
+        await blob('_templates/posts.html', '<h1>{{ entry.title }}</h1>', 'text/html', false),
+      ])
+      const { content, asked } = responder(
+        {
+          '/posts-hello': { kind: 'file', file: page },
+          '/posts/': { kind: 'redirect', location: '/posts' },
+          '/posts-gone': { kind: 'missing' },
+        },
+        async,
+      )
+      const server = await start(lookup, 1 << 20, undefined, undefined, content)
+      const host = 'blog.localhost'
+      const plain = await send(server, '/posts-hello', { host })
+      assert.equal(plain.status, 200)
+      assert.equal(plain.text, PAGE)
+      assert.equal(plain.headers.etag, page.identity.etag)
+      assert.equal(plain.headers.vary, 'Accept-Encoding')
+      for (const encoding of ['br', 'gzip']) {
+        const r = await send(server, '/posts-hello', { host, headers: { 'Accept-Encoding': encoding } })
+        assert.equal(r.headers['content-encoding'], encoding)
+        assert.equal(r.text, PAGE)
+        assert.ok(r.raw.length < Buffer.byteLength(PAGE))
+      }
+      const range = await send(server, '/posts-hello', { host, headers: { Range: 'bytes=2-8', 'Accept-Encoding': 'br' } })
+      assert.equal(range.status, 206)
+      assert.equal(range.text, PAGE.slice(2, 9))
+      assert.equal((await send(server, '/posts-hello', { host, headers: { Range: 'bytes=99999-' } })).status, 416)
+      assert.equal((await send(server, '/posts-hello', { host, headers: { 'If-None-Match': page.identity.etag } })).status, 304)
+      const head = await send(server, '/posts-hello', { host, method: 'HEAD', headers: { 'Accept-Encoding': 'gzip' } })
+      assert.equal(head.raw.length, 0)
+      assert.equal(head.headers['content-length'], String(page.gzip!.size))
+      const redirect = await send(server, '/posts/?page=2', { host })
+      assert.equal(redirect.status, 301)
+      assert.equal(redirect.headers.location, '/posts?page=2')
+      assert.equal((await send(server, '/posts-gone', { host })).status, 404)
+      assert.equal((await send(server, 'http://blog.localhost/posts-hello', { host })).text, PAGE, 'absolute-form target')
+      // The templates folder is never a file; the bundle's sitemap.xml is offered to the responder first.
+      assert.equal((await send(server, '/_templates/posts.html', { host })).status, 404)
+      assert.equal((await send(server, '/sitemap.xml', { host })).text, '<urlset/>', 'not answered: the file as it is')
+      assert.ok(asked.some((a) => a.target === '/sitemap.xml' && a.label === 'blog'))
+      assert.ok(asked.some((a) => a.target === '/_templates/posts.html'))
+      assert.equal((await send(server, '/posts-gone', { host: 'blog--v1.localhost' })).headers['x-robots-tag'], 'noindex')
+      assert.equal(asked.at(-1)!.label, 'blog--v1')
+      assert.equal(server.site.stats().content.renders, asked.length)
+    })
+  }
+
+  it('answers a failed content answer with the plain 500 page', async () => {
+    const lookup = new MemoryLookup()
+    lookup.add('c2', 'fails', 1, [await blob('index.html', 'home', 'text/html')])
+    const content: ContentResponder = {
+      answer: () => Promise.reject(new Error('database is down')),
+      invalidate: () => {},
+      stats: () => ({ renders: 0, cached: 0 }),
+    }
+    const server = await start(lookup, 1 << 20, undefined, undefined, content)
+    const r = await send(server, '/posts-hello', { host: 'fails.localhost' })
+    assert.equal(r.status, 500)
+    assert.doesNotMatch(r.text, /database is down/)
+    assert.equal(server.errors.length, 1)
   })
 })

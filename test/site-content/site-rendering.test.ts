@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { FIELDS, startImageHost } from '../helpers/content.ts'
-import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { bundle, SITE_DOMAIN, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
 /** A valid 1x1 PNG; a second one differs in one pixel (other bytes, other hash). */
@@ -53,6 +54,8 @@ for (const store of STORES) {
       return { user, websiteId, slug: created.body.slug as string, put, publish }
     }
     const text = (res: { body: Buffer }) => res.body.toString('utf8')
+    /** Pages the site server's content responder has built so far. */
+    const renders = () => server.server.siteServer.stats().content.renders
 
     test('an entry page and the listing render with the default templates, escaped, under the site CSP', async () => {
       const s = await site()
@@ -193,7 +196,7 @@ for (const store of STORES) {
       assert.match(text(await server.site(s.slug, '/posts')), /<li class="custom"><a href="\/posts-hello">Hello<\/a><\/li><\/ul><p>1\/1<\/p>/)
     })
 
-    test('a broken template or one that injects an external script is a 500 that says why', async () => {
+    test('a template that fails to render or injects an external script is a 500 that says why, built once', async () => {
       const s = await site()
       await s.put('hello', { title: 'Hello' }, '2024-01-01T00:00:00Z')
       await s.publish(
@@ -202,21 +205,171 @@ for (const store of STORES) {
             path: '_templates/posts.html',
             content: '{% assign s = "https://evil.example/x.js" %}<!doctype html><script src="{{ s }}"></script><h1>{{ entry.title }}</h1>',
           },
-          { path: '_templates/posts-list.html', content: '<p>{{ entries | no_such_filter }}</p>' },
+          { path: '_templates/posts-list.html', content: '<p>{% render "no-such-partial" %}</p>' },
         ]),
       )
-      const refused = await server.site(s.slug, '/posts-hello')
-      assert.equal(refused.status, 500)
-      assert.match(text(refused), /_templates\/posts\.html/)
-      assert.match(text(refused), /EXTERNAL_URL/)
-      assert.doesNotMatch(text(refused), /<script/)
-      assert.match(String(refused.headers['content-security-policy']), /default-src/)
-      const broken = await server.site(s.slug, '/posts')
-      assert.equal(broken.status, 500)
-      assert.match(text(broken), /_templates\/posts-list\.html.*no_such_filter/s)
+      const before = renders()
+      for (let i = 0; i < 5; i++) {
+        const refused = await server.site(s.slug, '/posts-hello')
+        assert.equal(refused.status, 500)
+        assert.match(text(refused), /_templates\/posts\.html/)
+        assert.match(text(refused), /EXTERNAL_URL/)
+        assert.doesNotMatch(text(refused), /<script/)
+        assert.match(String(refused.headers['content-security-policy']), /default-src/)
+        assert.equal(refused.headers['cache-control'], 'no-store')
+        const broken = await server.site(s.slug, '/posts', { headers: { host: `${s.slug}.plinth.test:${9000 + i}` } })
+        assert.equal(broken.status, 500)
+        assert.match(text(broken), /_templates\/posts-list\.html.*no-such-partial/s)
+        assert.equal((await server.site(s.slug, '/posts', { method: 'HEAD' })).body.length, 0)
+      }
+      assert.equal(renders() - before, 2, 'each failing page was rendered once')
+      // A change to the entries renders them again.
+      await s.put('hello', { title: 'Hello again' }, '2024-01-01T00:00:00Z')
+      assert.equal((await server.site(s.slug, '/posts-hello')).status, 500)
+      assert.equal(renders() - before, 3)
     })
 
-    test('sitemap.xml lists pages, listings and live entries, unless the bundle has its own', async () => {
+    test('entry pages, listings, feeds and the sitemap are served like published files: br, gzip, ETag, Range, HEAD, 304', async () => {
+      const s = await site()
+      const words = 'Plinth renders this entry once and serves the bytes again. '.repeat(20)
+      await s.put('long', { title: 'Long', body: { markdown: words } }, '2024-01-01T00:00:00Z')
+      for (const path of ['/posts-long', '/posts', '/posts.json', '/posts.xml', '/sitemap.xml']) {
+        const plain = await server.site(s.slug, path)
+        assert.equal(plain.status, 200, path)
+        assert.equal(plain.headers['content-encoding'], undefined, path)
+        assert.equal(plain.headers.vary, 'Accept-Encoding', path)
+        assert.equal(plain.headers['accept-ranges'], 'bytes', path)
+        assert.equal(plain.headers['content-length'], String(plain.body.length), path)
+        assert.equal(plain.headers['cache-control'], 'public, max-age=0, must-revalidate', path)
+        const etag = String(plain.headers.etag)
+        assert.match(etag, /^"[0-9a-f]{40}"$/, `${path}: a strong validator`)
+
+        const br = await server.site(s.slug, path, { headers: { 'accept-encoding': 'gzip, br' } })
+        assert.equal(br.headers['content-encoding'], 'br', path)
+        assert.deepEqual(brotliDecompressSync(br.body), plain.body, path)
+        assert.ok(br.body.length < plain.body.length, path)
+        const gz = await server.site(s.slug, path, { headers: { 'accept-encoding': 'gzip' } })
+        assert.equal(gz.headers['content-encoding'], 'gzip', path)
+        assert.deepEqual(gunzipSync(gz.body), plain.body, path)
+        assert.equal(new Set([etag, br.headers.etag, gz.headers.etag]).size, 3, `${path}: one validator per representation`)
+
+        const head = await server.site(s.slug, path, { method: 'HEAD', headers: { 'accept-encoding': 'br' } })
+        assert.equal(head.status, 200)
+        assert.equal(head.body.length, 0)
+        assert.equal(head.headers['content-length'], String(br.body.length), path)
+        assert.equal(head.headers.etag, br.headers.etag)
+
+        assert.equal((await server.site(s.slug, path, { headers: { 'if-none-match': etag } })).status, 304, path)
+        const reval = await server.site(s.slug, path, { headers: { 'accept-encoding': 'br', 'if-none-match': String(br.headers.etag) } })
+        assert.equal(reval.status, 304, path)
+        assert.equal(reval.body.length, 0)
+
+        const size = plain.body.length
+        const range = await server.site(s.slug, path, { headers: { range: 'bytes=10-29', 'accept-encoding': 'br, gzip' } })
+        assert.equal(range.status, 206, path)
+        assert.equal(range.headers['content-range'], `bytes 10-29/${size}`)
+        assert.equal(range.headers['content-encoding'], undefined)
+        assert.deepEqual(range.body, plain.body.subarray(10, 30), path)
+        const suffix = await server.site(s.slug, path, { headers: { range: 'bytes=-7' } })
+        assert.deepEqual(suffix.body, plain.body.subarray(size - 7), path)
+        const beyond = await server.site(s.slug, path, { headers: { range: `bytes=${size}-` } })
+        assert.equal(beyond.status, 416, path)
+        assert.equal(beyond.headers['content-range'], `bytes */${size}`)
+        assert.equal((await server.site(s.slug, path, { headers: { range: 'bytes=0-3', 'if-range': etag } })).status, 206, path)
+        const stale = await server.site(s.slug, path, { headers: { range: 'bytes=0-3', 'if-range': '"stale"' } })
+        assert.equal(stale.status, 200, path)
+        assert.deepEqual(stale.body, plain.body)
+      }
+    })
+
+    test('a page is rendered once for every spelling of its host, with absolute URLs on the canonical origin', async () => {
+      const s = await site()
+      await s.put('hello', { title: 'Hello' }, '2024-01-01T00:00:00Z')
+      const hosts = [`${s.slug}.${SITE_DOMAIN}`, `${s.slug.toUpperCase()}.PLINTH.TEST:8080`, `${s.slug}.plinth.test`, `${s.slug}.plinth.test.:8080`]
+      for (let port = 1; port <= 60; port++) hosts.push(`${s.slug}.plinth.test:${port}`)
+      const before = renders()
+      const bodies = new Set<string>()
+      for (const host of hosts) {
+        const feed = await server.site(s.slug, '/posts.json', { headers: { host } })
+        assert.equal(feed.status, 200, host)
+        bodies.add(text(feed))
+      }
+      assert.equal(renders() - before, 1, 'one render for all the host variants')
+      assert.equal(bodies.size, 1)
+      const feed = JSON.parse([...bodies][0]!)
+      assert.equal(feed.items[0].url, `http://${s.slug}.${SITE_DOMAIN}/posts-hello`)
+      assert.equal(feed.home_page_url, `http://${s.slug}.${SITE_DOMAIN}/posts`)
+      // A preview has its own origin (and its own cache entry).
+      const preview = JSON.parse(text(await server.site(`${s.slug}--v1`, '/posts.json')))
+      assert.equal(preview.items[0].url, `http://${s.slug}--v1.${SITE_DOMAIN}/posts-hello`)
+      assert.equal(renders() - before, 2)
+    })
+
+    test('the templates folder is never served; /{collection}/ and /{collection}.html redirect to /{collection}', async () => {
+      const s = await site()
+      await s.put('hello', { title: 'Hello' }, '2024-01-01T00:00:00Z')
+      await s.publish(
+        bundle('Home', [
+          { path: '_templates/posts.html', content: '<!doctype html><h1 class="own">{{ entry.title }}</h1>' },
+          { path: '_templates/index.html', content: '<p>{{ site.slug }}</p>' },
+          { path: '404.html', content: '<!doctype html><h1>Lost</h1>' },
+        ]),
+      )
+      assert.match(text(await server.site(s.slug, '/posts-hello')), /<h1 class="own">Hello<\/h1>/, 'the template is used')
+      for (const path of ['/_templates/posts.html', '/_templates/posts', '/_templates/', '/_templates', '/_templates/index.html', '/%5Ftemplates/posts.html']) {
+        const res = await server.site(s.slug, path)
+        assert.equal(res.status, 404, path)
+        assert.equal(text(res), '<!doctype html><h1>Lost</h1>', path)
+      }
+      for (const [path, location] of [
+        ['/posts/', '/posts'],
+        ['/posts.html', '/posts'],
+        ['/posts/?page=2', '/posts?page=2'],
+        ['/posts.html?x=1', '/posts?x=1'],
+      ]) {
+        const res = await server.site(s.slug, path!)
+        assert.equal(res.status, 301, path)
+        assert.equal(res.headers.location, location, path)
+        assert.match(String(res.headers['content-security-policy']), /default-src/)
+      }
+      assert.equal((await server.site(s.slug, '/other/')).status, 404, 'not a collection')
+      assert.equal((await server.site(s.slug, '/other.html')).status, 404)
+    })
+
+    test('a template with a syntax error, an unknown filter or an unknown tag is refused at publish, naming the file and line', async () => {
+      const user = await server.user()
+      const files = bundle('Home', [
+        { path: '_templates/posts.html', content: '<!doctype html>\n<h1>{{ entry.title }}</h1>\n{% if entry.title %}\n<p>open if</p>\n' },
+        { path: '_templates/posts-list.html', content: '<!doctype html>\n<ul>\n{{ entries | no_such_filter }}\n</ul>' },
+        { path: '_templates/card.html', content: '<div>\n\n{% frobnicate entry %}\n</div>' },
+        { path: '_templates/fine.html', content: '<p>{{ entry.title | upcase }}</p>' },
+        { path: '_templates/output.html', content: '<p>\n{{ entry.title </p>' },
+      ])
+      const res = await server.api('POST', '/v1/websites', { token: user.token, body: { name: 'Bad templates', category: 'other', files } })
+      assert.equal(res.status, 422, res.text)
+      assert.equal(res.body.error.code, 'PUBLISH_INVALID')
+      const found = (res.body.error.violations as Array<{ code: string; path: string; detail: string; message: string }>).filter(
+        (v) => v.code === 'TEMPLATE_INVALID',
+      )
+      assert.deepEqual(
+        found.map((v) => v.path),
+        ['_templates/posts.html', '_templates/posts-list.html', '_templates/card.html', '_templates/output.html'],
+      )
+      const byPath = new Map(found.map((v) => [v.path, v]))
+      assert.match(byPath.get('_templates/posts.html')!.detail, /^line 3: .*if/)
+      assert.match(byPath.get('_templates/posts-list.html')!.detail, /^line 3: undefined filter: no_such_filter/)
+      assert.match(byPath.get('_templates/card.html')!.detail, /^line 3: tag "frobnicate" not found/)
+      assert.match(byPath.get('_templates/output.html')!.detail, /^line 2: /)
+      for (const v of found) assert.match(v.message, new RegExp(`^${v.path.replace('.', '\\.')} is not a valid Liquid template \\(line \\d+\\)`))
+      // The same template files outside _templates/ are plain pages, not templates.
+      const plain = await server.api('POST', '/v1/websites', {
+        token: user.token,
+        body: { name: 'Plain', category: 'other', files: bundle('Home', [{ path: 'raw.html', content: '<p>{% frobnicate %}</p>' }]) },
+      })
+      assert.equal(plain.status, 201, plain.text)
+    })
+
+    test("sitemap.xml lists pages, listings and live entries, merged into the bundle's own when it has one", async () => {
       const s = await site(bundle('Home', [{ path: 'about/index.html', content: '<!doctype html><title>About</title>' }]))
       await s.put('hello', { title: 'Hello' }, '2024-01-01T00:00:00Z')
       await s.put('later', { title: 'Later' }, '2999-01-01T00:00:00Z')
@@ -233,7 +386,31 @@ for (const store of STORES) {
           },
         ]),
       )
-      assert.match(text(await server.site(s.slug, '/sitemap.xml')), /example\.com\/own/)
+      const merged = await server.site(s.slug, '/sitemap.xml')
+      assert.equal(merged.status, 200)
+      assert.match(String(merged.headers['content-type']), /^application\/xml/)
+      const mergedLocs = [...text(merged).matchAll(/<loc>(.*?)<\/loc>/g)].map((m) => m[1]!)
+      assert.deepEqual(mergedLocs, ['https://example.com/own', `http://${s.slug}.${SITE_DOMAIN}/posts`, `http://${s.slug}.${SITE_DOMAIN}/posts-hello`])
+      assert.match(text(merged), /^<\?xml version="1.0"\?><urlset /, "the owner's document, extended")
+      // A URL the owner lists already is not repeated.
+      await s.publish(
+        bundle('Home', [
+          {
+            path: 'sitemap.xml',
+            content: `<?xml version="1.0"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n<url><loc>http://${s.slug}.${SITE_DOMAIN}/posts</loc><priority>1.0</priority></url>\n</urlset>\n`,
+          },
+        ]),
+      )
+      const again = text(await server.site(s.slug, '/sitemap.xml'))
+      assert.deepEqual(
+        [...again.matchAll(/<loc>(.*?)<\/loc>/g)].map((m) => new URL(m[1]!).pathname),
+        ['/posts', '/posts-hello'],
+      )
+      // A sitemap index is not a list of pages: it is served as the owner wrote it.
+      const index =
+        '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>https://example.com/a.xml</loc></sitemap></sitemapindex>'
+      await s.publish(bundle('Home', [{ path: 'sitemap.xml', content: index }]))
+      assert.equal(text(await server.site(s.slug, '/sitemap.xml')), index)
     })
   })
 }

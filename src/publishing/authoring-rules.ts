@@ -5,7 +5,8 @@
  *
  * Order of violations (deterministic): bundle-level ones first (MISSING_INDEX, TOO_MANY_FILES,
  * BUNDLE_TOO_LARGE, TOO_MANY_PAGES), then per file in input order: INVALID_PATH, DUPLICATE_PATH,
- * RESERVED_PATH, INVALID_ENCODING, FILE_TOO_LARGE, then the content rules in document order.
+ * RESERVED_PATH, INVALID_ENCODING, FILE_TOO_LARGE, then the content rules in document order, then
+ * TEMPLATE_INVALID for a file under `_templates/` that Liquid does not parse (template-rules.ts).
  * Which content rules apply to a file is decided by its content type (see contentTypeFor):
  * text/html -> html-rules; image/svg+xml and application/xhtml+xml -> html-rules in XML mode;
  * text/css -> css-rules; JavaScript types -> js-rules.
@@ -20,6 +21,7 @@ import { scanCss } from './css-rules.ts'
 import { scanMarkup } from './html-rules.ts'
 import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
 import { reservedPathProblem } from './reserved-paths.ts'
+import { isTemplateFile, scanTemplate } from './template-rules.ts'
 
 export interface BundleFileInput {
   path: string
@@ -69,7 +71,22 @@ export interface BundleCheck<F = DecodedFile> {
   /** Sum of the decoded sizes. */
   totalBytes: number
   violations: PublishViolation[]
+  /**
+   * What browsers will still block or change on the published site although the bundle breaks no
+   * rule (MIXED_CONTENT on an https site, UNSAFE_EVAL, EXTERNAL_MANIFEST), each naming its file.
+   */
+  warnings: PublishViolation[]
 }
+
+export interface CheckOptions {
+  /** The site's collections, whose reserved root paths a file may not take (RESERVED_PATH). */
+  collectionNames?: readonly string[]
+  /** Sites are served over https: plain-http subresources are mixed content (MIXED_CONTENT). */
+  httpsSites?: boolean
+}
+
+/** Codes the content rules report that refuse nothing: they become warnings. */
+const WARNING_CODES: ReadonlySet<string> = new Set(['MIXED_CONTENT', 'UNSAFE_EVAL', 'EXTERNAL_MANIFEST'])
 
 const HTML = 'text/html'
 const MARKUP_XML = new Set(['image/svg+xml', 'application/xhtml+xml'])
@@ -88,16 +105,16 @@ export function contentTypeFor(path: string, override?: string): string {
   return inferred === false ? 'application/octet-stream' : inferred.toLowerCase()
 }
 
-/** `collectionNames`: the site's collections, whose reserved root paths a file may not take (RESERVED_PATH). */
-export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck
-export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, collectionNames?: readonly string[]): BundleCheck<DecodedFile | StoredFile>
-export function checkBundle(
-  files: AnyFileInput[],
-  limits: BundleLimits = BUNDLE_LIMITS,
-  collectionNames: readonly string[] = [],
-): BundleCheck<DecodedFile | StoredFile> {
+export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, options?: CheckOptions): BundleCheck
+export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, options?: CheckOptions): BundleCheck<DecodedFile | StoredFile>
+export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, options: CheckOptions = {}): BundleCheck<DecodedFile | StoredFile> {
+  const collectionNames = options.collectionNames ?? []
   const perFile = new Collector(limits.maxViolations)
-  const emit: Emit = (v) => perFile.add(v)
+  const warnings = new Collector(limits.maxViolations)
+  const emit: Emit = (v) => {
+    if (!WARNING_CODES.has(v.code)) perFile.add(v)
+    else if (v.code !== 'MIXED_CONTENT' || options.httpsSites) warnings.add(v)
+  }
   const decoded: Array<DecodedFile | StoredFile> = []
   let totalBytes = 0
   let htmlPages = 0
@@ -143,10 +160,10 @@ export function checkBundle(
       if (needsScanning(contentType)) {
         if (!file.stored.bytes) throw new Error(`the bytes of ${path} are needed to check it`)
         text = bytesToText(file.stored.bytes)
-      }
+      } else if (file.stored.bytes && isTemplateFile(path, contentType)) text = bytesToText(file.stored.bytes)
       decoded.push({ path, hash: file.stored.hash, size, contentType })
     } else {
-      const result = decode(file, needsScanning(contentType))
+      const result = decode(file, needsScanning(contentType) || isTemplateFile(path, contentType))
       if (result.encodingError) emit({ code: 'INVALID_ENCODING', path, ...result.encodingError })
       size = result.bytes.length
       text = result.text
@@ -167,6 +184,7 @@ export function checkBundle(
     else if (MARKUP_XML.has(contentType)) scanMarkup(text, path, true, emit)
     else if (contentType === 'text/css') scanCss(text, path, path, emit)
     else if (JS_CONTENT_TYPES.has(contentType)) scanJs(text, path, path, emit)
+    if (isTemplateFile(path, contentType)) scanTemplate(text, path, emit)
   }
 
   const bundle: PublishViolation[] = []
@@ -199,7 +217,12 @@ export function checkBundle(
     })
   }
 
-  return { files: decoded, totalBytes, violations: capViolations([...bundle, ...perFile.list], limits.maxViolations) }
+  return {
+    files: decoded,
+    totalBytes,
+    violations: capViolations([...bundle, ...perFile.list], limits.maxViolations),
+    warnings: capViolations(warnings.list, limits.maxViolations),
+  }
 }
 
 /**

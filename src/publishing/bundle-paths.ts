@@ -62,6 +62,15 @@ export function isExternalUrl(raw: string): boolean {
   return HAS_SCHEME.test(url) || PROTOCOL_RELATIVE.test(url)
 }
 
+const PLAIN_HTTP = /^http:/i
+
+/** True for an absolute `http:` URL: on an https site it is mixed content, which browsers upgrade or block. */
+export function isPlainHttpUrl(raw: string): boolean {
+  let start = 0
+  while (start < raw.length && raw.charCodeAt(start) <= 0x20) start++
+  return PLAIN_HTTP.test(raw.slice(start, start + 10).replace(URL_TAB_NEWLINE, ''))
+}
+
 /** Shortens text for a violation's detail: whitespace collapsed, at most ~200 characters. */
 export function snippet(text: string, max = DETAIL_CHARS): string {
   const flat = text.length > max * 4 ? text.slice(0, max * 4) : text

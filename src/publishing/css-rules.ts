@@ -5,14 +5,27 @@
  * Uses css-tree's tokenizer rather than its parser: it never fails, decodes escapes the way
  * browsers do (`@\69mport`, `"\68ttps://..."`), and finds every `@import` wherever it appears,
  * even inside blocks or after a syntax error (browsers would ignore some of those; flagging them
- * anyway is harmless). Other `url(...)` references (images, fonts) are allowed.
+ * anyway is harmless). Other `url(...)` references (images, fonts) are allowed; a plain `http:`
+ * one is reported as MIXED_CONTENT, a warning that counts only on an https site.
  */
 
 import { string as cssString, url as cssUrl, ident, tokenize, tokenTypes } from 'css-tree'
-import { capitalize, type Emit, isExternalUrl, snippet } from './bundle-paths.ts'
+import { capitalize, type Emit, isExternalUrl, isPlainHttpUrl, snippet } from './bundle-paths.ts'
 
 /** `where` names the stylesheet for messages ("css/site.css", "a <style> element in index.html"). */
 export function scanCss(css: string, path: string, where: string, emit: Emit): void {
+  if (/http:/i.test(css)) {
+    for (const target of cssUrls(css)) {
+      if (!isPlainHttpUrl(target)) continue
+      const detail = snippet(target)
+      emit({
+        code: 'MIXED_CONTENT',
+        path,
+        detail,
+        message: `${capitalize(where)} loads ${detail} over plain http; on an https site browsers upgrade such requests to https or block them (fonts are blocked): use an https URL or put the file in the bundle.`,
+      })
+    }
+  }
   if (!css.includes('@')) return
   for (const target of cssImports(css)) {
     if (!isExternalUrl(target)) continue
@@ -24,6 +37,20 @@ export function scanCss(css: string, path: string, where: string, emit: Emit): v
       message: `${capitalize(where)} imports the stylesheet ${detail} with @import; external stylesheets are not allowed: copy the stylesheet into the bundle and @import it by a relative path. For web fonts (e.g. Google Fonts), put the font files in the bundle and declare them with @font-face.`,
     })
   }
+}
+
+/** Every `url(...)` target in the stylesheet (images, fonts, imports), in source order. */
+function cssUrls(css: string): string[] {
+  const targets: string[] = []
+  let inUrlFunction = false
+  tokenize(css, (type, start, end) => {
+    if (type === tokenTypes.WhiteSpace || type === tokenTypes.Comment) return
+    const text = css.slice(start, end)
+    if (inUrlFunction && type === tokenTypes.String) targets.push(cssString.decode(text))
+    inUrlFunction = type === tokenTypes.Function && ident.decode(text.slice(0, -1)).toLowerCase() === 'url'
+    if (type === tokenTypes.Url) targets.push(cssUrl.decode(text))
+  })
+  return targets
 }
 
 /** The target URL of every `@import` in the stylesheet, in source order. */

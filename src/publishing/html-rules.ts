@@ -13,6 +13,10 @@
  *   namespace. (A <frame>/<frameset> the parser drops, e.g. inside <body>, is inert in browsers too.)
  * - SERVICE_WORKER: <link rel=serviceworker>, and registrations in inline scripts, on* event-handler
  *   attributes and javascript: URLs.
+ * - Warnings, which do not refuse the bundle but say what browsers will still block:
+ *   MIXED_CONTENT, a subresource (src, srcset, poster, form action, a <link> icon or preload) over
+ *   plain http (it counts on an https site only); EXTERNAL_MANIFEST, a web app manifest from
+ *   another origin (the Content-Security-Policy loads manifests from the site only).
  *
  * SVG and XHTML are really parsed as XML by browsers; the HTML parser is a close approximation for
  * ordinary files (XML namespace prefixes such as <svg:script> or xl:href are stripped before
@@ -21,7 +25,7 @@
 
 import { type DefaultTreeAdapterMap, defaultTreeAdapter, parse, parseFragment, type DefaultTreeAdapterTypes as T, type TreeAdapter } from 'parse5'
 import type { PublishViolation } from '../core/errors.ts'
-import { type Emit, isExternalUrl, quoted, snippet } from './bundle-paths.ts'
+import { type Emit, isExternalUrl, isPlainHttpUrl, quoted, snippet } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
 import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
 
@@ -280,6 +284,22 @@ function checkLink(attrs: Attrs, path: string, emit: Emit): void {
   }
   const href = attrs.get('href')
   if (href === undefined || !isExternalUrl(href)) return
+  if (rel.has('manifest')) {
+    emit({
+      code: 'EXTERNAL_MANIFEST',
+      path,
+      detail: snippet(href),
+      message: `${path} links the web app manifest ${snippet(href)} from another site; the site's Content-Security-Policy loads manifests from the site itself only, so browsers will ignore it: put the manifest in the bundle and link it by a relative path.`,
+    })
+  }
+  if (isPlainHttpUrl(href) && (rel.has('icon') || rel.has('apple-touch-icon') || rel.has('preload') || rel.has('prefetch'))) {
+    emit({
+      code: 'MIXED_CONTENT',
+      path,
+      detail: snippet(href),
+      message: `${path} loads ${snippet(href)} over plain http (a <link rel="${[...rel].join(' ')}">); on an https site browsers upgrade such requests to https or block them: use an https URL or put the file in the bundle.`,
+    })
+  }
   const as = (attrs.get('as') ?? '').trim().toLowerCase()
   const detail = snippet(href)
   let what: string | undefined
@@ -299,9 +319,13 @@ function checkLink(attrs: Attrs, path: string, emit: Emit): void {
 // Browsers strip leading C0/space and drop tabs and newlines anywhere in a URL.
 const JAVASCRIPT_URL = /^[\u0000-\u0020]*(?:j[\t\n\r]*a[\t\n\r]*v[\t\n\r]*a[\t\n\r]*s[\t\n\r]*c[\t\n\r]*r[\t\n\r]*i[\t\n\r]*p[\t\n\r]*t[\t\n\r]*:)/i
 
-/** Event-handler attributes (onclick=...) and javascript: URLs are scripts too. */
+/** Attributes whose URL the page loads by itself (or submits to), as opposed to links a person follows. */
+const SUBRESOURCE_ATTRIBUTES = new Set(['src', 'srcset', 'poster', 'action', 'formaction', 'background'])
+
+/** Event-handler attributes (onclick=...) and javascript: URLs are scripts too; http subresources are mixed content. */
 function checkAttributes(tag: string, attrs: T.Element['attrs'], path: string, xml: boolean, emit: Emit): void {
   for (const { name: rawName, value } of attrs) {
+    if (SUBRESOURCE_ATTRIBUTES.has(rawName) && /http:/i.test(value)) checkSubresource(tag, rawName, value, path, emit)
     if (!value.includes('import') && !value.includes('serviceWorker') && !value.includes('%')) continue
     const name = xml ? localName(rawName) : rawName
     if (name.length > 2 && name.startsWith('on')) {
@@ -311,6 +335,20 @@ function checkAttributes(tag: string, attrs: T.Element['attrs'], path: string, x
     const js = JAVASCRIPT_URL.exec(value)
     if (js) scanJs(percentDecode(value.slice(js[0].length)), path, `a javascript: URL in the ${name} attribute of a <${tag}> in ${path}`, emit)
   }
+}
+
+function checkSubresource(tag: string, name: string, value: string, path: string, emit: Emit): void {
+  // srcset is a comma-separated list of "URL descriptor" candidates.
+  const urls = name === 'srcset' ? value.split(',').map((candidate) => candidate.trim().split(/\s+/)[0] ?? '') : [value]
+  const http = urls.find(isPlainHttpUrl)
+  if (http === undefined) return
+  const detail = snippet(http)
+  emit({
+    code: 'MIXED_CONTENT',
+    path,
+    detail,
+    message: `${path} loads ${detail} over plain http (the ${name} of a <${tag}>); on an https site browsers upgrade such requests to https or block them: use an https URL or put the file in the bundle.`,
+  })
 }
 
 function percentDecode(text: string): string {

@@ -8,6 +8,8 @@
  *   `import('https://cdn/' + name)` is caught), and `importScripts(...)` string arguments.
  * - SERVICE_WORKER: `serviceWorker.register`, `serviceWorker['register']`, `serviceWorker?.register`
  *   and any `navigator['serviceWorker']` access.
+ * - UNSAFE_EVAL (a warning, not a violation): `eval(...)` or `new Function(...)`, which the site's
+ *   Content-Security-Policy does not allow, so browsers refuse to run them.
  *
  * Comments: es-module-lexer ignores comments by itself. The regex-based checks (importScripts,
  * service workers, and the import fallback used when the lexer cannot parse the source) run on a
@@ -41,7 +43,7 @@ export const JS_CONTENT_TYPES: ReadonlySet<string> = new Set([
 
 interface Finding {
   at: number
-  kind: 'import' | 'importScripts' | 'serviceWorker'
+  kind: 'import' | 'importScripts' | 'serviceWorker' | 'eval'
   text: string
 }
 
@@ -52,13 +54,15 @@ interface Finding {
 export function scanJs(source: string, path: string, where: string, emit: Emit): void {
   const hasImport = source.includes('import') || source.includes('export') // `export ... from` too
   const hasSw = source.includes('serviceWorker')
-  if (!hasImport && !hasSw) return
+  const hasEval = source.includes('eval') || source.includes('Function')
+  if (!hasImport && !hasSw && !hasEval) return
   const findings: Finding[] = []
   let stripped: string | undefined
   const code = (): string => (stripped ??= stripJsComments(source))
   if (hasImport) findImports(source, code, findings)
   if (source.includes('importScripts')) findImportScripts(code(), findings)
   if (hasSw) findServiceWorkers(code(), findings)
+  if (hasEval) findEval(code(), findings)
   findings.sort((a, b) => a.at - b.at)
   for (const f of findings) emit(toViolation(f, path, where))
 }
@@ -70,12 +74,27 @@ const MESSAGES: Record<Finding['kind'], (where: string, detail: string) => strin
     `${where} loads the script ${detail} with importScripts(); external scripts are not allowed: copy the file into the bundle and load it by a relative path.`,
   serviceWorker: (where, detail) =>
     `${where} registers a service worker (${detail}); service workers are not allowed on published sites: remove the registration code.`,
+  eval: (where, detail) =>
+    `${where} calls ${detail}; the site's Content-Security-Policy does not allow eval() or new Function(), so browsers will refuse to run that code: use JSON.parse for data and ordinary functions for code.`,
+}
+
+const KIND_CODES: Record<Finding['kind'], string> = {
+  import: 'EXTERNAL_URL',
+  importScripts: 'EXTERNAL_URL',
+  serviceWorker: 'SERVICE_WORKER',
+  eval: 'UNSAFE_EVAL',
+}
+
+// `eval(` not preceded by a property dot or an identifier character (so `math.eval(` and `evaluate(` pass), and `new Function(`.
+const EVAL_CALL = /(?<![.\w$])eval\s*\(|\bnew\s+Function\s*\(/g
+
+function findEval(code: string, out: Finding[]): void {
+  for (const m of code.matchAll(EVAL_CALL)) out.push({ at: m.index, kind: 'eval', text: m[0].replace(/\s+/g, ' ').replace(/\($/, '()') })
 }
 
 function toViolation(f: Finding, path: string, where: string): PublishViolation {
   const detail = snippet(f.text)
-  const code = f.kind === 'serviceWorker' ? 'SERVICE_WORKER' : 'EXTERNAL_URL'
-  return { code, path, detail, message: MESSAGES[f.kind](capitalize(where), detail) }
+  return { code: KIND_CODES[f.kind], path, detail, message: MESSAGES[f.kind](capitalize(where), detail) }
 }
 
 function findImports(source: string, code: () => string, out: Finding[]): void {

@@ -32,6 +32,8 @@ export interface StoredBundle {
   totalBytes: number
   /** Bytes this publish added to the blob store (0 when every file was already stored). */
   newBlobBytes: number
+  /** What browsers will still block on the site (see BundleCheck.warnings). */
+  warnings: PublishViolation[]
 }
 
 export interface PublishPipelineOptions {
@@ -39,6 +41,8 @@ export interface PublishPipelineOptions {
   blobRows: BlobsRepository
   /** Resolves files given by uploadId or sha256 (the uploads feature implements it). */
   references: ContentReferences
+  /** Sites are served over https, so plain-http subresources are reported as mixed content. */
+  httpsSites: boolean
 }
 
 /** Who publishes, and where on their site files may not go. */
@@ -49,24 +53,26 @@ export interface PublishTarget {
   collectionNames: readonly string[]
 }
 
-/** How many blobs are compressed and written at once. */
-const WRITE_CONCURRENCY = 4
+/** How many blobs are compressed and written at once: most of a write is waiting for fsync. */
+const WRITE_CONCURRENCY = 16
 
 export class PublishPipeline {
   private readonly blobs: BlobStore
   private readonly blobRows: BlobsRepository
   private readonly references: ContentReferences
+  private readonly httpsSites: boolean
 
   constructor(options: PublishPipelineOptions) {
     this.blobs = options.blobs
     this.blobRows = options.blobRows
     this.references = options.references
+    this.httpsSites = options.httpsSites
   }
 
   /** Checks the bundle (PUBLISH_INVALID with every violation) and writes the blobs it lacks. */
   async store(input: PublishFileInput[], target: PublishTarget): Promise<StoredBundle> {
     const resolved = await resolveFiles(input, target.userId, this.references, this.blobRows, this.blobs)
-    const check = checkBundle(resolved, undefined, target.collectionNames)
+    const check = checkBundle(resolved, undefined, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
     if (check.violations.length > 0) throw publishInvalid(check.violations)
 
     // Files given by reference are stored already: only inline bytes are hashed, and maybe written.
@@ -98,6 +104,7 @@ export class PublishPipeline {
       written,
       totalBytes: check.totalBytes,
       newBlobBytes: written.reduce((sum, { row }) => sum + row.size + (row.br_size ?? 0) + (row.gzip_size ?? 0), 0),
+      warnings: check.warnings,
     }
   }
 

@@ -5,14 +5,18 @@
 import { escapeHtml } from '../core/html.ts'
 
 /**
- * Enforces Plinth's authoring rules in the browser: no external scripts or styles, no frames,
- * objects or workers. Reused wherever a published page is rendered.
+ * Enforces Plinth's authoring rules in the browser, and allows exactly what they accept: scripts
+ * and styles only from the site (inline ones too), no frames, objects or workers, no eval; images,
+ * media, fonts, fetch/XHR/WebSocket connections and form submissions may go to other origins over
+ * http(s), as the rules let pages reference them. What the browser still refuses (mixed content
+ * on an https site, eval, a manifest from elsewhere) is reported as warnings at publish.
+ * Reused wherever a published page is rendered.
  */
 export const SITE_CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
-  "img-src 'self' data: blob: https:; media-src 'self' data: blob: https:; font-src 'self' data:; " +
-  "connect-src 'self' https:; frame-src 'none'; child-src 'none'; worker-src 'none'; " +
-  "object-src 'none'; base-uri 'self'; form-action 'self' https:"
+  "img-src 'self' data: blob: https: http:; media-src 'self' data: blob: https: http:; font-src 'self' data: https: http:; " +
+  "connect-src 'self' https: http: wss: ws:; frame-src 'none'; child-src 'none'; worker-src 'none'; " +
+  "object-src 'none'; base-uri 'self'; form-action 'self' https: http:"
 
 /** Security headers sent on every site response, as a flat [name, value, ...] list. */
 export const SITE_SECURITY_HEADERS: readonly string[] = Object.freeze([
@@ -48,7 +52,8 @@ function htmlPage(title: string, message: string): string {
   )
 }
 
-function builtin(status: number, contentType: string, text: string, extra: readonly string[] = []): BuiltinPage {
+/** A fixed page: `no-store`, the security headers and noindex (built-in pages, and a site owner's error pages). */
+export function builtin(status: number, contentType: string, text: string, extra: readonly string[] = []): BuiltinPage {
   const body = Buffer.from(text, 'utf8')
   const headers = Object.freeze([
     'Content-Type',

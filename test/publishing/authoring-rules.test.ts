@@ -700,3 +700,71 @@ describe('a maximal bundle', () => {
     assert.ok(result.totalBytes > 8 * 1024 * 1024 - 2048 && result.totalBytes <= 8 * 1024 * 1024)
   })
 })
+
+describe('warnings: what browsers will still block', () => {
+  const page = (body: string) => ({ path: 'index.html', content: `<!doctype html><title>t</title>${body}` })
+  const https = { httpsSites: true }
+
+  test('plain-http images, media, fonts and form targets are MIXED_CONTENT on an https site, and refuse nothing', () => {
+    const result = checkBundle(
+      [
+        page(
+          '<img src="http://img.example/a.png"><img srcset="https://x.example/1.png 1x, http://x.example/2.png 2x"><video poster="HTTP://v.example/p.jpg"></video><form action="http://forms.example/post"></form><link rel="icon" href="http://x.example/f.ico"><a href="http://elsewhere.example/">a link is fine</a>',
+        ),
+        {
+          path: 'site.css',
+          content: "@font-face { font-family: F; src: url('http://fonts.example/f.woff2') } body { background: url(http://img.example/bg.png) }",
+        },
+      ],
+      undefined,
+      https,
+    )
+    assert.deepEqual(result.violations, [])
+    assert.deepEqual(
+      result.warnings.map((w) => [w.code, w.path, w.detail]),
+      [
+        ['MIXED_CONTENT', 'index.html', 'http://img.example/a.png'],
+        ['MIXED_CONTENT', 'index.html', 'http://x.example/2.png'],
+        ['MIXED_CONTENT', 'index.html', 'HTTP://v.example/p.jpg'],
+        ['MIXED_CONTENT', 'index.html', 'http://forms.example/post'],
+        ['MIXED_CONTENT', 'index.html', 'http://x.example/f.ico'],
+        ['MIXED_CONTENT', 'site.css', 'http://fonts.example/f.woff2'],
+        ['MIXED_CONTENT', 'site.css', 'http://img.example/bg.png'],
+      ],
+    )
+    assert.match(result.warnings[0]!.message, /index\.html loads http:\/\/img\.example\/a\.png over plain http/)
+  })
+
+  test('on an http site plain-http resources are no warning: the page is not https', () => {
+    assert.deepEqual(checkBundle([page('<img src="http://img.example/a.png">')]).warnings, [])
+  })
+
+  test('eval and new Function are UNSAFE_EVAL, wherever the script is; comments and look-alikes are not', () => {
+    const result = checkBundle([
+      page('<script>const f = new Function("a", "return a")</script><button onclick="eval(code)">x</button>'),
+      { path: 'app.js', content: '// eval(old)\nmath.eval("1+1"); evaluate(x); const y = eval ("2")' },
+    ])
+    assert.deepEqual(result.violations, [])
+    assert.deepEqual(
+      result.warnings.map((w) => [w.code, w.path, w.detail]),
+      [
+        ['UNSAFE_EVAL', 'index.html', 'new Function()'],
+        ['UNSAFE_EVAL', 'app.js', 'eval ()'],
+      ],
+    )
+  })
+
+  test('a web app manifest from another site is EXTERNAL_MANIFEST', () => {
+    const result = checkBundle([page('<link rel="manifest" href="https://cdn.example/app.webmanifest"><link rel="manifest" href="app.webmanifest">')])
+    assert.deepEqual(
+      result.warnings.map((w) => w.code),
+      ['EXTERNAL_MANIFEST'],
+    )
+  })
+
+  test('warnings come with violations but never stand in for them', () => {
+    const result = checkBundle([page('<script src="https://cdn.example/x.js"></script><script>eval(1)</script>')])
+    assert.deepEqual(codes(result.violations), ['EXTERNAL_URL'])
+    assert.deepEqual(codes(result.warnings), ['UNSAFE_EVAL'])
+  })
+})

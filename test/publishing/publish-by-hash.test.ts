@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import type { BlobEncoding, BlobStore } from '../../src/blobs/blob-store.ts'
+import type { BlobEncoding, BlobFile, BlobStore } from '../../src/blobs/blob-store.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
@@ -34,6 +34,12 @@ class CountingBlobStore implements BlobStore {
   delete(hash: string) {
     return this.inner.delete(hash)
   }
+  list() {
+    return this.inner.list()
+  }
+  removeIfOlder(file: BlobFile, beforeMs: number) {
+    return this.inner.removeIfOlder(file, beforeMs)
+  }
 }
 
 for (const store of STORES) {
@@ -57,7 +63,12 @@ for (const store of STORES) {
       assert.equal(created.status, 201, created.text)
 
       const blobs = new CountingBlobStore(new FsBlobStore(path.join(server.config.dataDir, 'blobs')))
-      const pipeline = new PublishPipeline({ blobs, blobRows: new BlobsRepository(server.server.db.kysely), references: server.server.services.uploads })
+      const pipeline = new PublishPipeline({
+        blobs,
+        blobRows: new BlobsRepository(server.server.db.kysely),
+        references: server.server.services.uploads,
+        httpsSites: false,
+      })
       const byHash = files.map((f) => ({ path: f.path, sha256: sha256(Buffer.from(f.content, f.contentEncoding ?? 'utf8')) }))
       const bundle = await pipeline.store(byHash, { userId: user.id, collectionNames: [] })
       assert.deepEqual(bundle.newBlobs, [])
@@ -88,6 +99,7 @@ for (const store of STORES) {
         blobs: server.server.blobs,
         blobRows: new BlobsRepository(server.server.db.kysely),
         references: server.server.services.uploads,
+        httpsSites: false,
       })
       await assert.rejects(
         pipeline.store([{ path: 'index.html', sha256: 'b'.repeat(64) }], { userId: stranger.id, collectionNames: [] }),

@@ -35,6 +35,7 @@ for (const store of STORES) {
         blobs,
         blobRows: rows,
         references: new UploadsService({ baseUrl: 'http://localhost', repo: new UploadsRepository(db.kysely), blobs, blobRows: rows }),
+        httpsSites: false,
       })
     })
     after(async () => {

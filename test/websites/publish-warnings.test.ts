@@ -1,0 +1,78 @@
+/**
+ * What the rules accept works in the browser: the served Content-Security-Policy allows what the
+ * authoring rules let a page reference, and a publish reports, as warnings naming each file, what
+ * browsers will still block on the site.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { startTestServer, type TestServer } from '../helpers/server.ts'
+import { STORES } from '../helpers/stores.ts'
+
+const files = [
+  { path: 'index.html', content: '<!doctype html><title>t</title><img src="http://img.example/a.png"><link rel=stylesheet href=site.css>' },
+  { path: 'site.css', content: "@font-face { font-family: F; src: url('https://fonts.example/f.woff2') }" },
+  { path: 'app.js', content: 'export const run = (code) => eval(code)' },
+]
+
+for (const store of STORES) {
+  describe(`publish warnings and the served policy (${store.name})`, { skip: store.skip }, () => {
+    let https: TestServer
+    let plain: TestServer
+    before(async () => {
+      https = await startTestServer(store.name, { PLINTH_SITE_URL: 'https://plinth.test:8080' })
+      plain = await startTestServer(store.name)
+    })
+    after(async () => {
+      await https?.close()
+      await plain?.close()
+    })
+
+    test('on an https instance createWebsite and createWebsiteVersion warn of mixed content and eval, file by file', async () => {
+      const user = await https.user()
+      const created = await https.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files } })
+      assert.equal(created.status, 201, created.text)
+      assert.deepEqual(
+        created.body.warnings.map((w: { code: string; path: string }) => [w.code, w.path]),
+        [
+          ['MIXED_CONTENT', 'index.html'],
+          ['UNSAFE_EVAL', 'app.js'],
+        ],
+      )
+      const version = await https.api('POST', `/v1/websites/${created.body.websiteId}/versions`, { token: user.token, body: { files } })
+      assert.equal(version.status, 201, version.text)
+      assert.deepEqual(
+        version.body.warnings.map((w: { code: string }) => w.code),
+        ['MIXED_CONTENT', 'UNSAFE_EVAL'],
+      )
+    })
+
+    test('on an http instance plain-http images are no warning; a clean bundle has none', async () => {
+      const user = await plain.user()
+      const created = await plain.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files } })
+      assert.deepEqual(
+        created.body.warnings.map((w: { code: string }) => w.code),
+        ['UNSAFE_EVAL'],
+      )
+      const clean = await plain.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files: [files[0]!, files[1]!] } })
+      assert.equal(clean.body.warnings, undefined, 'no warnings, no field')
+    })
+
+    test('the served policy lets pages load what the rules accept from other origins', async () => {
+      const user = await plain.user()
+      const created = await plain.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files } })
+      const page = await plain.site(created.body.slug, '/')
+      const policy = new Map(
+        String(page.headers['content-security-policy'])
+          .split(';')
+          .map((d) => d.trim().split(/\s+/))
+          .map(([name, ...sources]) => [name!, new Set(sources)]),
+      )
+      for (const directive of ['img-src', 'media-src', 'font-src', 'connect-src', 'form-action']) {
+        assert.ok(policy.get(directive)?.has('https:') && policy.get(directive)?.has('http:'), `${directive} allows http(s) origins`)
+      }
+      assert.deepEqual([...policy.get('script-src')!], ["'self'", "'unsafe-inline'"], 'scripts still come from the site only, without eval')
+      assert.deepEqual([...policy.get('frame-src')!], ["'none'"])
+      assert.deepEqual([...policy.get('worker-src')!], ["'none'"])
+    })
+  })
+}

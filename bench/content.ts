@@ -1,6 +1,6 @@
 /**
  * 4. Content: upsertEntries of 100 entries over REST (fresh entries, then the same batch again,
- * all unchanged), listEntries on a collection of BENCH_CONTENT_ENTRIES entries (first page and a
+ * all unchanged), the API's worst latency while a batch of maximal pathological rich text renders, listEntries on a collection of BENCH_CONTENT_ENTRIES entries (first page and a
  * page deep in the listing reached by cursor), and a warm entry page (default template) under
  * load next to the same site's static 4 KB page. One Plinth child, which creates the site and
  * collections and bulk-inserts the big collection before it reports ready (lib/seed.ts).
@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { makeTempDir, spawnChild } from './lib/children.ts'
 import { entryBatch, fourKbPage } from './lib/content.ts'
-import { api, siteGet } from './lib/http.ts'
+import { RICH_TEXT_MAX_CHARS } from '../src/core/limits.ts'
+import { api, request, siteGet } from './lib/http.ts'
 import { compare, fmtInt, type LoadResult, percentile, type Target } from './lib/load.ts'
 import { ARCHIVE, POSTS, type SeedInfo } from './lib/seed.ts'
 import { plinthEnv, SETTINGS, SITE_DOMAIN } from './lib/settings.ts'
@@ -25,6 +26,8 @@ export interface ContentResult {
   batchSize: number
   fresh: Timing
   unchanged: Timing
+  /** Worst and median GET /v1 latency while a batch of maximal pathological rich text is written. */
+  probe: { worst: number; p50: number; n: number; batchMs: number; results: Record<string, number> }
   entries: number
   seedSeconds: number
   firstPage: Timing
@@ -41,6 +44,12 @@ export interface ContentResult {
 
 const BATCH = 100
 const BATCHES = 15
+/** Targets: 100 new entries at most this p50, and at most this many times the unchanged batch. */
+export const UPSERT_P50_TARGET_MS = 100
+export const UPSERT_RATIO_TARGET = 5
+/** Worst GET /v1 latency while a maximal rich-text batch is written, under this. */
+export const PROBE_TARGET_MS = 100
+const PATHOLOGICAL_ITEMS = 30
 const LIST_REQUESTS = 50
 const WALK_LIMIT = 100
 const DEFAULT_LIMIT = 20
@@ -94,6 +103,58 @@ export async function contentPhase(): Promise<ContentResult> {
   )
   console.log(line(`${BATCH} new entries (created)`, freshT))
   console.log(line(`the same ${BATCH} again (unchanged)`, unchangedT))
+  const ratio = freshT.p50 / unchangedT.p50
+  console.log(
+    `  new p50 ${freshT.p50.toFixed(1)} ms (target <= ${UPSERT_P50_TARGET_MS} ms): ${freshT.p50 <= UPSERT_P50_TARGET_MS ? 'PASS' : 'FAIL'}; ` +
+      `new / unchanged p50 ${ratio.toFixed(2)} (target <= ${UPSERT_RATIO_TARGET}): ${ratio <= UPSERT_RATIO_TARGET ? 'PASS' : 'FAIL'}`,
+  )
+
+  // 1b. The API's latency while a batch of maximal pathological rich text is rendered: 30 items of
+  // `<p>a <b>b</b></p>` as long as accepted. GET /v1 is asked one request after another meanwhile.
+  const unit = '<p>a <b>b</b></p>'
+  const pathological = unit.repeat(Math.floor(RICH_TEXT_MAX_CHARS / unit.length))
+  const heavy = Buffer.from(
+    JSON.stringify({
+      entries: Array.from({ length: PATHOLOGICAL_ITEMS }, (_, i) => ({
+        slug: `heavy-${nonce}-${i}`,
+        data: { title: `Heavy ${i}`, body: { html: pathological } },
+      })),
+    }),
+  )
+  const probes: number[] = []
+  let writing = true
+  const probing = (async () => {
+    while (writing) {
+      const started = performance.now()
+      const reply = await request(plinth.port, { path: '/v1' })
+      if (reply.status !== 200) throw new Error(`GET /v1 -> ${reply.status}`)
+      probes.push(performance.now() - started)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  })()
+  const heavyStarted = performance.now()
+  // The reply is read raw and parsed after the probe stops: parsing megabytes of JSON here would
+  // stall this process's own probe and be counted as the server's latency.
+  const heavyReply = await request(plinth.port, {
+    method: 'POST',
+    path: batchPath,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: heavy,
+  })
+  const batchMs = performance.now() - heavyStarted
+  writing = false
+  await probing
+  if (heavyReply.status !== 200) throw new Error(`pathological batch -> ${heavyReply.status}: ${heavyReply.body.toString('utf8').slice(0, 500)}`)
+  const heavyResult = JSON.parse(heavyReply.body.toString('utf8')) as { results: Array<{ error?: { code: string } }> }
+  const outcomes: Record<string, number> = {}
+  for (const r of heavyResult.results) outcomes[r.error?.code ?? 'created'] = (outcomes[r.error?.code ?? 'created'] ?? 0) + 1
+  const probe = { worst: Math.max(...probes), p50: percentile(probes, 50), n: probes.length, batchMs, results: outcomes }
+  console.log(
+    `  ${PATHOLOGICAL_ITEMS} entries of ${RICH_TEXT_MAX_CHARS.toLocaleString('en-US')} characters of ${unit} (${fmtInt(heavy.length)} B): answered in ${(batchMs / 1000).toFixed(1)} s, ${JSON.stringify(outcomes)}`,
+  )
+  console.log(
+    `  GET /v1 meanwhile: worst ${probe.worst.toFixed(1)} ms, p50 ${probe.p50.toFixed(1)} ms (${probe.n} requests; target worst < ${PROBE_TARGET_MS} ms): ${probe.worst < PROBE_TARGET_MS ? 'PASS' : 'FAIL'}`,
+  )
 
   // 2. listEntries on the big collection: the first page, then a page deep in the listing.
   const listPath = `${collections}/${ARCHIVE}/entries`
@@ -160,6 +221,7 @@ export async function contentPhase(): Promise<ContentResult> {
     batchSize: BATCH,
     fresh: freshT,
     unchanged: unchangedT,
+    probe,
     entries,
     seedSeconds: seed.seedSeconds,
     firstPage: firstT,

@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: serving throughput against a bare node:http baseline, publish latency of a
- * maximal bundle (and of an unchanged republish, which must write no blob bytes), resident
- * memory after 1,000 small sites, and content: upsertEntries latency, listEntries on 100,000
- * entries, and a warm entry page under load. Servers run in child processes on temp data dirs, listening on
+ * maximal bundle beside the raw cost of its bytes (and of an unchanged republish, which must write
+ * no blob bytes), resident memory after 1,000 small sites, and content: upsertEntries latency
+ * against its targets, the API's worst latency while maximal rich text renders, listEntries on
+ * 100,000 entries, and a warm entry page under load. Servers run in child processes on temp data dirs, listening on
  * 127.0.0.1 only; everything is cleaned up at the end, on failure and on Ctrl-C.
  *
  * Quick runs: BENCH_DURATION=3 BENCH_WARMUP=1 BENCH_PUBLISH_ITERATIONS=3 BENCH_SITES=100 npm run bench
@@ -13,12 +14,12 @@
  */
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { type ContentResult, contentPhase } from './content.ts'
+import { type ContentResult, contentPhase, PROBE_TARGET_MS, UPSERT_P50_TARGET_MS, UPSERT_RATIO_TARGET } from './content.ts'
 import { cleanupAll, killAllSync } from './lib/children.ts'
 import { fmtInt, fmtMiB, fmtMs } from './lib/load.ts'
 import { SETTINGS, TARGET_RATIO } from './lib/settings.ts'
 import { type MemoryResult, memoryPhase } from './memory.ts'
-import { type PublishingResult, publishingPhase } from './publishing.ts'
+import { PUBLISH_RAW_TARGET, type PublishingResult, publishingPhase } from './publishing.ts'
 import { type ServingResult, servingPhase } from './serving.ts'
 
 function table(rows: string[][]): string {
@@ -27,6 +28,8 @@ function table(rows: string[][]): string {
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`
   return [fmt(rows[0]), rule, ...rows.slice(1).map(fmt)].join('\n')
 }
+
+const passFail = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
 
 function summary(serving: ServingResult, publishing: PublishingResult, memory: MemoryResult, content: ContentResult): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`
@@ -46,6 +49,8 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
   }
   rows.push(
     [`Publishing ${fmtMiB(publishing.bundleBytes)}, 40 files`, 'new bytes p50 / p95', `${ms(publishing.fresh.p50)} / ${ms(publishing.fresh.p95)}`, '', ''],
+    ['', 'raw cost of the same bytes p50', ms(publishing.raw.p50), '', ''],
+    ['', 'ratio publish / raw (p50)', publishing.rawRatio.toFixed(2), `<= ${PUBLISH_RAW_TARGET}`, passFail(publishing.rawRatio <= PUBLISH_RAW_TARGET)],
     ['', 'unchanged republish p50 / p95', `${ms(publishing.unchanged.p50)} / ${ms(publishing.unchanged.p95)}`, '', ''],
     [
       '',
@@ -60,9 +65,24 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
     ['', 'JS heap retained per site (after GC)', `${((memory.heapAfter - memory.heapBefore) / memory.sites / 1024).toFixed(1)} KiB`, '(info)', ''],
   )
   const ms1 = (n: number) => `${n.toFixed(1)} ms`
+  const upsertRatio = content.fresh.p50 / content.unchanged.p50
   rows.push(
-    [`upsertEntries, ${content.batchSize} entries (REST)`, 'new entries p50 / p95', `${ms(content.fresh.p50)} / ${ms(content.fresh.p95)}`, '', ''],
+    [
+      `upsertEntries, ${content.batchSize} entries (REST)`,
+      'new entries p50 / p95',
+      `${ms(content.fresh.p50)} / ${ms(content.fresh.p95)}`,
+      `p50 <= ${UPSERT_P50_TARGET_MS} ms`,
+      passFail(content.fresh.p50 <= UPSERT_P50_TARGET_MS),
+    ],
     ['', 'same batch again (all unchanged) p50', ms(content.unchanged.p50), '', ''],
+    ['', 'ratio new / unchanged (p50)', upsertRatio.toFixed(2), `<= ${UPSERT_RATIO_TARGET}`, passFail(upsertRatio <= UPSERT_RATIO_TARGET)],
+    [
+      'Maximal rich-text batch (30 x pathological)',
+      'worst GET /v1 latency meanwhile',
+      `${content.probe.worst.toFixed(1)} ms (p50 ${content.probe.p50.toFixed(1)} ms)`,
+      `< ${PROBE_TARGET_MS} ms`,
+      passFail(content.probe.worst < PROBE_TARGET_MS),
+    ],
     [
       `listEntries, ${content.entries.toLocaleString('en-US')} entries`,
       `first page (${content.pageLimit}) p50 / p95`,

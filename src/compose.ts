@@ -7,6 +7,7 @@ import path from 'node:path'
 import { TokensRepository } from './auth/tokens.repository.ts'
 import { TokensService } from './auth/tokens.service.ts'
 import type { BlobStore } from './blobs/blob-store.ts'
+import { describeSweep, type SweepResult, sweepBlobs } from './blobs/blob-sweep.ts'
 import { BlobsRepository } from './blobs/blobs.repository.ts'
 import { FsBlobStore } from './blobs/fs-blob-store.ts'
 import type { Config } from './config.ts'
@@ -15,6 +16,7 @@ import { CollectionsService } from './content/collections.service.ts'
 import { libraryMedia } from './content/entries.media.ts'
 import { EntriesRepository } from './content/entries.repository.ts'
 import { EntriesService } from './content/entries.service.ts'
+import { defaultRichTextPoolOptions, RichTextPool } from './content/rich-text.pool.ts'
 import { WebsiteAccess } from './db/access.ts'
 import { type Db, migrate, openDb } from './db/connect.ts'
 import { AssetLibrary } from './images/asset-library.ts'
@@ -31,6 +33,7 @@ import { UploadsRepository } from './uploads/uploads.repository.ts'
 import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
 import { UsersService } from './users/users.service.ts'
+import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS } from './core/limits.ts'
 import { PublishRateLimiter } from './websites/publish-rate-limit.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import { WebsitesService } from './websites/websites.service.ts'
@@ -54,12 +57,17 @@ export interface Composition {
   /** Serves published sites ({slug}.{site_domain}). */
   siteServer: SiteServer
   siteEvents: SiteEventBus
-  /** Stops listening for site changes and closes the database. */
+  /** Removes temp files and unreferenced blobs a crash left behind (blobs/blob-sweep.ts). */
+  sweepBlobs(): Promise<SweepResult>
+  /** Stops listening for site changes, stops the rich-text threads and closes the database. */
   close(): Promise<void>
 }
 
-/** Opens the stores (running pending migrations) and builds everything on them. */
-export async function compose(config: Config, log: Logger): Promise<Composition> {
+/**
+ * Opens the stores (running pending migrations) and builds everything on them. At start the blob
+ * store is swept in the background (what a crash left behind), unless told not to (the CLI).
+ */
+export async function compose(config: Config, log: Logger, options: { sweepAtStart?: boolean } = {}): Promise<Composition> {
   const db = openDb(config)
   try {
     await migrate(db)
@@ -84,6 +92,7 @@ export async function compose(config: Config, log: Logger): Promise<Composition>
       sources: { live: new SiteContentRepository(db.kysely), collections: collectionsRepo, entries: entriesRepo, assets: assetsRepo },
       blobs,
       scheme: config.siteScheme,
+      siteDomain: config.siteDomain,
       log,
     }),
   })
@@ -101,6 +110,8 @@ export async function compose(config: Config, log: Logger): Promise<Composition>
     blobs,
     blobRows,
   })
+  // Rich text is rendered in worker threads, never on the event loop (content/rich-text.pool.ts).
+  const richText = new RichTextPool(defaultRichTextPoolOptions({ timeLimitMs: RICH_TEXT_TIME_LIMIT_MS, memoryMb: RICH_TEXT_MEMORY_MB }))
   const services: Services = {
     users: new UsersService(new UsersRepository(db.kysely)),
     tokens: new TokensService(new TokensRepository(db.kysely)),
@@ -108,24 +119,35 @@ export async function compose(config: Config, log: Logger): Promise<Composition>
       config,
       repo: websitesRepo,
       blobRows,
-      pipeline: new PublishPipeline({ blobs, blobRows, references: uploads }),
+      pipeline: new PublishPipeline({ blobs, blobRows, references: uploads, httpsSites: config.siteScheme === 'https' }),
       rateLimiter: new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),
       siteEvents,
       collections: collectionsRepo,
     }),
     uploads,
     collections,
-    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(assetLibrary), siteEvents }),
+    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary), siteEvents }),
     assets: new AssetsService({ access, library: assetLibrary, uploads }),
   }
+  const sweep = () => sweepBlobs(blobs, blobRows, {})
+  const startSweep =
+    options.sweepAtStart === false
+      ? Promise.resolve()
+      : sweep().then(
+          (result) => log.info({ sweep: result }, `blob store swept at start: ${describeSweep(result)}`),
+          (error) => log.error({ err: error }, 'sweeping the blob store at start failed'),
+        )
   return {
     db,
     blobs,
     services,
     siteServer,
     siteEvents,
+    sweepBlobs: sweep,
     async close() {
+      await startSweep
       await siteEvents.close()
+      await richText.close()
       await db.close()
     },
   }

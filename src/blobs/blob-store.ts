@@ -8,12 +8,33 @@ export type BlobEncoding = 'identity' | 'br' | 'gzip'
 
 export interface BlobStore {
   has(hash: string, encoding?: BlobEncoding): Promise<boolean>
-  /** Atomic and idempotent: readers see the whole blob or none of it. */
+  /**
+   * Atomic and idempotent: readers see the whole blob or none of it. A variant is durable once
+   * the identity bytes of the same hash are put after it (writeBlob's order).
+   */
   put(hash: string, bytes: Buffer, encoding?: BlobEncoding): Promise<void>
   /** Throws an error with code 'ENOENT' when the blob is missing. */
   get(hash: string, encoding?: BlobEncoding): Promise<Buffer>
   /** Removes the blob and its variants; a missing one is not an error. */
   delete(hash: string): Promise<void>
+  /** Every file of the store, blobs, variants and temp files alike (for the sweep, blob-sweep.ts). */
+  list(): AsyncIterable<BlobFile>
+  /**
+   * Removes one listed file if it was last modified before `beforeMs`, checked again at removal;
+   * false when it is gone or newer. A put of bytes already stored marks the file modified, so a
+   * blob being published again is never taken for an old one.
+   */
+  removeIfOlder(file: BlobFile, beforeMs: number): Promise<boolean>
+}
+
+/** One file of the store: a blob or variant (hash and encoding set), or a temp file (both null). */
+export interface BlobFile {
+  /** Path inside the store. */
+  name: string
+  hash: string | null
+  encoding: BlobEncoding | null
+  bytes: number
+  modifiedMs: number
 }
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/

@@ -10,9 +10,8 @@ import type { BlobsRepository } from './blobs.repository.ts'
 import { compressVariants, type Variants } from './compression.ts'
 
 export async function writeBlob(blobs: BlobStore, hash: string, bytes: Buffer, variants: Variants): Promise<void> {
-  // Variants first: a blob whose identity bytes exist is taken as complete by readers.
-  if (variants.br) await blobs.put(hash, variants.br, 'br')
-  if (variants.gzip) await blobs.put(hash, variants.gzip, 'gzip')
+  // Variants first (side by side): a blob whose identity bytes exist is taken as complete by readers.
+  await Promise.all([variants.br && blobs.put(hash, variants.br, 'br'), variants.gzip && blobs.put(hash, variants.gzip, 'gzip')])
   await blobs.put(hash, bytes)
 }
 

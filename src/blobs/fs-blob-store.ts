@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises'
 import path from 'node:path'
-import { type BlobEncoding, type BlobStore, SHA256_HEX } from './blob-store.ts'
+import { type BlobEncoding, type BlobFile, type BlobStore, SHA256_HEX } from './blob-store.ts'
 
 const SUFFIX: Record<BlobEncoding, string> = { identity: '', br: '.br', gzip: '.gz' }
+const ENCODING_OF: Record<string, BlobEncoding> = { '': 'identity', '.br': 'br', '.gz': 'gzip' }
+const BLOB_NAME = /^([0-9a-f]{64})(\.br|\.gz)?$/
+const FAN_OUT = /^[0-9a-f]{2}$/
 
 /** Blobs under {root}/ab/cd/abcd...; writes go to a temp file, are fsynced, renamed, and the folder fsynced. */
 export class FsBlobStore implements BlobStore {
@@ -26,7 +29,8 @@ export class FsBlobStore implements BlobStore {
 
   async put(hash: string, bytes: Buffer, encoding: BlobEncoding = 'identity'): Promise<void> {
     const target = this.file(hash, encoding)
-    if (await this.has(hash, encoding)) return
+    // Stored already: marked as just written, so a sweep running now does not take it for an orphan.
+    if (await touch(target)) return
     await mkdir(path.dirname(target), { recursive: true })
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`
     const handle = await open(temp, 'wx')
@@ -42,7 +46,10 @@ export class FsBlobStore implements BlobStore {
       await unlink(temp).catch(() => {})
       throw error
     }
-    // The rename itself must be durable before the metadata that points at the blob commits.
+    // The rename itself must be durable before the metadata that points at the blob commits. A
+    // variant's is made durable by the folder sync of its identity bytes, which writeBlob always
+    // puts last in the same folder: one folder sync per blob instead of three.
+    if (encoding !== 'identity') return
     const dir = await open(path.dirname(target), 'r')
     try {
       await dir.sync()
@@ -55,6 +62,44 @@ export class FsBlobStore implements BlobStore {
     return readFile(this.file(hash, encoding))
   }
 
+  async *list(): AsyncIterable<BlobFile> {
+    for (const first of await dirNames(this.root)) {
+      if (!FAN_OUT.test(first)) continue
+      for (const second of await dirNames(path.join(this.root, first))) {
+        if (!FAN_OUT.test(second)) continue
+        const dir = path.join(this.root, first, second)
+        for (const name of await dirNames(dir)) {
+          const info = await stat(path.join(dir, name)).catch(() => null)
+          if (!info?.isFile()) continue
+          const match = BLOB_NAME.exec(name)
+          const blob = match && match[1]!.startsWith(first + second) ? match : null
+          // Anything else in a fan-out folder is a temp file of a put (`{hash}{suffix}.{random}.tmp`).
+          if (!blob && !name.endsWith('.tmp')) continue
+          yield {
+            name: path.join(first, second, name),
+            hash: blob ? blob[1]! : null,
+            encoding: blob ? ENCODING_OF[blob[2] ?? '']! : null,
+            bytes: info.size,
+            modifiedMs: info.mtimeMs,
+          }
+        }
+      }
+    }
+  }
+
+  async removeIfOlder(file: BlobFile, beforeMs: number): Promise<boolean> {
+    const full = path.join(this.root, file.name)
+    const info = await stat(full).catch(() => null)
+    if (!info || info.mtimeMs >= beforeMs) return false
+    try {
+      await unlink(full)
+      return true
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+      throw error
+    }
+  }
+
   async delete(hash: string): Promise<void> {
     // Identity first: readers take a blob whose identity bytes exist as complete.
     for (const encoding of ['identity', 'br', 'gzip'] as const) {
@@ -62,5 +107,26 @@ export class FsBlobStore implements BlobStore {
         if (error.code !== 'ENOENT') throw error
       })
     }
+  }
+}
+
+/** Marks an existing file modified now; false when there is no such file. */
+async function touch(file: string): Promise<boolean> {
+  const now = new Date()
+  try {
+    await utimes(file, now, now)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
+    throw error
+  }
+}
+
+async function dirNames(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).sort()
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
   }
 }

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util'
 import { type Composition, compose, type Services } from '../compose.ts'
 import { ConfigError, loadConfig } from '../config.ts'
+import { describeSweep } from '../blobs/blob-sweep.ts'
 import { AppError } from '../core/errors.ts'
 import { createLogger } from '../log.ts'
 
@@ -16,12 +17,14 @@ export const USAGE = `Usage:
   plinth token list --email E                                 lists the user's tokens
   plinth token revoke TOKEN_ID                                revokes a token
   plinth site share WEBSITE_ID --email E --role editor        makes E an editor of the site
+  plinth blobs sweep                                          removes temp files and unreferenced blobs
+                                                              older than the grace period; prints what it freed
 
 Settings (PLINTH_DATA_DIR, DATABASE_URL, ...) are read from the environment, as by npm start.`
 
 class UsageError extends Error {}
 
-type Handler = (services: Services, args: string[], out: (line: string) => void) => Promise<void>
+type Handler = (services: Services, args: string[], out: (line: string) => void, plinth: Composition) => Promise<void>
 
 function options<T extends Record<string, { type: 'string' }>>(args: string[], spec: T, positionals = 0) {
   let parsed: ReturnType<typeof parseArgs>
@@ -88,6 +91,11 @@ const COMMANDS: Record<string, Handler> = {
     await services.websites.share(positionals[0], user, role)
     out(`${user.email} is now ${role} of ${positionals[0]}`)
   },
+
+  async 'blobs sweep'(_services, args, out, plinth) {
+    options(args, {})
+    out(`blobs sweep: ${describeSweep(await plinth.sweepBlobs())}`)
+  },
 }
 
 /** Runs one command; returns the exit code. Output goes to the given writers (tests capture them). */
@@ -106,8 +114,8 @@ export async function run(
   try {
     const config = loadConfig(env)
     // Stdout carries each command's result: log lines (warnings only) go to stderr.
-    plinth = await compose(config, createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr))
-    await handler(plinth.services, argv.slice(2), io.out)
+    plinth = await compose(config, createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr), { sweepAtStart: false })
+    await handler(plinth.services, argv.slice(2), io.out, plinth)
     return 0
   } catch (error) {
     if (error instanceof UsageError) {

@@ -37,7 +37,7 @@ export async function renderEntry(
     const at = `data.${field.name}`
     if (field.type === 'image') rendered[field.name] = await importImage(value as string, at)
     else if (field.type === 'richText') {
-      const { html, images } = renderOrFail(media, value as RichText, at)
+      const { html, images } = await renderOrFail(media, value as RichText, at)
       const library = new Map<string, string>()
       for (const src of new Set(images)) {
         // Inline images (data:) go to the library as they are; the renderer kept only raster ones.
@@ -46,17 +46,31 @@ export async function renderEntry(
           throw new EntryFailure('VALIDATION_FAILED', `An image in ${at} is unusable: ${resolved.problem}.`, { [at]: `image ${resolved.problem}` })
         library.set(src, await importImage(resolved.url, at))
       }
-      rendered[field.name] = library.size === 0 ? html : media.rewriteImageSources(html, (src) => library.get(src) ?? src)
+      rendered[field.name] = library.size === 0 ? html : await rewriteOrFail(media, html, Object.fromEntries(library), at)
     } else rendered[field.name] = value
   }
   return rendered
 }
 
-function renderOrFail(media: EntryMedia, value: RichText, field: string): { html: string; images: string[] } {
+async function renderOrFail(media: EntryMedia, value: RichText, field: string): Promise<{ html: string; images: string[] }> {
   try {
-    return media.renderRichText(value)
+    return await media.renderRichText(value)
   } catch (error) {
-    if (!(error instanceof AppError)) throw error
-    throw new EntryFailure('VALIDATION_FAILED', `${field}: ${error.message}`, { [field]: error.message })
+    throw entryFailure(error, field)
   }
+}
+
+async function rewriteOrFail(media: EntryMedia, html: string, sources: Record<string, string>, field: string): Promise<string> {
+  try {
+    return await media.rewriteImageSources(html, sources)
+  } catch (error) {
+    throw entryFailure(error, field)
+  }
+}
+
+/** A refusal of the renderer as this entry's failure, naming the field; anything else as it is. */
+function entryFailure(error: unknown, field: string): unknown {
+  if (!(error instanceof AppError)) return error
+  const code = error.code === 'RICH_TEXT_TOO_COSTLY' ? 'RICH_TEXT_TOO_COSTLY' : 'VALIDATION_FAILED'
+  return new EntryFailure(code, `${field}: ${error.message}`, { [field]: error.message })
 }

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto'
 import type { Principal } from '../auth/tokens.service.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
-import { ENTRY_PAGE_DEFAULT } from '../core/limits.ts'
+import { ENTRY_PAGE_DEFAULT, RICH_TEXT_BATCH_MAX_CHARS } from '../core/limits.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { EntryRow } from '../db/types.ts'
+import { quoted } from '../publishing/bundle-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { CollectionsService, LoadedCollection } from './collections.service.ts'
 import type { Entry, EntryBatchRequest, EntryBatchResult, EntryList, EntryPut, EntryResult } from './content.schemas.ts'
@@ -14,12 +15,22 @@ import type { EntriesRepository } from './entries.repository.ts'
 import { baseUrlProblem, type CheckedEntry, checkEntry, EntryFailure, slugProblem } from './entries.validation.ts'
 import { canonicalJson, decodeCursor, encodeCursor, entryView } from './entries.views.ts'
 
-/** Batch items written at once: image imports overlap, the database sees a few writes at a time. */
-const BATCH_CONCURRENCY = 4
+/**
+ * Batch items in progress at once: image imports overlap, and rich text asked for together goes to
+ * a rendering thread in one message (rich-text.pool.ts); the pool, not this, bounds the CPU used.
+ */
+const BATCH_CONCURRENCY = 16
 
 interface Written {
   status: 'created' | 'updated' | 'unchanged'
   row: EntryRow
+}
+
+/** A checked and rendered entry waiting to be stored. */
+interface Pending {
+  slug: string
+  existing: EntryRow | undefined
+  stored: Omit<EntryRow, 'id' | 'collection_id' | 'slug'>
 }
 
 export interface EntriesServiceOptions {
@@ -83,7 +94,8 @@ export class EntriesService {
       return { status: written.status, entry: entryView(collection, written.row, nowIso()) }
     } catch (error) {
       if (!(error instanceof EntryFailure)) throw error
-      throw new AppError(error.code === 'IMAGE_IMPORT_FAILED' ? 'IMAGE_IMPORT_FAILED' : 'VALIDATION_FAILED', error.message, { fields: error.fields })
+      const code = error.code === 'IMAGE_IMPORT_FAILED' || error.code === 'RICH_TEXT_TOO_COSTLY' ? error.code : 'VALIDATION_FAILED'
+      throw new AppError(code, error.message, { fields: error.fields })
     }
   }
 
@@ -104,7 +116,10 @@ export class EntriesService {
       ).map((r) => [r.slug, r]),
     )
 
+    const overBudget = richTextOverBudget(input.entries)
+
     const results: EntryResult[] = new Array(input.entries.length)
+    const pending = new Map<number, Pending>()
     let next = 0
     const worker = async () => {
       while (next < input.entries.length) {
@@ -114,12 +129,20 @@ export class EntriesService {
           if (slug !== null && occurrences.get(slug)! > 1) {
             throw new EntryFailure(
               'DUPLICATE_SLUG',
-              `The slug "${slug}" appears ${occurrences.get(slug)} times in this batch; send each slug once. None of its items was written.`,
+              `The slug ${quoted(slug, 100)} appears ${occurrences.get(slug)} times in this batch; send each slug once. None of its items was written.`,
               { slug: 'appears more than once in this batch' },
             )
           }
-          const written = await this.write(collection, input.entries[i], input.baseUrl, slug === null ? undefined : stored.get(slug))
-          results[i] = { slug, status: written.status, entry: entryView(collection, written.row, nowIso()) }
+          if (overBudget.has(i)) {
+            throw new EntryFailure(
+              'RICH_TEXT_BUDGET_EXCEEDED',
+              `This batch holds more than ${RICH_TEXT_BATCH_MAX_CHARS} characters of rich text in all; this item and the ones after it that carry rich text were not written. Send them in another batch.`,
+              { data: `rich text past the batch's budget of ${RICH_TEXT_BATCH_MAX_CHARS} characters` },
+            )
+          }
+          const prepared = await this.prepare(collection, input.entries[i], input.baseUrl, slug === null ? undefined : stored.get(slug))
+          if ('status' in prepared) results[i] = { slug, status: prepared.status, entry: entryView(collection, prepared.row, nowIso()) }
+          else pending.set(i, prepared)
         } catch (error) {
           if (!(error instanceof EntryFailure)) throw error
           results[i] = { slug, status: 'failed', error: error.toResult() }
@@ -127,6 +150,11 @@ export class EntriesService {
       }
     }
     await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, input.entries.length) }, worker))
+    const written = await this.storeAll(collection, [...pending.values()])
+    const now = nowIso()
+    ;[...pending.keys()].forEach((i, k) => {
+      results[i] = { slug: slugs[i]!, status: written[k]!.status, entry: entryView(collection, written[k]!.row, now) }
+    })
     const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 }
     for (const result of results) counts[result.status]++
     if (counts.created + counts.updated > 0) await this.siteEvents.siteChanged(collection.siteSlug)
@@ -145,6 +173,12 @@ export class EntriesService {
    * hashes as stored is left alone and reported unchanged, without fetching any image again.
    */
   private async write(collection: LoadedCollection, item: unknown, baseUrl: string | undefined, existing: EntryRow | undefined): Promise<Written> {
+    const prepared = await this.prepare(collection, item, baseUrl, existing)
+    return 'status' in prepared ? prepared : this.store(collection, prepared)
+  }
+
+  /** Checks and renders one entry: unchanged as it is, or the row to store. */
+  private async prepare(collection: LoadedCollection, item: unknown, baseUrl: string | undefined, existing: EntryRow | undefined): Promise<Written | Pending> {
     const check = checkEntry(item, collection.fields, baseUrl)
     if (!check.ok) {
       const list = Object.entries(check.fields).map(([k, v]) => `${k} ${v}`)
@@ -167,23 +201,78 @@ export class EntriesService {
       rendered: JSON.stringify(rendered),
       content_hash: hash,
     }
+    return { slug: entry.slug, existing, stored }
+  }
+
+  /** Stores one prepared entry on its own. */
+  private async store(collection: LoadedCollection, { slug, existing, stored }: Pending): Promise<Written> {
     if (existing) {
       await this.repo.replace(existing.id, stored)
       return { status: 'updated', row: { ...existing, ...stored } }
     }
-    const row: EntryRow = { id: newId('ent'), collection_id: collection.id, slug: entry.slug, ...stored }
+    const row: EntryRow = { id: newId('ent'), collection_id: collection.id, slug, ...stored }
     try {
       await this.repo.insert(row)
       return { status: 'created', row }
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
       // A concurrent request created the same slug first: replace it, as putEntry promises.
-      const winner = await this.repo.findBySlug(collection.id, entry.slug)
+      const winner = await this.repo.findBySlug(collection.id, slug)
       if (!winner) throw error
       await this.repo.replace(winner.id, stored)
       return { status: 'updated', row: { ...winner, ...stored } }
     }
   }
+
+  /**
+   * Stores a batch's prepared entries in one transaction (one commit instead of one per entry).
+   * When a concurrent request created one of the slugs meanwhile, the transaction fails as a
+   * whole and each entry is stored on its own instead, which replaces the winner's row.
+   */
+  private async storeAll(collection: LoadedCollection, items: Pending[]): Promise<Written[]> {
+    if (items.length <= 1) return Promise.all(items.map((item) => this.store(collection, item)))
+    const rows = items.map(({ slug, existing, stored }): EntryRow =>
+      existing ? { ...existing, ...stored } : { id: newId('ent'), collection_id: collection.id, slug, ...stored },
+    )
+    try {
+      await this.repo.writeMany(
+        rows.filter((_, i) => !items[i]!.existing),
+        rows.filter((_, i) => items[i]!.existing),
+      )
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error
+      const written: Written[] = []
+      for (const item of items) written.push(await this.store(collection, item))
+      return written
+    }
+    return rows.map((row, i) => ({ status: items[i]!.existing ? 'updated' : 'created', row }))
+  }
+}
+
+/**
+ * Items of a batch past its rich-text budget: characters are counted in input order, and from the
+ * first item that would go past the budget on, every item carrying rich text is refused. So a
+ * batch's rendering work is bounded whatever its items hold, and a client resends a clear tail.
+ */
+function richTextOverBudget(entries: unknown[]): Set<number> {
+  const over = new Set<number>()
+  let total = 0
+  entries.forEach((item, i) => {
+    const data = typeof item === 'object' && item !== null ? (item as { data?: unknown }).data : undefined
+    if (typeof data !== 'object' || data === null) return
+    let chars = 0
+    for (const value of Object.values(data)) {
+      if (typeof value !== 'object' || value === null) continue
+      for (const key of ['html', 'markdown']) {
+        const text = (value as Record<string, unknown>)[key]
+        if (typeof text === 'string') chars += text.length
+      }
+    }
+    if (chars === 0) return
+    total += chars
+    if (total > RICH_TEXT_BATCH_MAX_CHARS || over.size > 0) over.add(i)
+  })
+  return over
 }
 
 /** Stored values of fields that are no longer in the collection: kept on every write. */

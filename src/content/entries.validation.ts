@@ -10,7 +10,7 @@ import { ENTRY_SLUG_PATTERN } from './content.schemas.ts'
 /** Why one entry could not be written; a batch reports it as that item's result. */
 export class EntryFailure extends Error {
   constructor(
-    readonly code: 'VALIDATION_FAILED' | 'DUPLICATE_SLUG' | 'IMAGE_IMPORT_FAILED',
+    readonly code: 'VALIDATION_FAILED' | 'DUPLICATE_SLUG' | 'IMAGE_IMPORT_FAILED' | 'RICH_TEXT_TOO_COSTLY' | 'RICH_TEXT_BUDGET_EXCEEDED',
     message: string,
     readonly fields: Record<string, string>,
   ) {

@@ -50,6 +50,10 @@ export const MAX_COLLECTIONS = 50
 export const MAX_FIELDS = 50
 export const MAX_BATCH = 100
 
+/** Version pages of the MCP tools get_website and list_versions: default and largest page size. */
+export const VERSION_PAGE_DEFAULT = 10
+export const VERSION_PAGE_MAX = 50
+
 /** listEntries pages: default and largest page size. */
 export const ENTRY_PAGE_DEFAULT = 20
 export const ENTRY_PAGE_MAX = 100
@@ -57,8 +61,19 @@ export const ENTRY_PAGE_MAX = 100
 /** A text field's default maximum length, in characters. */
 export const TEXT_FIELD_DEFAULT_MAX = 10_000
 
-/** Longest rich-text source (markdown or HTML) accepted, in characters. */
-export const RICH_TEXT_MAX_CHARS = 500_000
+/**
+ * Longest rich-text source (markdown or HTML) accepted, in characters: four times a very long
+ * article, and what a worker renders in under 2 s within its memory even when the markup is
+ * nothing but tiny elements (docs/api.md has the measurements).
+ */
+export const RICH_TEXT_MAX_CHARS = 250_000
+
+/** Rich-text characters one upsertEntries batch may hold in all; items past it fail alone (RICH_TEXT_BUDGET_EXCEEDED). */
+export const RICH_TEXT_BATCH_MAX_CHARS = 2_000_000
+
+/** Time one rich-text value may take to render in its worker thread, and the heap of each thread. */
+export const RICH_TEXT_TIME_LIMIT_MS = 5_000
+export const RICH_TEXT_MEMORY_MB = 256
 
 /** Longest URL accepted (image fields, baseUrl, importAsset). */
 export const URL_MAX_CHARS = 2048

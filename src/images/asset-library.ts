@@ -16,6 +16,7 @@ import { formatSize, IMAGE_MAX_BYTES, URL_MAX_CHARS } from '../core/limits.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { AssetRow } from '../db/types.ts'
 import { safeFetch } from '../net/safe-fetch.ts'
+import { quoted } from '../publishing/bundle-paths.ts'
 import type { AssetsRepository } from './assets.repository.ts'
 import { type ImageType, imageExtension, sniffImage } from './image-type.ts'
 
@@ -105,7 +106,7 @@ export class AssetLibrary {
     const known = await this.repo.findBySource(websiteId, collectionId, source)
     if (known) return assetView(known)
     const fetched = await safeFetch(source, { ...ASSET_FETCH_LIMITS, allowHosts: this.options.allowHosts, userAgent: this.options.userAgent, accept: ACCEPT })
-    return this.keep(websiteId, collectionId, fetched.bytes, source, `The image at ${source}`, 'FETCH_FAILED')
+    return this.keep(websiteId, collectionId, fetched.bytes, source, `The image at ${quoted(source, 200)}`, 'FETCH_FAILED')
   }
 
   /** Inline images (`data:image/png;base64,...`) are decoded, not fetched, and kept by their bytes. */

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
@@ -135,6 +137,37 @@ for (const store of STORES) {
       const badFlag = await plinth('user', 'create', '--email', 'a@b.co', '--password', 'long enough', '--admin', 'yes')
       assert.equal(badFlag.code, 2)
       assert.match(badFlag.stderr, /Unknown option '--admin'/)
+    })
+
+    test('blobs sweep removes what a crash left behind, keeps published blobs, and prints what it freed', async () => {
+      const owner = await server.user()
+      const site = await server.api('POST', '/v1/websites', { token: owner.token, body: { name: 'Swept', category: 'other', files: bundle('Swept') } })
+      assert.equal(site.status, 201, site.text)
+      const old = new Date(Date.now() - 2 * 60 * 60 * 1000)
+      const blobs = path.join(server.store.dataDir, 'blobs')
+      for (const file of readdirSync(blobs, { recursive: true })) utimesSync(path.join(blobs, String(file)), old, old) // published, and old
+      const bytes = randomBytes(4096)
+      const hash = createHash('sha256').update(bytes).digest('hex')
+      const dir = path.join(blobs, hash.slice(0, 2), hash.slice(2, 4))
+      mkdirSync(dir, { recursive: true })
+      for (const [name, content] of [
+        [hash, bytes],
+        [`${hash}.1234567890ab.tmp`, bytes.subarray(0, 100)],
+      ] as const) {
+        writeFileSync(path.join(dir, name), content)
+        utimesSync(path.join(dir, name), old, old)
+      }
+
+      const swept = await plinth('blobs', 'sweep')
+      assert.equal(swept.code, 0, swept.stderr)
+      assert.match(swept.lastLine, /^blobs sweep: freed 1 unreferenced blob \(1 files, 4096 bytes, .*\) and 1 temp file \(100 bytes\); kept \d+ blobs?$/)
+      assert.equal(existsSync(path.join(dir, hash)), false)
+      const page = await server.site(site.body.slug, '/')
+      assert.equal(page.status, 200)
+      assert.match(page.body.toString(), /Swept/)
+
+      const again = await plinth('blobs', 'sweep')
+      assert.match(again.lastLine, /^blobs sweep: freed 0 unreferenced blobs \(0 files, 0 bytes/)
     })
   })
 }

@@ -4,10 +4,10 @@
  * become arguments next to the body's fields; unknown arguments are refused, as unknown body
  * fields are over REST.
  */
-import { type TProperties, Type } from 'typebox'
+import { Type } from 'typebox'
 import { formatSize, MAX_BATCH, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import { type AnyMcpTool, defineTool, type ToolHints } from '../mcp/tool-definition.ts'
+import { type AnyMcpTool, defineTool, READ_ONLY, type ToolHints, toolArgs } from '../mcp/tool-definition.ts'
 import { CreateUploadsRequestSchema, CreateUploadsResultSchema } from '../uploads/uploads.schemas.ts'
 import type { UploadsService } from '../uploads/uploads.service.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
@@ -26,9 +26,6 @@ import {
 import { CollectionParams, EntryListQuery, EntryParams, SlugParams } from './entries.routes.ts'
 import type { EntriesService } from './entries.service.ts'
 
-const args = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false })
-
-const READ: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 /** Entries, and collections' fields and labels, change what the live site serves as soon as they are written. */
 const CHANGES_LIVE_SITE: ToolHints = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
 const MINUTES = UPLOAD_URL_LIFETIME_MS / 60_000
@@ -65,9 +62,9 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
       name: 'list_collections',
       title: "List a website's collections",
       description: `List a website's collections (typed lists of entries such as posts or products) by name, each with its fields, entryPath, reservedPaths and entryCount.`,
-      input: args({ websiteId: WebsiteIdParam }),
+      input: toolArgs({ websiteId: WebsiteIdParam }),
       output: ref(CollectionListSchema),
-      hints: READ,
+      hints: READ_ONLY,
       run: (principal, { websiteId }) => collections.list(principal, websiteId),
     }),
 
@@ -75,9 +72,9 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
       name: 'get_collection',
       title: 'Get a collection with its fields',
       description: `Get one collection. Its fields (name, type, required, options, limits) say what entry data holds: read them before writing entries. removedFields are removed fields whose stored values are kept.`,
-      input: args({ ...CollectionParams.properties }),
+      input: toolArgs({ ...CollectionParams.properties }),
       output: ref(CollectionSchema),
-      hints: READ,
+      hints: READ_ONLY,
       run: (principal, { websiteId, collection }) => collections.get(principal, websiteId, collection),
     }),
 
@@ -85,7 +82,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
       name: 'create_collection',
       title: 'Create a collection',
       description: `Create a collection (a typed list of entries, e.g. posts or products) with its fields. Entries of posts are served at /posts-{slug}, a listing at /posts, feeds at /posts.json and /posts.xml: these root paths are reserved, so a name clashing with files of the live version fails with COLLECTION_CONFLICT and later publishes may not add such files. An existing name is COLLECTION_EXISTS.`,
-      input: args({ websiteId: WebsiteIdParam, ...CollectionCreateSchema.properties }),
+      input: toolArgs({ websiteId: WebsiteIdParam, ...CollectionCreateSchema.properties }),
       output: ref(CollectionSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: (principal, { websiteId, ...input }) => collections.create(principal, websiteId, input),
@@ -95,7 +92,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
       name: 'update_collection',
       title: "Change a collection's label or fields",
       description: `Change the label or the fields of a collection; fields is the complete new list, not a diff. No stored value is lost: a removed field moves to removedFields and its values stay in entry data. A field cannot change type while entries hold values for it (FIELD_IN_USE): add a new field instead. Entries are checked against the new fields from their next write.`,
-      input: args({ ...CollectionParams.properties, ...CollectionUpdateSchema.properties }),
+      input: toolArgs({ ...CollectionParams.properties, ...CollectionUpdateSchema.properties }),
       output: ref(CollectionSchema),
       hints: CHANGES_LIVE_SITE,
       run: (principal, { websiteId, collection, ...input }) => collections.update(principal, websiteId, collection, input),
@@ -105,9 +102,9 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
       name: 'list_entries',
       title: "List a collection's entries",
       description: `List the entries of a collection, newest publishedAt first (ties by id): id, slug, path on the site, live (false while publishedAt is in the future), data as sent and rendered values. In pages: pass nextCursor as cursor for the next one (null on the last page).`,
-      input: args({ ...CollectionParams.properties, ...EntryListQuery.properties }),
+      input: toolArgs({ ...CollectionParams.properties, ...EntryListQuery.properties }),
       output: ref(EntryListSchema),
-      hints: READ,
+      hints: READ_ONLY,
       run: (principal, { websiteId, collection, ...query }) => entries.list(principal, websiteId, collection, query),
     }),
 
@@ -115,9 +112,9 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
       name: 'get_entry',
       title: 'Get an entry',
       description: `Get one entry of a collection by its id (ent_...) or its slug: data as sent, rendered values, path and live.`,
-      input: args({ ...EntryParams.properties }),
+      input: toolArgs({ ...EntryParams.properties }),
       output: ref(EntrySchema),
-      hints: READ,
+      hints: READ_ONLY,
       run: (principal, { websiteId, collection, entry }) => entries.get(principal, websiteId, collection, entry),
     }),
 
@@ -126,7 +123,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
       title: 'Create or update entries',
       description: `Create or update up to ${MAX_BATCH} entries of a collection; they are on the live site at once. The slug is an entry's identity: an existing slug is updated, a new one created, an identical one reported unchanged, so re-running an import makes no duplicates. ${ENTRY_DATA}
 Not all-or-nothing: one result per entry, in order (status created, updated, unchanged or failed), and counts. A failed entry carries error {code, message, field, fields}: VALIDATION_FAILED, DUPLICATE_SLUG (a slug twice in the call), IMAGE_IMPORT_FAILED, RICH_TEXT_TOO_COSTLY or RICH_TEXT_BUDGET_EXCEEDED (resend those in a later call); fix and resend just those. Only a malformed call (entries not a list, over ${MAX_BATCH}, bad baseUrl) is an error result.`,
-      input: args({ ...CollectionParams.properties, ...EntryBatchRequestSchema.properties }),
+      input: toolArgs({ ...CollectionParams.properties, ...EntryBatchRequestSchema.properties }),
       output: ref(EntryBatchResultSchema),
       hints: CHANGES_LIVE_SITE,
       run: (principal, { websiteId, collection, ...request }) => entries.upsert(principal, websiteId, collection, request),
@@ -136,7 +133,7 @@ Not all-or-nothing: one result per entry, in order (status created, updated, unc
       name: 'put_entry',
       title: 'Create or replace one entry',
       description: `Create or replace the entry at one slug (entry) of a collection; it is on the live site at once. data replaces the stored values of the current fields (values of removed fields are kept) and is written as by upsert_entries. status says whether it was created, updated or unchanged; a bad entry is a VALIDATION_FAILED error result.`,
-      input: args({ ...SlugParams.properties, ...EntryPutSchema.properties }),
+      input: toolArgs({ ...SlugParams.properties, ...EntryPutSchema.properties }),
       output: PutEntryResultSchema,
       hints: CHANGES_LIVE_SITE,
       run: (principal, { websiteId, collection, entry, ...input }) => entries.put(principal, websiteId, collection, entry, input),
@@ -146,8 +143,8 @@ Not all-or-nothing: one result per entry, in order (status created, updated, unc
       name: 'delete_entry',
       title: 'Delete an entry',
       description: `Delete one entry of a collection by its id (ent_...) or its slug; it leaves the live site at once. An entry already deleted is NOT_FOUND.`,
-      input: args({ ...EntryParams.properties }),
-      output: args({ deleted: Type.Literal(true, { description: 'The entry is gone.' }) }),
+      input: toolArgs({ ...EntryParams.properties }),
+      output: toolArgs({ deleted: Type.Literal(true, { description: 'The entry is gone.' }) }),
       hints: CHANGES_LIVE_SITE,
       run: async (principal, { websiteId, collection, entry }) => {
         await entries.delete(principal, websiteId, collection, entry)

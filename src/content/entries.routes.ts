@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
 import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, MAX_BATCH } from '../core/limits.ts'
-import { ref } from '../core/schemas.ts'
+import { PageQuery, ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import { CollectionParam, CollectionParams, security, tags } from './collections.routes.ts'
@@ -15,16 +15,7 @@ export const EntryParams = Type.Object({
   collection: CollectionParam,
   entry: Type.String({ minLength: 1, maxLength: 100, description: 'Entry id (ent_...) or slug.' }),
 })
-export const EntryListQuery = Type.Object(
-  {
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page.' })),
-    // No schema `default` (generated clients would then require the parameter): the service applies it.
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: ENTRY_PAGE_MAX, description: `Entries per page, 1 to ${ENTRY_PAGE_MAX}. Default ${ENTRY_PAGE_DEFAULT}.` }),
-    ),
-  },
-  { additionalProperties: false },
-)
+export const EntryListQuery = PageQuery('Entries', ENTRY_PAGE_MAX, ENTRY_PAGE_DEFAULT)
 // The same path as getEntry/deleteEntry (OpenAPI allows one parameter name per path shape); for
 // putEntry the segment is always the slug, since an entry is created or replaced by slug.
 export const SlugParams = Type.Object({

@@ -32,6 +32,17 @@ export function statedSchema<T>(value: T): T {
   return (constraints === undefined ? out : { ...out, ...statedSchema(constraints as object) }) as T
 }
 
+/** The query of a paged listing: an opaque cursor and a page size (the service applies the default). */
+export const PageQuery = (what: string, max: number, defaultSize: number) =>
+  Type.Object(
+    {
+      cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page.' })),
+      // No schema `default` (generated clients would then require the parameter): the service applies it.
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `${what} per page, 1 to ${max}. Default ${defaultSize}.` })),
+    },
+    { additionalProperties: false },
+  )
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO-8601 timestamp, UTC.' })

@@ -3,7 +3,7 @@
  * service call as its REST route. Each module keeps its tools in its own `*.tools.ts`; the MCP
  * server knows nothing of them beyond this shape.
  */
-import type { Static, TSchema } from 'typebox'
+import { type Static, type TProperties, type TSchema, Type } from 'typebox'
 import type { Principal } from '../auth/tokens.service.ts'
 
 /** All four hints, always set explicitly: clients assume the worst for a hint left out. */
@@ -39,3 +39,9 @@ export const defineTool = <In extends TSchema, Out extends TSchema>(tool: McpToo
 // A list of tools with different schemas; each was checked by defineTool.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyMcpTool = McpTool<any, any>
+
+/** A tool's arguments: path and query parameters beside the body's fields; unknown ones are refused, as over REST. */
+export const toolArgs = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false })
+
+/** The hints of a tool that only reads. */
+export const READ_ONLY: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }

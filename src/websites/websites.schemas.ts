@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import { CATEGORIES, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
 import { BUNDLE_LIMITS, formatSize, VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX } from '../core/limits.ts'
-import { JobStatusSchema, Nullable, PublishViolationSchema, ref, stated, Timestamp } from '../core/schemas.ts'
+import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, stated, Timestamp } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 
@@ -117,16 +117,7 @@ export const VersionSchema = Type.Object(versionProperties, { $id: 'Version' })
 export const VersionListSchema = Type.Object({ versions: Type.Array(ref(VersionSchema), { description: 'Newest first.' }) }, { $id: 'VersionList' })
 
 /** One page of a website's versions (the MCP tools; REST lists every version). */
-export const VersionPageQuery = Type.Object(
-  {
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page.' })),
-    // No schema `default`: the service applies it.
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: VERSION_PAGE_MAX, description: `Versions per page, 1 to ${VERSION_PAGE_MAX}. Default ${VERSION_PAGE_DEFAULT}.` }),
-    ),
-  },
-  { additionalProperties: false },
-)
+export const VersionPageQuery = PageQuery('Versions', VERSION_PAGE_MAX, VERSION_PAGE_DEFAULT)
 
 export const VersionPageSchema = Type.Object({
   versions: Type.Array(ref(VersionSchema), { description: 'Newest first.' }),

@@ -5,10 +5,10 @@
  * list_versions answer a page of versions where REST lists them all, so that a site with a long
  * history stays a small result.
  */
-import { type TProperties, Type } from 'typebox'
+import { Type } from 'typebox'
 import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import { type AnyMcpTool, defineTool, type ToolHints } from '../mcp/tool-definition.ts'
+import { type AnyMcpTool, defineTool, READ_ONLY, toolArgs } from '../mcp/tool-definition.ts'
 import {
   JobIdParam,
   JobSchema,
@@ -28,10 +28,6 @@ import {
 } from './websites.schemas.ts'
 import type { WebsitesService } from './websites.service.ts'
 import { siteUrlPattern } from '../core/site-address.ts'
-
-const args = <P extends TProperties>(properties: P) => Type.Object(properties, { additionalProperties: false })
-
-const READ: ToolHints = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 
 const VERSION_PAGES = `in pages: pass nextCursor as cursor for older ones (null on the last page).`
 
@@ -64,7 +60,7 @@ ${BUNDLE_RULES}`,
       title: 'Publish a new version of a website',
       description: `Publish a new version of an existing website: the COMPLETE replacement bundle, not a diff; the bundle rules of publish_website apply. Resend an unchanged file cheaply as { path, sha256 } (the files[].sha256 of get_website or list_versions). message is a short changelog entry.
 promote true (the default) makes it live at once at pageUrl. promote false leaves the live site untouched and serves the version for review at its previewUrl (${preview}): show it to the user and, once approved, call promote_version with versionId = the jobId returned here.`,
-      input: args({ websiteId: WebsiteIdParam, ...PublishVersionRequestSchema.properties }),
+      input: toolArgs({ websiteId: WebsiteIdParam, ...PublishVersionRequestSchema.properties }),
       output: ref(PublishVersionResultSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (principal, { websiteId, ...request }) => (await websites.publishVersion(principal, websiteId, request)).result,
@@ -74,7 +70,7 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
       name: 'promote_version',
       title: 'Make a version live (review or roll back)',
       description: `Make a stored version the live one of its website, from the next page view on: a version published with promote false once reviewed, or an older one to roll back to. versionId is the version's id (the jobId publish_version returned; list_versions lists them). Promoting the live version changes nothing. It does not count toward the publish rate limit.`,
-      input: args({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
+      input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
       output: ref(VersionSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: (principal, { websiteId, versionId }) => websites.promote(principal, websiteId, versionId),
@@ -84,10 +80,10 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
       name: 'list_websites',
       title: 'List your websites',
       description: `List the websites you own or edit, up to ${WEBSITE_LIST_LIMIT}, most recently updated first: id, name, slug, pageUrl (absent until a version is live), status, your role, and websiteLimits (count, max, canCreate). Start here to find the websiteId of a site the user mentions.`,
-      input: args({}),
+      input: toolArgs({}),
       // The REST response also repeats items as the deprecated alias `websites`; MCP has no old clients to keep.
       output: Type.Omit(WebsiteListSchema, ['websites']),
-      hints: READ,
+      hints: READ_ONLY,
       run: async (principal) => {
         const { websites: _alias, ...list } = await websites.list(principal)
         return list
@@ -98,9 +94,9 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
       name: 'get_website',
       title: 'Get a website',
       description: `Get one website: name, slug, live pageUrl, category, which version is live (currentVersionId, currentVersion with its files) and its versions newest first, ${VERSION_PAGES}`,
-      input: args({ websiteId: WebsiteIdParam, ...VersionPageQuery.properties }),
+      input: toolArgs({ websiteId: WebsiteIdParam, ...VersionPageQuery.properties }),
       output: WebsiteWithVersionPageSchema,
-      hints: READ,
+      hints: READ_ONLY,
       run: (principal, { websiteId, ...page }) => websites.getWithVersionPage(principal, websiteId, page),
     }),
 
@@ -108,9 +104,9 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
       name: 'list_versions',
       title: "List a website's versions",
       description: `List a website's versions, newest first: id (the versionId for promote_version), version number, kind, status, instruction (the changelog message), files (originalName, contentType, size, sha256), isCurrent and previewUrl. ${VERSION_PAGES}`,
-      input: args({ websiteId: WebsiteIdParam, ...VersionPageQuery.properties }),
+      input: toolArgs({ websiteId: WebsiteIdParam, ...VersionPageQuery.properties }),
       output: VersionPageSchema,
-      hints: READ,
+      hints: READ_ONLY,
       run: (principal, { websiteId, ...page }) => websites.listVersionsPage(principal, websiteId, page),
     }),
 
@@ -118,9 +114,9 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
       name: 'get_job_status',
       title: 'Get a publish job',
       description: `Get a publish job by jobId: status, progress message, pageUrl and previewUrl. Publishing is synchronous, so there is nothing to poll: use it to recover the URLs of the version a jobId produced.`,
-      input: args({ jobId: JobIdParam }),
+      input: toolArgs({ jobId: JobIdParam }),
       output: ref(JobSchema),
-      hints: READ,
+      hints: READ_ONLY,
       run: (principal, { jobId }) => websites.getJob(principal, jobId),
     }),
 
@@ -128,9 +124,9 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
       name: 'suggest_slug',
       title: 'Check a slug and get a free one',
       description: `Check a site address (slug: the subdomain in ${live}) given a site name or a draft slug: the normalized slug, whether it is valid and available, why not (message), and always a free suggestion with its pageUrl. It reserves nothing: publish soon.`,
-      input: args({ value: SlugSuggestValue }),
+      input: toolArgs({ value: SlugSuggestValue }),
       output: ref(SlugSuggestionSchema),
-      hints: READ,
+      hints: READ_ONLY,
       run: (_principal, { value }) => websites.suggestSlug(value),
     }),
   ]

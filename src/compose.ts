@@ -29,6 +29,7 @@ import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
 import { createSiteServer, type SiteServer } from './serving/site-handler.ts'
 import { SiteContentRepository } from './site-content/site-content.repository.ts'
 import { SiteContent } from './site-content/site-content.ts'
+import { defaultTemplatePoolOptions, TemplatePool } from './site-content/site-templates.pool.ts'
 import { UploadsRepository } from './uploads/uploads.repository.ts'
 import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
@@ -59,7 +60,7 @@ export interface Composition {
   siteEvents: SiteEventBus
   /** Removes temp files and unreferenced blobs a crash left behind (blobs/blob-sweep.ts). */
   sweepBlobs(): Promise<SweepResult>
-  /** Stops listening for site changes, stops the rich-text threads and closes the database. */
+  /** Stops listening for site changes, stops the rich-text and template threads and closes the database. */
   close(): Promise<void>
 }
 
@@ -80,6 +81,8 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const collectionsRepo = new CollectionsRepository(db.kysely, db.dialect)
   const entriesRepo = new EntriesRepository(db.kysely)
 
+  // Content pages are rendered in worker threads, never on the event loop (site-content/site-templates.pool.ts).
+  const templates = new TemplatePool(defaultTemplatePoolOptions())
   const siteServer = createSiteServer({
     siteDomain: config.siteDomain,
     // The API and web site hosts are never site hosts, even when they sit under the site domain.
@@ -94,6 +97,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       scheme: config.siteScheme,
       siteDomain: config.siteDomain,
       log,
+      templates,
     }),
   })
   const siteEvents = await createSiteEvents(db, config.databaseUrl, (slug) => siteServer.invalidate(slug), log)
@@ -148,6 +152,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       await startSweep
       await siteEvents.close()
       await richText.close()
+      await templates.close()
       await db.close()
     },
   }

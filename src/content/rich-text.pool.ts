@@ -6,21 +6,11 @@
  * that thread); either way that one value fails with RICH_TEXT_TOO_COSTLY, never the process.
  */
 import os from 'node:os'
-import { MessageChannel } from 'node:worker_threads'
-import { Piscina } from 'piscina'
 import { AppError, type ErrorCode } from '../core/errors.ts'
+import { WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
 import type { RenderedRichText, RichTextValue } from './rich-text.ts'
 
-export interface RichTextPoolOptions {
-  /** Most threads rendering at once; tasks beyond them wait their turn (not on the clock). */
-  threads: number
-  /** Time a task may run, from the moment a thread is free for it. */
-  timeLimitMs: number
-  /** Old-generation heap of each thread, in MiB. */
-  memoryMb: number
-  /** A thread beyond the first is stopped after this long without work. */
-  idleTimeoutMs: number
-}
+export type RichTextPoolOptions = WorkerPoolOptions
 
 /** The pool of a web server on a small machine: one thread kept warm, one per core beyond it at most. */
 export function defaultRichTextPoolOptions(limits: { timeLimitMs: number; memoryMb: number }): RichTextPoolOptions {
@@ -37,8 +27,6 @@ interface Pending {
   reject(error: unknown): void
 }
 
-/** How long a thread may take to start before its task is given up on. */
-const THREAD_START_MS = 30_000
 /**
  * Small values asked for in the same turn of the event loop go to a thread together, up to this
  * many characters: one message instead of dozens (a batch of short articles costs a message each
@@ -49,13 +37,12 @@ const CHUNK_CHARS = 32_000
 const WORKER = new URL('./rich-text.worker.js', import.meta.url).href
 
 export class RichTextPool {
-  private pool: Piscina | null = null
-  private running = 0
-  private readonly waiting: Array<() => void> = []
+  private readonly pool: WorkerPool
   private pending: Pending[] = []
-  private closed = false
 
-  constructor(private readonly options: RichTextPoolOptions) {}
+  constructor(options: RichTextPoolOptions) {
+    this.pool = new WorkerPool(WORKER, 'rich-text', options)
+  }
 
   /** Sanitized HTML of a rich-text value and the images it shows; AppError when it is refused. */
   async render(value: RichTextValue): Promise<RenderedRichText> {
@@ -70,34 +57,8 @@ export class RichTextPool {
   }
 
   /** Stops every thread; a task still running fails. */
-  async close(): Promise<void> {
-    const pool = this.pool
-    this.closed = true
-    this.pool = null
-    await pool?.destroy()
-  }
-
-  /**
-   * Made on first use, so a process that never renders rich text (the admin CLI) starts no thread.
-   * The threads inherit no flags of the main thread: each registers tsx itself.
-   */
-  private piscina(): Piscina {
-    if (this.closed) throw new Error('the rich-text pool is closed')
-    this.pool ??= new Piscina({
-      filename: WORKER,
-      minThreads: 1,
-      maxThreads: this.options.threads,
-      idleTimeout: this.options.idleTimeoutMs,
-      execArgv: [],
-      // Each task in a job of its own: jsdom keeps every document of the current job alive, and
-      // piscina's Atomics loop would run task after task in one job without end.
-      atomics: 'disabled',
-      // Below the event loop in the scheduler: on a machine of two cores, two busy rendering threads
-      // must not delay the answers of the main thread (piscina applies it with @napi-rs/nice).
-      niceIncrement: 10,
-      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
-    })
-    return this.pool
+  close(): Promise<void> {
+    return this.pool.close()
   }
 
   private submit(task: Task, chars: number): Promise<{ html: string; images: string[] }> {
@@ -144,51 +105,16 @@ export class RichTextPool {
   }
 
   private async run(tasks: Task[]): Promise<TaskResult[]> {
-    // Waiting for a free thread happens here, off the clock; piscina's own queue stays empty.
-    if (this.running < this.options.threads) this.running++
-    else await new Promise<void>((resolve) => this.waiting.push(resolve)) // the finishing task hands its slot over
-    const limit = this.options.timeLimitMs
-    let pool: Piscina
     try {
-      pool = this.piscina()
+      return await this.pool.run<TaskResult[]>({ tasks })
     } catch (error) {
-      this.release()
-      throw error
+      if (!(error instanceof WorkerTaskStopped)) throw error
+      throw new AppError(
+        'RICH_TEXT_TOO_COSTLY',
+        error.reason === 'time'
+          ? `Rich text took longer than ${this.pool.options.timeLimitMs} ms to render and was stopped; send shorter or simpler markup.`
+          : `Rich text needed more than ${this.pool.options.memoryMb} MiB of memory to render and was stopped; send shorter or simpler markup.`,
+      )
     }
-    // The clock starts when the thread takes the task up (it says so on a port of its own), so a
-    // thread still starting (a replacement loads tsx and jsdom) costs the task nothing; a thread
-    // that never starts is given up on after THREAD_START_MS more.
-    const started = new MessageChannel()
-    const stop = new AbortController()
-    let timer = setTimeout(() => stop.abort(), limit + THREAD_START_MS)
-    started.port1.once('message', () => {
-      clearTimeout(timer)
-      timer = setTimeout(() => stop.abort(), limit)
-    })
-    try {
-      return await pool.run({ tasks, started: started.port2 }, { signal: stop.signal, transferList: [started.port2] })
-    } catch (error) {
-      if (stop.signal.aborted) {
-        throw new AppError('RICH_TEXT_TOO_COSTLY', `Rich text took longer than ${limit} ms to render and was stopped; send shorter or simpler markup.`)
-      }
-      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        throw new AppError(
-          'RICH_TEXT_TOO_COSTLY',
-          `Rich text needed more than ${this.options.memoryMb} MiB of memory to render and was stopped; send shorter or simpler markup.`,
-        )
-      }
-      throw error
-    } finally {
-      clearTimeout(timer)
-      started.port1.close()
-      this.release()
-    }
-  }
-
-  /** Hands the finished task's thread slot to the next waiting one, or frees it. */
-  private release(): void {
-    const next = this.waiting.shift()
-    if (next) next()
-    else this.running--
   }
 }

@@ -20,7 +20,8 @@ import { type BuiltinPage, builtin } from '../serving/security-headers.ts'
 import type { ContentAnswer, ContentResponder, ContentStats } from '../serving/site-handler.ts'
 import { memoryFile, type PreparedVersion, storedFile } from '../serving/site-version.ts'
 import { type ContentRoute, parseRoute, RenderedPageRefused, SitePages, type SitePagesSources } from './site-pages.ts'
-import { SiteTemplates, TEMPLATE_DIR, TemplateFailure } from './site-templates.ts'
+import type { TemplatePool } from './site-templates.pool.ts'
+import { TEMPLATE_DIR, TemplateFailure, type TemplateRenderer } from './site-templates.ts'
 
 /** Library images never change under their hash. */
 const IMMUTABLE = 'public, max-age=31536000, immutable'
@@ -48,6 +49,8 @@ export interface SiteContentOptions {
   /** The site domain (with its port, if any): a page's absolute URLs are on `{label}.{siteDomain}`. */
   siteDomain: string
   log: { error(obj: unknown, msg?: string): void }
+  /** The worker threads that render entry pages and listings (never the event loop). */
+  templates: TemplatePool
   /** Byte budget of the rendered-page cache (default 64 MiB). */
   cacheBytes?: number
 }
@@ -73,11 +76,13 @@ export class SiteContent implements ContentResponder {
   private readonly inFlight = new Map<string, Promise<ContentAnswer>>()
   /** slug -> content generation, part of every page cache key. */
   private readonly generations = new Map<string, number>()
-  /** version id -> its templates (template files are immutable within a version): compiled once per version. */
-  private readonly templates = new LRUCache<string, Promise<SiteTemplates>>({ max: 500 })
+  /** version id -> its templates (template files are immutable within a version): read once per version, compiled in the threads. */
+  private readonly templates = new LRUCache<string, Promise<TemplateRenderer>>({ max: 500 })
   private renders = 0
 
   constructor(private readonly options: SiteContentOptions) {
+    // Checked here, not at the first page: a server wired without its threads must not start.
+    if (options.templates === undefined) throw new Error('SiteContent needs its template pool (options.templates)')
     this.pages = new SitePages(options.sources)
     this.cache = new LRUCache({ maxSize: options.cacheBytes ?? 64 * 1024 * 1024, sizeCalculation: (c) => c.size })
   }
@@ -187,7 +192,7 @@ export class SiteContent implements ContentResponder {
     return (await this.options.blobs.get(file.identity.hash, 'identity')).toString('utf8')
   }
 
-  private templatesOf(version: PreparedVersion): Promise<SiteTemplates> {
+  private templatesOf(version: PreparedVersion): Promise<TemplateRenderer> {
     let loading = this.templates.get(version.versionId)
     if (loading === undefined) {
       loading = this.loadTemplates(version)
@@ -197,14 +202,14 @@ export class SiteContent implements ContentResponder {
     return loading
   }
 
-  private async loadTemplates(version: PreparedVersion): Promise<SiteTemplates> {
+  private async loadTemplates(version: PreparedVersion): Promise<TemplateRenderer> {
     const files = new Map<string, string>()
     for (const [path, file] of version.templates) {
       if (file.identity.size > MAX_TEMPLATE_BYTES) continue
       const bytes = await this.options.blobs.get(file.identity.hash, 'identity')
       files.set(path.slice(TEMPLATE_DIR.length), bytes.toString('utf8'))
     }
-    return new SiteTemplates(files)
+    return this.options.templates.version(version.versionId, files)
   }
 }
 

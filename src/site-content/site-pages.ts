@@ -14,7 +14,7 @@ import { imageExtension } from '../images/image-type.ts'
 import { scanMarkup } from '../publishing/html-rules.ts'
 import type { SiteContentRepository } from './site-content.repository.ts'
 import { atomFeed, type FeedEntry, jsonFeed, mergeSitemap, type SitemapUrl, sitemap } from './site-feeds.ts'
-import { DEFAULT_ENTRY_TEMPLATE, DEFAULT_LIST_TEMPLATE, SafeHtml, type SiteTemplates, templateValue } from './site-templates.ts'
+import { DEFAULT_ENTRY_TEMPLATE, DEFAULT_LIST_TEMPLATE, SafeHtml, type TemplateRenderer, templateValue } from './site-templates.ts'
 
 const PAGE_SIZE = 20
 const FEED_SIZE = 50
@@ -76,7 +76,7 @@ interface Site {
   slug: string
   /** `https://host`, no trailing slash. */
   origin: string
-  templates: () => Promise<SiteTemplates>
+  templates: () => Promise<TemplateRenderer>
   /** Paths of the version's files, for sitemap.xml. */
   files: Iterable<string>
   /** The text of the bundle's own sitemap.xml, null when it has none. */

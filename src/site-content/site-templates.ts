@@ -5,7 +5,9 @@
  * Templates are looked up in memory only (never on the server's file system), every output is
  * HTML-escaped unless it is rich text, which is stored already sanitized and passed as SafeHtml.
  * The Liquid settings are those of publishing/template-rules.ts, which parses every template at
- * publish with them, so a template that renders here was accepted there.
+ * publish with them, so a template that renders here was accepted there. The server renders in
+ * worker threads (site-templates.pool.ts), never on the event loop: a template's cost is its
+ * owner's to decide.
  */
 import { Liquid } from 'liquidjs'
 import type { Field } from '../content/content.schemas.ts'
@@ -15,12 +17,77 @@ export { SafeHtml, TEMPLATE_DIR }
 
 /** A template that did not parse or render; the message names it (the site owner wrote it). */
 export class TemplateFailure extends Error {
+  /** What went wrong, without the template's name. */
+  readonly reason: string
+
   constructor(
     readonly template: string,
     cause: unknown,
   ) {
-    super(`The template ${template} could not be rendered: ${cause instanceof Error ? cause.message : String(cause)}`)
+    const reason = cause instanceof Error ? cause.message : String(cause)
+    super(`The template ${template} could not be rendered: ${reason}`)
+    this.reason = reason
   }
+}
+
+/** What renders a version's content pages: SiteTemplates in a thread, TemplatePool's view of a version on the server. */
+export interface TemplateRenderer {
+  render(name: string, fallback: string, context: object): Promise<{ html: string; template: string }>
+}
+
+/** The name a page's template has in its owner's error page: its file, or which default it is. */
+export function templateLabel(name: string, files: ReadonlyMap<string, string>): string {
+  return files.has(name) ? `${TEMPLATE_DIR}${name}` : `default ${name.endsWith('-list.html') ? 'listing' : 'entry'} template`
+}
+
+/** Where a value sits in a render context: keys and indexes from its root. */
+type ContextPath = Array<string | number>
+
+/**
+ * A render context as it crosses to a template thread: plain data (SafeHtml is a class, which a
+ * structured clone does not keep), and the places of its rich-text values. A rich-text value is
+ * HTML sanitized when its entry was written, so the thread marks it SafeHtml again; a marker
+ * inside the data could be confused with a value the owner stored, a list of places cannot.
+ */
+export interface PlainContext {
+  data: Record<string, unknown>
+  rich: ContextPath[]
+}
+
+const isPlainObject = (value: object): boolean => {
+  const proto = Object.getPrototypeOf(value) as unknown
+  return proto === Object.prototype || proto === null
+}
+
+/** The plain form of a render context (built from JSON, a few levels deep: field values are scalars). */
+export function toPlainContext(context: object): PlainContext {
+  const rich: ContextPath[] = []
+  const plain = (value: unknown, path: ContextPath): unknown => {
+    if (value instanceof SafeHtml) {
+      rich.push(path)
+      return value.html
+    }
+    if (Array.isArray(value)) return value.map((v, i) => plain(v, [...path, i]))
+    if (value !== null && typeof value === 'object' && isPlainObject(value)) {
+      const out: Record<string, unknown> = {}
+      for (const [k, v] of Object.entries(value)) out[k] = plain(v, [...path, k])
+      return out
+    }
+    return value
+  }
+  return { data: plain(context, []) as Record<string, unknown>, rich }
+}
+
+/** The render context again, rich text as SafeHtml (in place: the plain form is the thread's own copy). */
+export function fromPlainContext(context: PlainContext): object {
+  for (const path of context.rich) {
+    let parent: unknown = context.data
+    for (const key of path.slice(0, -1)) parent = (parent as Record<string | number, unknown>)[key]
+    const last = path[path.length - 1]!
+    const holder = parent as Record<string | number, unknown>
+    if (typeof holder[last] === 'string') holder[last] = new SafeHtml(holder[last])
+  }
+  return context.data
 }
 
 /** What a template sees of a field value: rich text as SafeHtml, everything else as stored. */
@@ -90,20 +157,29 @@ function parsedDefault(text: string): Parsed {
  * The templates of one site version. `files` maps names under `_templates/` (e.g. `posts.html`)
  * to their text. Each template is parsed once for the life of this object, and a template that
  * does not parse keeps its error: it is not parsed again on the next request. Rendering happens
- * here only, behind render().
+ * here only, behind render(), in a template thread (site-templates.thread.ts).
  */
-export class SiteTemplates {
+export class SiteTemplates implements TemplateRenderer {
   private readonly liquid: Liquid
   private readonly parsed = new Map<string, Parsed | { error: unknown }>()
+  /**
+   * Bytes of heap the templates may take once parsed, for the bound of the templates a thread keeps:
+   * their text twice (UTF-16), and about 1.2 KB for each tag or output (measured: 1 MB of nothing
+   * but `{{ entry.title }}` takes 68 MB parsed).
+   */
+  readonly weight: number
 
   constructor(private readonly files: ReadonlyMap<string, string>) {
     this.liquid = new Liquid(liquidOptions(files))
+    let weight = 0
+    for (const [name, text] of files) weight += 2 * (name.length + text.length) + 1_200 * (text.match(/\{[{%]/g)?.length ?? 0)
+    this.weight = weight
   }
 
   /** Renders `_templates/{name}` when the version has it, else the given default. */
   async render(name: string, fallback: string, context: object): Promise<{ html: string; template: string }> {
     const own = this.files.get(name)
-    const template = own === undefined ? `default ${name.endsWith('-list.html') ? 'listing' : 'entry'} template` : `${TEMPLATE_DIR}${name}`
+    const template = templateLabel(name, this.files)
     try {
       const html = own === undefined ? await defaults.render(parsedDefault(fallback), context) : await this.liquid.render(this.parse(name, own), context)
       return { html: String(html), template }

@@ -229,6 +229,44 @@ for (const store of STORES) {
       assert.equal(renders() - before, 3)
     })
 
+    test('a template that runs for long renders off the event loop: other requests are answered meanwhile, and it fails once', async () => {
+      const s = await site()
+      await s.put('hello', { title: 'Hello' }, '2024-01-01T00:00:00Z')
+      // Accepted at publish (it parses), it would loop far longer than any limit lets it.
+      const runaway = '<!doctype html>{% for i in (1..100000) %}{% for j in (1..100000) %}{% assign k = j %}{% endfor %}{% endfor %}<h1>{{ entry.title }}</h1>'
+      await s.publish(bundle('Home', [{ path: '_templates/posts.html', content: runaway }]))
+      const other = await site(bundle('Other home'))
+      await other.put('news', { title: 'News' }, '2024-01-01T00:00:00Z')
+
+      const before = renders()
+      let slowDone = false
+      const slow = server.site(s.slug, '/posts-hello').finally(() => {
+        slowDone = true
+      })
+      // Once the page is being built, the rest of the server is asked for other things.
+      while (renders() === before) await new Promise((resolve) => setImmediate(resolve))
+      const api = await server.api('GET', '/v1')
+      assert.equal(api.status, 200, api.text)
+      const home = await server.site(other.slug, '/')
+      assert.equal(home.status, 200)
+      assert.match(text(home), /Other home/)
+      const feed = await server.site(other.slug, '/posts.json')
+      assert.equal(feed.status, 200)
+      assert.match(text(feed), /News/)
+      assert.equal(slowDone, false, 'the other requests were answered while the template was still rendering')
+
+      const failed = await slow
+      assert.equal(failed.status, 500)
+      assert.match(text(failed), /The template _templates\/posts\.html could not be rendered/)
+      assert.equal(failed.headers['cache-control'], 'no-store')
+      for (let i = 0; i < 3; i++) {
+        const again = await server.site(s.slug, '/posts-hello')
+        assert.equal(again.status, 500)
+        assert.deepEqual(again.body, failed.body)
+      }
+      assert.equal(renders() - before, 2, 'the failing page was rendered once (the other render is the feed)')
+    })
+
     test('entry pages, listings, feeds and the sitemap are served like published files: br, gzip, ETag, Range, HEAD, 304', async () => {
       const s = await site()
       const words = 'Plinth renders this entry once and serves the bytes again. '.repeat(20)

@@ -1,0 +1,127 @@
+/**
+ * A pool of worker threads (piscina) for work that must never run on the event loop because an
+ * untrusted input decides its cost: rich text (content/rich-text.pool.ts) and Liquid templates
+ * (site-content/site-templates.pool.ts). Each task has a time limit that really stops it (the
+ * thread is terminated and replaced) and runs in a thread with a heap limit (a task over it kills
+ * only that thread); either way run() throws WorkerTaskStopped, and the caller says what failed.
+ *
+ * A worker's default export receives `{ ...message, started }` and must post on `started` as it
+ * takes the task up: the clock starts then, so a thread still starting costs the task nothing.
+ */
+import { MessageChannel, type MessagePort } from 'node:worker_threads'
+import { Piscina } from 'piscina'
+
+export interface WorkerPoolOptions {
+  /** Most threads working at once; tasks beyond them wait their turn (not on the clock). */
+  threads: number
+  /** Time a task may run, from the moment a thread is free for it. */
+  timeLimitMs: number
+  /** Old-generation heap of each thread, in MiB. */
+  memoryMb: number
+  /** A thread beyond the first is stopped after this long without work. */
+  idleTimeoutMs: number
+}
+
+/** A task stopped by the pool: it ran past the time limit, or its thread ran out of heap. */
+export class WorkerTaskStopped extends Error {
+  constructor(readonly reason: 'time' | 'memory') {
+    super(reason === 'time' ? 'the task ran past its time limit and was stopped' : 'the task ran out of memory and was stopped')
+  }
+}
+
+/** Posted by a worker on the task's `started` port as it takes the task up. */
+export function taskStarted(started: MessagePort): void {
+  started.postMessage(0)
+  started.close()
+}
+
+/** How long a thread may take to start before its task is given up on. */
+const THREAD_START_MS = 30_000
+
+export class WorkerPool {
+  private pool: Piscina | null = null
+  private running = 0
+  private readonly waiting: Array<() => void> = []
+  private closed = false
+
+  /** `filename` is the worker's URL; `name` says which pool is closed in the error of a late task. */
+  constructor(
+    private readonly filename: string,
+    private readonly name: string,
+    readonly options: WorkerPoolOptions,
+  ) {}
+
+  /** Runs one task in a thread; WorkerTaskStopped when a limit stopped it, the worker's own error otherwise. */
+  async run<T>(message: object): Promise<T> {
+    // Waiting for a free thread happens here, off the clock; piscina's own queue stays empty.
+    if (this.running < this.options.threads) this.running++
+    else await new Promise<void>((resolve) => this.waiting.push(resolve)) // the finishing task hands its slot over
+    const limit = this.options.timeLimitMs
+    let pool: Piscina
+    try {
+      pool = this.piscina()
+    } catch (error) {
+      this.release()
+      throw error
+    }
+    // The clock starts when the thread takes the task up (it says so on a port of its own), so a
+    // thread still starting (a replacement loads tsx and its libraries) costs the task nothing; a
+    // thread that never starts is given up on after THREAD_START_MS more.
+    const started = new MessageChannel()
+    const stop = new AbortController()
+    let timer = setTimeout(() => stop.abort(), limit + THREAD_START_MS)
+    started.port1.once('message', () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => stop.abort(), limit)
+    })
+    try {
+      return (await pool.run({ ...message, started: started.port2 }, { signal: stop.signal, transferList: [started.port2] })) as T
+    } catch (error) {
+      if (stop.signal.aborted) throw new WorkerTaskStopped('time')
+      if ((error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') throw new WorkerTaskStopped('memory')
+      throw error
+    } finally {
+      clearTimeout(timer)
+      started.port1.close()
+      this.release()
+    }
+  }
+
+  /** Stops every thread; a task still running fails. */
+  async close(): Promise<void> {
+    const pool = this.pool
+    this.closed = true
+    this.pool = null
+    await pool?.destroy()
+  }
+
+  /**
+   * Made on first use, so a process that never needs a thread (the admin CLI) starts none. The
+   * threads inherit no flags of the main thread: each registers tsx itself.
+   */
+  private piscina(): Piscina {
+    if (this.closed) throw new Error(`the ${this.name} pool is closed`)
+    this.pool ??= new Piscina({
+      filename: this.filename,
+      minThreads: 1,
+      maxThreads: this.options.threads,
+      idleTimeout: this.options.idleTimeoutMs,
+      execArgv: [],
+      // Each task in a job of its own: jsdom keeps every document of the current job alive, and
+      // piscina's Atomics loop would run task after task in one job without end.
+      atomics: 'disabled',
+      // Below the event loop in the scheduler: on a machine of two cores, two busy threads must not
+      // delay the answers of the main thread (piscina applies it with @napi-rs/nice).
+      niceIncrement: 10,
+      resourceLimits: { maxOldGenerationSizeMb: this.options.memoryMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+    })
+    return this.pool
+  }
+
+  /** Hands the finished task's thread slot to the next waiting one, or frees it. */
+  private release(): void {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.running--
+  }
+}

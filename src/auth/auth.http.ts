@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
-import type { Surface } from '../core/enums.ts'
+import { type Surface, TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { type Principal, type TokensService, tokenReaches } from './tokens.service.ts'
 
@@ -25,7 +25,8 @@ const REASONS = {
  * onRequest hook, before the body is read, so anonymous callers cannot make us parse large bodies.
  */
 export function authenticate(config: Config, tokens: TokensService, surface: Surface) {
-  const challenge = (extra = '') => `Bearer resource_metadata="${resourceMetadataUrl(config, surface)}"${surface === 'mcp' ? ', scope="mcp"' : ''}${extra}`
+  const challenge = (extra = '') =>
+    `Bearer resource_metadata="${resourceMetadataUrl(config, surface)}"${surface === 'mcp' ? `, scope="${TOKEN_SCOPE}"` : ''}${extra}`
 
   return async (request: FastifyRequest): Promise<void> => {
     const result = await tokens.authenticate(request.headers.authorization)
@@ -57,7 +58,7 @@ export function registerResourceMetadata(app: FastifyInstance, config: Config): 
   const document = (resource: string) => ({
     resource,
     resource_name: 'Plinth',
-    scopes_supported: ['mcp'],
+    scopes_supported: [TOKEN_SCOPE],
     bearer_methods_supported: ['header'],
     resource_documentation: `${config.siteUrl}/docs`,
   })

@@ -28,5 +28,8 @@ export const TOKEN_ACCESS = ['rest', 'mcp', 'both'] as const
 export type TokenAccess = (typeof TOKEN_ACCESS)[number]
 export type Surface = Exclude<TokenAccess, 'both'>
 
+/** The one scope every token carries (RFC 9728 metadata, WWW-Authenticate, the OpenAPI document). */
+export const TOKEN_SCOPE = 'mcp'
+
 export const UPLOAD_STATUSES = ['pending', 'complete'] as const
 export type UploadStatus = (typeof UPLOAD_STATUSES)[number]

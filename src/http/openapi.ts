@@ -1,12 +1,10 @@
 import { type Static, type TSchema, Type } from 'typebox'
+import { TOKEN_SCOPE } from '../core/enums.ts'
 import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts'
 import { MAX_COLLECTIONS } from '../core/limits.ts'
 
-/**
- * The one scope every token carries. Declared on the bearer scheme and in each operation's
- * security requirement (OpenAPI 3.1 allows role names there for non-OAuth schemes).
- */
-export const TOKEN_SCOPE = 'mcp'
+/** Declared on the bearer scheme and in each operation's security requirement (OpenAPI 3.1 allows role names there for non-OAuth schemes). */
+export { TOKEN_SCOPE }
 
 /** The security requirement of every operation that takes a bearer token. */
 export const BEARER_AUTH = [{ bearerAuth: [TOKEN_SCOPE] }]

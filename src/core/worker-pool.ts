@@ -35,8 +35,12 @@ export function taskStarted(started: MessagePort): void {
   started.close()
 }
 
-/** How long a thread may take to start before its task is given up on. */
-const THREAD_START_MS = 30_000
+/**
+ * How long a thread may take to start before its task is given up on. A start loads tsx and the
+ * renderer's libraries (about a second on an idle machine), at the threads' lowered priority: on a
+ * machine whose cores are busy it has been seen to take over ten seconds, so the bound is wide.
+ */
+const THREAD_START_MS = 120_000
 
 export class WorkerPool {
   private pool: Piscina | null = null

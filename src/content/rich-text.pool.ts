@@ -6,9 +6,10 @@
  * that thread); either way that one value fails with RICH_TEXT_TOO_COSTLY, never the process.
  */
 import os from 'node:os'
-import { AppError, type ErrorCode } from '../core/errors.ts'
+import { AppError } from '../core/errors.ts'
 import { WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
 import type { RenderedRichText, RichTextValue } from './rich-text.ts'
+import type { RichTextResult, RichTextTask } from './rich-text.thread.ts'
 
 export type RichTextPoolOptions = WorkerPoolOptions
 
@@ -17,11 +18,8 @@ export function defaultRichTextPoolOptions(limits: { timeLimitMs: number; memory
   return { threads: Math.max(1, Math.min(4, os.availableParallelism())), idleTimeoutMs: 30_000, ...limits }
 }
 
-type Task = { op: 'render'; value: RichTextValue } | { op: 'rewrite'; html: string; sources: Record<string, string> }
-type TaskResult = { ok: true; html: string; images: string[] } | { ok: false; code: ErrorCode; message: string }
-
 interface Pending {
-  task: Task
+  task: RichTextTask
   chars: number
   resolve(result: { html: string; images: string[] }): void
   reject(error: unknown): void
@@ -34,14 +32,14 @@ interface Pending {
  */
 const CHUNK_CHARS = 32_000
 
-const WORKER = new URL('./rich-text.worker.js', import.meta.url).href
+const THREAD = new URL('./rich-text.thread.ts', import.meta.url).href
 
 export class RichTextPool {
   private readonly pool: WorkerPool
   private pending: Pending[] = []
 
   constructor(options: RichTextPoolOptions) {
-    this.pool = new WorkerPool(WORKER, 'rich-text', options)
+    this.pool = new WorkerPool(THREAD, 'rich-text', options)
   }
 
   /** Sanitized HTML of a rich-text value and the images it shows; AppError when it is refused. */
@@ -61,7 +59,7 @@ export class RichTextPool {
     return this.pool.close()
   }
 
-  private submit(task: Task, chars: number): Promise<{ html: string; images: string[] }> {
+  private submit(task: RichTextTask, chars: number): Promise<{ html: string; images: string[] }> {
     return new Promise((resolve, reject) => {
       if (this.pending.length === 0) setImmediate(() => this.flush())
       this.pending.push({ task, chars, resolve, reject })
@@ -88,7 +86,7 @@ export class RichTextPool {
 
   /** One task for the chunk; when it is stopped, each value is tried alone, so only a costly one fails. */
   private async runChunk(chunk: Pending[]): Promise<void> {
-    let results: TaskResult[]
+    let results: RichTextResult[]
     try {
       results = await this.run(chunk.map((item) => item.task))
     } catch (error) {
@@ -104,9 +102,9 @@ export class RichTextPool {
     })
   }
 
-  private async run(tasks: Task[]): Promise<TaskResult[]> {
+  private async run(tasks: RichTextTask[]): Promise<RichTextResult[]> {
     try {
-      return await this.pool.run<TaskResult[]>({ tasks })
+      return await this.pool.run<RichTextResult[]>({ tasks })
     } catch (error) {
       if (!(error instanceof WorkerTaskStopped)) throw error
       throw new AppError(

@@ -5,10 +5,12 @@
  * thread is terminated and replaced) and runs in a thread with a heap limit (a task over it kills
  * only that thread); either way run() throws WorkerTaskStopped, and the caller says what failed.
  *
- * A worker's default export receives `{ ...message, started }` and must post on `started` as it
- * takes the task up: the clock starts then, so a thread still starting costs the task nothing.
+ * A pool runs one TypeScript module in its threads: its default export takes a task's message and
+ * returns the result. Every thread starts at tsx-worker.js, which loads the module and tells the
+ * pool when a thread takes a task up: the clock starts then, so a thread still starting costs the
+ * task nothing.
  */
-import { MessageChannel, type MessagePort } from 'node:worker_threads'
+import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
 
 export interface WorkerPoolOptions {
@@ -29,12 +31,6 @@ export class WorkerTaskStopped extends Error {
   }
 }
 
-/** Posted by a worker on the task's `started` port as it takes the task up. */
-export function taskStarted(started: MessagePort): void {
-  started.postMessage(0)
-  started.close()
-}
-
 /**
  * How long a thread may take to start before its task is given up on. A start loads tsx and the
  * renderer's libraries (about a second on an idle machine), at the threads' lowered priority: on a
@@ -42,15 +38,17 @@ export function taskStarted(started: MessagePort): void {
  */
 const THREAD_START_MS = 120_000
 
+const THREAD_ENTRY = new URL('./tsx-worker.js', import.meta.url).href
+
 export class WorkerPool {
   private pool: Piscina | null = null
   private running = 0
   private readonly waiting: Array<() => void> = []
   private closed = false
 
-  /** `filename` is the worker's URL; `name` says which pool is closed in the error of a late task. */
+  /** `module` is the URL of the TypeScript module the threads run; `name` says which pool is closed in the error of a late task. */
   constructor(
-    private readonly filename: string,
+    private readonly module: string,
     private readonly name: string,
     readonly options: WorkerPoolOptions,
   ) {}
@@ -106,7 +104,8 @@ export class WorkerPool {
   private piscina(): Piscina {
     if (this.closed) throw new Error(`the ${this.name} pool is closed`)
     this.pool ??= new Piscina({
-      filename: this.filename,
+      filename: THREAD_ENTRY,
+      workerData: { module: this.module },
       minThreads: 1,
       maxThreads: this.options.threads,
       idleTimeout: this.options.idleTimeoutMs,

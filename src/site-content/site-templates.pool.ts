@@ -30,13 +30,13 @@ export function defaultTemplatePoolOptions(): TemplatePoolOptions {
   return { threads: Math.min(2, os.availableParallelism()), idleTimeoutMs: 30_000, timeLimitMs: TEMPLATE_TIME_LIMIT_MS, memoryMb: TEMPLATE_MEMORY_MB }
 }
 
-const WORKER = new URL('./site-templates.worker.js', import.meta.url).href
+const THREAD = new URL('./site-templates.thread.ts', import.meta.url).href
 
 export class TemplatePool {
   private readonly pool: WorkerPool
 
   constructor(options: TemplatePoolOptions) {
-    this.pool = new WorkerPool(WORKER, 'template', options)
+    this.pool = new WorkerPool(THREAD, 'template', options)
   }
 
   /** What renders the pages of one version, whose templates are `files` (name under `_templates/` -> text). */

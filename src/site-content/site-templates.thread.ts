@@ -29,7 +29,8 @@ const versions = new LRUCache<string, SiteTemplates>({ max: 300, maxSize: 96_000
 /** A version without templates of its own renders the defaults: nothing of it to keep. */
 const defaultsOnly = new SiteTemplates(new Map())
 
-export async function renderTemplateTask(task: TemplateTask): Promise<TemplateResult> {
+/** One message: `{task}` (see WorkerPool.run); one TemplateResult. */
+export default async function renderTemplateTask({ task }: { task: TemplateTask }): Promise<TemplateResult> {
   let templates: SiteTemplates | undefined
   if (task.files === undefined) templates = versions.get(task.versionId)
   else if (task.files.length === 0) templates = defaultsOnly

@@ -178,9 +178,9 @@ function checkLinksAndImages(node: Node): void {
   if (element.tagName === 'A') {
     const href = element.getAttribute('href')
     if (href === null) return
-    const url = parseUrl(href)
-    if (!url || !LINK_SCHEMES.has(url.protocol)) element.removeAttribute('href')
-    else if (url.origin !== RELATIVE_ORIGIN && url.protocol !== 'mailto:') element.setAttribute('rel', 'noopener nofollow')
+    const policy = linkPolicy(href)
+    if (policy === 'drop') element.removeAttribute('href')
+    else if (policy === 'external') element.setAttribute('rel', EXTERNAL_REL)
   } else if (element.tagName === 'IMG') {
     const original = element.getAttribute('src')
     const src = original !== null && pass.rewrite ? pass.rewrite(original) : original
@@ -192,6 +192,15 @@ function checkLinksAndImages(node: Node): void {
     if (src !== original) element.setAttribute('src', src)
     pass.images.add(src)
   }
+}
+
+const EXTERNAL_REL = 'noopener nofollow'
+
+/** What becomes of a link: its href dropped (a scheme links may not use), kept with EXTERNAL_REL (another site), or kept. */
+function linkPolicy(href: string): 'drop' | 'external' | 'local' {
+  const url = parseUrl(href)
+  if (!url || !LINK_SCHEMES.has(url.protocol)) return 'drop'
+  return url.origin !== RELATIVE_ORIGIN && url.protocol !== 'mailto:' ? 'external' : 'local'
 }
 
 function parseUrl(value: string): URL | null {
@@ -262,9 +271,9 @@ function renderMarkdown(source: string): RenderedRichText {
       if (token.type === 'link_open') {
         const href = token.attrGet('href')
         if (href === null) continue
-        const url = parseUrl(String(href))
-        if (!url || !LINK_SCHEMES.has(url.protocol)) token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'href')
-        else if (url.origin !== RELATIVE_ORIGIN && url.protocol !== 'mailto:') token.attrSet('rel', 'noopener nofollow')
+        const policy = linkPolicy(String(href))
+        if (policy === 'drop') token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'href')
+        else if (policy === 'external') token.attrSet('rel', EXTERNAL_REL)
       } else if (token.type === 'image') {
         const attr = token.attrGet('src')
         const src = attr === null ? null : String(attr)

@@ -41,14 +41,15 @@ export interface BuiltinPage {
   headers: readonly string[]
 }
 
-function htmlPage(title: string, message: string): string {
+/** A small HTML page: a heading and paragraphs of text (escaped). */
+export function htmlPage(title: string, ...paragraphs: string[]): string {
   return (
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${escapeHtml(title)}</title>` +
     '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:15vh auto;padding:0 1rem;color:#222}' +
     'h1{font-size:1.5rem}p{color:#555}</style></head>' +
-    `<body><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p></body></html>\n`
+    `<body><h1>${escapeHtml(title)}</h1>${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}</body></html>\n`
   )
 }
 

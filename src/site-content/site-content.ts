@@ -13,10 +13,9 @@
  */
 import { LRUCache } from 'lru-cache'
 import type { BlobStore } from '../blobs/blob-store.ts'
-import { escapeHtml } from '../core/html.ts'
 import { nowIso } from '../core/ids.ts'
 import { compressVariants } from '../blobs/compression.ts'
-import { type BuiltinPage, builtin } from '../serving/security-headers.ts'
+import { type BuiltinPage, builtin, htmlPage } from '../serving/security-headers.ts'
 import type { ContentAnswer, ContentResponder, ContentStats } from '../serving/site-handler.ts'
 import { memoryFile, type PreparedVersion, storedFile } from '../serving/site-version.ts'
 import { type ContentRoute, parseRoute, RenderedPageRefused, SitePages, type SitePagesSources } from './site-pages.ts'
@@ -56,19 +55,7 @@ export interface SiteContentOptions {
 }
 
 /** The 500 page a broken template gets: the site owner wrote it, so it says what failed. */
-function ownerErrorPage(title: string, lines: string[]): BuiltinPage {
-  return builtin(
-    500,
-    'text/html; charset=utf-8',
-    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>' +
-      escapeHtml(title) +
-      '</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:10vh auto;padding:0 1rem;color:#222}li,p{color:#555}</style></head><body><h1>' +
-      escapeHtml(title) +
-      '</h1>' +
-      lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('') +
-      '</body></html>\n',
-  )
-}
+const ownerErrorPage = (title: string, lines: string[]): BuiltinPage => builtin(500, 'text/html; charset=utf-8', htmlPage(title, ...lines))
 
 export class SiteContent implements ContentResponder {
   private readonly pages: SitePages

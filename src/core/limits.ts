@@ -64,7 +64,7 @@ export const TEXT_FIELD_DEFAULT_MAX = 10_000
 /**
  * Longest rich-text source (markdown or HTML) accepted, in characters: four times a very long
  * article, and what a worker renders in under 2 s within its memory even when the markup is
- * nothing but tiny elements (docs/api.md has the measurements).
+ * nothing but tiny elements (docs/architecture.md has the measurements).
  */
 export const RICH_TEXT_MAX_CHARS = 250_000
 

@@ -24,4 +24,9 @@ export default tseslint.config(
     files: ['test/**', 'bench/**', 'src/db/migrations/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  {
+    // The web site's one script runs in the browser.
+    files: ['src/web/assets/**'],
+    languageOptions: { globals: globals.browser },
+  },
 )

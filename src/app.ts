@@ -28,6 +28,7 @@ import { UPLOAD_SCHEMAS } from './uploads/uploads.schemas.ts'
 import { websitesRoutes } from './websites/websites.routes.ts'
 import { ApiIndexSchema, WEBSITE_SCHEMAS } from './websites/websites.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
+import { createWebSite } from './web/web.routes.ts'
 import { siteUrlPattern } from './core/site-address.ts'
 
 const API_VERSION = '1.0.0'
@@ -56,7 +57,17 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
   app.decorateRequest('principal', null)
 
   registerJsonBody(app)
-  registerErrorHandling(app)
+  // The web site for people (site_url): its pages, and its answer to unknown paths outside the API.
+  const webSite = await createWebSite(app, {
+    config,
+    accounts: services.accounts,
+    tokens: services.tokens,
+    websites: services.websites,
+    collections: services.collections,
+    entries: services.entries,
+    csrfKey: await services.secrets.key('csrf_key'),
+  })
+  registerErrorHandling(app, { notFound: webSite.notFound })
   for (const schema of [...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS, ...UPLOAD_SCHEMAS, ...CONTENT_SCHEMAS, ...ASSET_SCHEMAS]) app.addSchema(schema)
 
   await app.register(swagger, {
@@ -128,7 +139,10 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries }),
     ...imagesTools(services.assets),
   ]
-  await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit: MAX_BODY_BYTES }))
+  await app.register(
+    mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit: MAX_BODY_BYTES, tokenPage: webSite.tokenPage }),
+  )
+  await app.register(webSite.routes)
 
   app.answerWrongMethods()
   return app

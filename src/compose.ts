@@ -4,6 +4,8 @@
  * Every collaborator is passed explicitly; nothing has a silent default.
  */
 import path from 'node:path'
+import { AccountsService } from './auth/accounts.service.ts'
+import { SessionsRepository } from './auth/sessions.repository.ts'
 import { TokensRepository } from './auth/tokens.repository.ts'
 import { TokensService } from './auth/tokens.service.ts'
 import type { BlobStore } from './blobs/blob-store.ts'
@@ -19,6 +21,7 @@ import { EntriesService } from './content/entries.service.ts'
 import { defaultRichTextPoolOptions, RichTextPool } from './content/rich-text.pool.ts'
 import { WebsiteAccess } from './db/access.ts'
 import { type Db, migrate, openDb } from './db/connect.ts'
+import { ServerSecrets } from './db/server-secrets.ts'
 import { AssetLibrary } from './images/asset-library.ts'
 import { AssetsRepository } from './images/assets.repository.ts'
 import { AssetsService } from './images/assets.service.ts'
@@ -42,6 +45,10 @@ import { WebsitesService } from './websites/websites.service.ts'
 /** The services every surface (REST, MCP, CLI) calls. */
 export interface Services {
   users: UsersService
+  /** People on the web site: sign-up, sign-in, sessions. */
+  accounts: AccountsService
+  /** Keys shared by every instance (upload URLs, CSRF tokens). */
+  secrets: ServerSecrets
   tokens: TokensService
   websites: WebsitesService
   uploads: UploadsService
@@ -105,7 +112,8 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const blobRows = new BlobsRepository(db.kysely)
   const access = new WebsiteAccess(db.kysely)
   const websitesRepo = new WebsitesRepository(db.kysely)
-  const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows })
+  const secrets = new ServerSecrets(db.kysely)
+  const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows, secrets })
   const collections = new CollectionsService({ repo: collectionsRepo, access, siteEvents })
   const assetLibrary = new AssetLibrary({
     allowHosts: new Set(config.fetchAllowHosts),
@@ -116,12 +124,16 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   })
   // Rich text is rendered in worker threads, never on the event loop (content/rich-text.pool.ts).
   const richText = new RichTextPool(defaultRichTextPoolOptions({ timeLimitMs: RICH_TEXT_TIME_LIMIT_MS, memoryMb: RICH_TEXT_MEMORY_MB }))
+  const users = new UsersService(new UsersRepository(db.kysely))
   const services: Services = {
-    users: new UsersService(new UsersRepository(db.kysely)),
+    users,
+    accounts: new AccountsService({ users, sessions: new SessionsRepository(db.kysely), signup: config.signup }),
+    secrets,
     tokens: new TokensService(new TokensRepository(db.kysely)),
     websites: new WebsitesService({
       config,
       repo: websitesRepo,
+      blobs,
       blobRows,
       pipeline: new PublishPipeline({ blobs, blobRows, references: uploads, httpsSites: config.siteScheme === 'https' }),
       rateLimiter: new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),

@@ -23,6 +23,8 @@ export interface Config {
   freeChangesLimit: number
   serveCacheBytes: number
   logLevel: string
+  /** Whether people may create accounts on the web site (`PLINTH_SIGNUP`); the admin CLI creates users either way. */
+  signup: 'open' | 'closed'
   /** Hosts image fetching may reach although they are not public (tests, intranets); normalized `host` or `host:port`. */
   fetchAllowHosts: readonly string[]
 }
@@ -82,6 +84,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
   const logLevel = env.PLINTH_LOG_LEVEL || 'info'
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`PLINTH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
 
+  const signup = env.PLINTH_SIGNUP || 'open'
+  if (signup !== 'open' && signup !== 'closed') problems.push(`PLINTH_SIGNUP must be open or closed, got "${signup}"`)
+
   const fetchAllow = parseHostList(env.PLINTH_FETCH_ALLOW_HOSTS ?? '')
   if (fetchAllow.invalid.length) {
     problems.push(
@@ -103,6 +108,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     freeChangesLimit: int('PLINTH_FREE_CHANGES_LIMIT', 1000, 0, 1_000_000_000),
     serveCacheBytes: int('PLINTH_SERVE_CACHE_BYTES', 128 * 1024 * 1024, 0, 64 * 1024 * 1024 * 1024),
     logLevel,
+    signup: signup === 'closed' ? 'closed' : 'open',
     fetchAllowHosts: Object.freeze(fetchAllow.hosts),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)

@@ -34,6 +34,7 @@ const LAYER_OF: Record<string, Layer> = {
   uploads: 'feature',
   'site-content': 'feature',
   mcp: 'surface',
+  web: 'surface',
   'app.ts': 'composition',
   'compose.ts': 'composition',
   'main.ts': 'start-up',

@@ -1,6 +1,9 @@
 import type { Kysely, Transaction } from 'kysely'
 import type { BlobsTable, Database } from '../db/types.ts'
 
+/** Statements run again when a concurrent transaction's reference to a blob makes a delete fail. */
+const DELETE_ATTEMPTS = 3
+
 export class BlobsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -21,18 +24,25 @@ export class BlobsRepository {
   }
 
   /**
+   * Every row that keeps a blob: a version's file, a library image, an upload. The one definition
+   * of a reference, shared by the sweep's check and the deletion of a website's blobs.
+   */
+  private references(hashes: string[]) {
+    return [
+      this.db.selectFrom('version_files').select('hash').where('hash', 'in', hashes),
+      this.db.selectFrom('assets').select('hash').where('hash', 'in', hashes),
+      this.db.selectFrom('uploads').select('sha256 as hash').where('sha256', 'in', hashes).$narrowType<{ hash: string }>(),
+    ] as const
+  }
+
+  /**
    * The hashes among `hashes` that anything refers to: a blob row, a version's file, a library
    * image or an upload. Asked at the moment a sweep is about to delete, in one query.
    */
   async referencedHashes(hashes: string[]): Promise<Set<string>> {
     if (hashes.length === 0) return new Set()
-    const rows = await this.db
-      .selectFrom('blobs')
-      .select('hash')
-      .where('hash', 'in', hashes)
-      .union(this.db.selectFrom('version_files').select('hash').where('hash', 'in', hashes))
-      .union(this.db.selectFrom('assets').select('hash').where('hash', 'in', hashes))
-      .union(this.db.selectFrom('uploads').select('sha256 as hash').where('sha256', 'in', hashes).$narrowType<{ hash: string }>())
+    const rows = await this.references(hashes)
+      .reduce((query, other) => query.union(other), this.db.selectFrom('blobs').select('hash').where('hash', 'in', hashes))
       .execute()
     return new Set(rows.map((r) => r.hash))
   }
@@ -41,4 +51,30 @@ export class BlobsRepository {
   insertOneMissing(row: BlobsTable): Promise<unknown> {
     return this.insertMissing(this.db, [row])
   }
+
+  /**
+   * Deletes the rows of the blobs among `hashes` that no version file, library image or upload
+   * refers to, in one statement, and answers their hashes: their bytes may then be removed. A row
+   * that something refers to cannot go (the foreign keys of those tables), so a delete that races
+   * a transaction committing a new reference fails on PostgreSQL; it is run again, and then sees it.
+   */
+  async deleteUnreferenced(hashes: string[]): Promise<string[]> {
+    if (hashes.length === 0) return []
+    const [first, ...others] = this.references(hashes)
+    const referenced = others.reduce((query, other) => query.union(other), first)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const rows = await this.db.deleteFrom('blobs').where('hash', 'in', hashes).where('hash', 'not in', referenced).returning('hash').execute()
+        return rows.map((r) => r.hash)
+      } catch (error) {
+        if (!isForeignKeyViolation(error) || attempt >= DELETE_ATTEMPTS) throw error
+      }
+    }
+  }
+}
+
+/** True when the error is a foreign-key violation, in either dialect. */
+function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: string })?.code
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
 }

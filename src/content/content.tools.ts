@@ -5,7 +5,7 @@
  * fields are over REST.
  */
 import { Type } from 'typebox'
-import { formatSize, MAX_BATCH, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import { MAX_BATCH, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { type AnyMcpTool, defineTool, READ_ONLY, type ToolHints, toolArgs } from '../mcp/tool-definition.ts'
 import { CreateUploadsRequestSchema, CreateUploadsResultSchema } from '../uploads/uploads.schemas.ts'
@@ -34,7 +34,7 @@ const MINUTES = UPLOAD_URL_LIFETIME_MS / 60_000
 const PutEntryResultSchema = Type.Object({ status: Type.Enum(['created', 'updated', 'unchanged']), entry: ref(EntrySchema) }, { additionalProperties: false })
 
 /** Said once, in upsert_entries; put_entry writes data the same way. */
-const ENTRY_DATA = `data holds values by field name, checked against the collection's fields (see get_collection): richText as {html} or {markdown} (sanitized), image as a URL (absolute or relative to baseUrl) copied into the site's image library, date as YYYY-MM-DD or ISO-8601. A future publishedAt keeps an entry off the public site until then (live false).`
+const ENTRY_DATA = `data is checked against the collection's fields (see get_collection): richText as {html} or {markdown} (sanitized), image as a URL (absolute or relative to baseUrl) copied into the site's image library, date as YYYY-MM-DD or ISO-8601. A future publishedAt keeps an entry off the public site (live false) until then.`
 
 export function contentTools({
   uploads,
@@ -49,7 +49,7 @@ export function contentTools({
     defineTool({
       name: 'create_upload',
       title: 'Reserve uploads for large files',
-      description: `Reserve uploads for binaries too large to inline comfortably (above ~100 KB of base64: images, fonts, PDFs): up to ${MAX_UPLOADS_PER_REQUEST} files per call, each 1 to ${MAX_UPLOAD_BYTES} bytes (${formatSize(MAX_UPLOAD_BYTES)}); size is the exact byte count.
+      description: `Reserve uploads for binaries too large to inline comfortably (above ~100 KB of base64: images, fonts, PDFs), up to ${MAX_UPLOADS_PER_REQUEST} per call.
 Within ${MINUTES} minutes, HTTP PUT exactly size raw bytes to each uploadUrl with the returned headers and NO Authorization header (the signed URL is the credential); it answers {uploadId, sha256, size}. An upload is written once.
 Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, or in import_asset.`,
       input: ref(CreateUploadsRequestSchema),
@@ -71,7 +71,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
     defineTool({
       name: 'get_collection',
       title: 'Get a collection with its fields',
-      description: `Get one collection. Its fields (name, type, required, options, limits) say what entry data holds: read them before writing entries. removedFields are removed fields whose stored values are kept.`,
+      description: `Get one collection. Its fields say what entry data holds: read them before writing entries. removedFields are removed fields whose stored values are kept.`,
       input: toolArgs({ ...CollectionParams.properties }),
       output: ref(CollectionSchema),
       hints: READ_ONLY,
@@ -91,7 +91,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
     defineTool({
       name: 'update_collection',
       title: "Change a collection's label or fields",
-      description: `Change the label or the fields of a collection; fields is the complete new list, not a diff. No stored value is lost: a removed field moves to removedFields and its values stay in entry data. A field cannot change type while entries hold values for it (FIELD_IN_USE): add a new field instead. Entries are checked against the new fields from their next write.`,
+      description: `Change the label or the fields (the complete new list) of a collection. No stored value is lost. A field cannot change type while entries hold values for it (FIELD_IN_USE): add a new field instead. Entries are checked against the new fields from their next write.`,
       input: toolArgs({ ...CollectionParams.properties, ...CollectionUpdateSchema.properties }),
       output: ref(CollectionSchema),
       hints: CHANGES_LIVE_SITE,
@@ -122,7 +122,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
       name: 'upsert_entries',
       title: 'Create or update entries',
       description: `Create or update up to ${MAX_BATCH} entries of a collection; they are on the live site at once. The slug is an entry's identity: an existing slug is updated, a new one created, an identical one reported unchanged, so re-running an import makes no duplicates. ${ENTRY_DATA}
-Not all-or-nothing: one result per entry, in order (status created, updated, unchanged or failed), and counts. A failed entry carries error {code, message, field, fields}: VALIDATION_FAILED, DUPLICATE_SLUG (a slug twice in the call), IMAGE_IMPORT_FAILED, RICH_TEXT_TOO_COSTLY or RICH_TEXT_BUDGET_EXCEEDED (resend those in a later call); fix and resend just those. Only a malformed call (entries not a list, over ${MAX_BATCH}, bad baseUrl) is an error result.`,
+Not all-or-nothing: one result per entry, in order, with its status, and counts. A failed entry's error code is VALIDATION_FAILED, DUPLICATE_SLUG (a slug twice in the call), IMAGE_IMPORT_FAILED, RICH_TEXT_TOO_COSTLY or RICH_TEXT_BUDGET_EXCEEDED (resend those in a later call); fix and resend just those. Only a malformed call (entries not a list, over ${MAX_BATCH}, bad baseUrl) is an error result.`,
       input: toolArgs({ ...CollectionParams.properties, ...EntryBatchRequestSchema.properties }),
       output: ref(EntryBatchResultSchema),
       hints: CHANGES_LIVE_SITE,
@@ -132,7 +132,7 @@ Not all-or-nothing: one result per entry, in order (status created, updated, unc
     defineTool({
       name: 'put_entry',
       title: 'Create or replace one entry',
-      description: `Create or replace the entry at one slug (entry) of a collection; it is on the live site at once. data replaces the stored values of the current fields (values of removed fields are kept) and is written as by upsert_entries. status says whether it was created, updated or unchanged; a bad entry is a VALIDATION_FAILED error result.`,
+      description: `Create or replace the entry at one slug (entry) of a collection; it is on the live site at once. data replaces the stored values of the current fields (values of removed fields are kept) and is written as by upsert_entries. A bad entry is a VALIDATION_FAILED error result.`,
       input: toolArgs({ ...SlugParams.properties, ...EntryPutSchema.properties }),
       output: PutEntryResultSchema,
       hints: CHANGES_LIVE_SITE,

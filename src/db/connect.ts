@@ -8,6 +8,7 @@ import * as initial from './migrations/0001_initial.ts'
 import * as content from './migrations/0002_content.ts'
 import * as assets from './migrations/0003_assets.ts'
 import * as uploads from './migrations/0004_uploads.ts'
+import * as sessions from './migrations/0005_sessions.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_content': content,
   '0003_assets': assets,
   '0004_uploads': uploads,
+  '0005_sessions': sessions,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

@@ -150,6 +150,22 @@ export interface AssetsTable {
   created_at: string
 }
 
+/** A web site session; `id` is the SHA-256 of the secret in the session cookie. */
+export interface SessionsTable {
+  id: string
+  user_id: string
+  created_at: string
+  last_seen_at: string
+  expires_at: string
+  user_agent: string | null
+}
+
+/** One failed sign-in, counted against `subject` (`email:...` or `address:...`). */
+export interface SignInFailuresTable {
+  subject: string
+  at: string
+}
+
 export interface Database {
   users: UsersTable
   tokens: TokensTable
@@ -163,6 +179,8 @@ export interface Database {
   collections: CollectionsTable
   entries: EntriesTable
   assets: AssetsTable
+  sessions: SessionsTable
+  sign_in_failures: SignInFailuresTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -175,3 +193,4 @@ export type CollectionRow = Selectable<CollectionsTable>
 export type EntryRow = Selectable<EntriesTable>
 export type UploadRow = Selectable<UploadsTable>
 export type AssetRow = Selectable<AssetsTable>
+export type SessionRow = Selectable<SessionsTable>

@@ -99,7 +99,12 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
 
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export interface ErrorHandlingOptions {
+  /** Answers an unknown path itself (the web site's 404 page), or returns null for the envelope. */
+  notFound?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | null
+}
+
+export function registerErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions = {}): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error)
     if (appError) return sendError(reply, appError)
@@ -107,7 +112,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return sendError(reply, new AppError('INTERNAL', 'Something went wrong on our side. The error was logged; retry later.'))
   })
 
-  app.setNotFoundHandler((request, reply) => sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)))
+  app.setNotFoundHandler(
+    (request, reply) =>
+      options.notFound?.(request, reply) ?? sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+  )
 
   // A known path with an unsupported method is 405 with Allow, not 404. Routes are collected as
   // they are added; answerWrongMethods() registers the 405 routes once all are known.

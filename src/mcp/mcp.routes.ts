@@ -2,7 +2,7 @@
  * `{base_url}/mcp`: the MCP endpoint (Streamable HTTP, JSON-RPC 2.0 over POST, stateless) inside
  * the Fastify app, so the body limit, the auth hook and the error envelope for faults outside
  * the protocol (401, 403, 413) are the REST API's own. JSON-RPC errors are kept for protocol
- * faults. A browser's GET gets the token page instead (decisions.md).
+ * faults. A browser's GET gets the web site's token page instead (decisions.md).
  */
 import { isUtf8 } from 'node:buffer'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
@@ -15,7 +15,6 @@ import { schemaRegistry } from './json-schema.ts'
 import { createMcpEndpoint, jsonRpcError, TRANSPORT_ERROR } from './mcp.endpoint.ts'
 import { createMcpServerFactory } from './mcp.server.ts'
 import { checkOrigin } from './origins.ts'
-import { tokenPage } from './token-page.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
 import { siteUrlPattern } from '../core/site-address.ts'
 
@@ -25,6 +24,8 @@ export interface McpRoutesOptions {
   tools: AnyMcpTool[]
   version: string
   bodyLimit: number
+  /** What a browser's GET of /mcp gets: the web site's token page. */
+  tokenPage: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
 }
 
 const PARSE_ERROR = -32700
@@ -32,7 +33,7 @@ const INVALID_PARAMS = -32602
 const STATELESS =
   'This MCP endpoint is stateless: send every JSON-RPC message as a POST. It opens no standalone SSE stream (GET) and has no session to end (DELETE).'
 
-export function mcpRoutes({ config, tokens, tools, version, bodyLimit }: McpRoutesOptions): FastifyPluginAsync {
+export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage }: McpRoutesOptions): FastifyPluginAsync {
   return async (app) => {
     const serverFor = createMcpServerFactory({
       tools,
@@ -75,7 +76,7 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit }: McpRout
 
     app.get('/mcp', { schema: { hide: true } }, async (request, reply) => {
       reply.header('Vary', 'Accept')
-      if (prefersPage(request.headers.accept)) return reply.type('text/html; charset=utf-8').send(tokenPage(config))
+      if (prefersPage(request.headers.accept)) return tokenPage(request, reply)
       await requireToken(request)
       return sendResponse(reply, jsonRpcError(405, TRANSPORT_ERROR, STATELESS, { Allow: 'POST' }))
     })

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { visibleWebsites } from '../db/access.ts'
 import type { Database, UploadRow } from '../db/types.ts'
 
-/** Queries over uploads, the server secrets, and the published bytes a user may reuse by hash. */
+/** Queries over uploads and the published bytes a user may reuse by hash. */
 export class UploadsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -60,18 +60,5 @@ export class UploadsRepository {
       .distinct()
       .execute()
     return rows.flatMap((r) => (r.sha256 === null ? [] : [r.sha256]))
-  }
-
-  async secret(name: string): Promise<string | undefined> {
-    return (await this.db.selectFrom('secrets').select('value').where('name', '=', name).executeTakeFirst())?.value
-  }
-
-  /** Stores a secret unless one of that name exists: concurrent first uses keep the first value. */
-  insertSecretIfAbsent(name: string, value: string, at: string): Promise<unknown> {
-    return this.db
-      .insertInto('secrets')
-      .values({ name, value, created_at: at })
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute()
   }
 }

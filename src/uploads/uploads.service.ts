@@ -5,7 +5,7 @@
  * publish that uses them copies nothing. Uploads belong to the user who reserved them: to anyone
  * else an upload id is unknown.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import type { Principal } from '../auth/tokens.service.ts'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import { storeBlob } from '../blobs/blob-writes.ts'
@@ -13,14 +13,13 @@ import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { formatSize, MAX_UPLOAD_BYTES, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import type { ServerSecrets } from '../db/server-secrets.ts'
 import type { UploadRow } from '../db/types.ts'
 import { contentTypeFor } from '../publishing/authoring-rules.ts'
 import type { ContentReferences, UploadState } from '../publishing/file-references.ts'
 import { checkUploadUrl, signedUploadUrl } from './upload-urls.ts'
 import type { UploadsRepository } from './uploads.repository.ts'
 import type { CreateUploadsRequest, CreateUploadsResult, UploadContentResult } from './uploads.schemas.ts'
-
-const SIGNING_KEY = 'upload_url_key'
 
 /** The body of an upload PUT: its declared length (when sent) and its bytes as they arrive. */
 export interface UploadBody {
@@ -35,15 +34,15 @@ export interface UploadedFile {
 }
 
 export class UploadsService implements ContentReferences {
-  private key: Promise<Buffer> | null = null
-
   private readonly baseUrl: string
   private readonly repo: UploadsRepository
   private readonly blobs: BlobStore
   private readonly blobRows: BlobsRepository
+  private readonly secrets: ServerSecrets
 
   /** `baseUrl`: the API origin that signed upload URLs point at. */
-  constructor(options: { baseUrl: string; repo: UploadsRepository; blobs: BlobStore; blobRows: BlobsRepository }) {
+  constructor(options: { baseUrl: string; repo: UploadsRepository; blobs: BlobStore; blobRows: BlobsRepository; secrets: ServerSecrets }) {
+    this.secrets = options.secrets
     this.baseUrl = options.baseUrl
     this.repo = options.repo
     this.blobs = options.blobs
@@ -69,7 +68,7 @@ export class UploadsService implements ContentReferences {
     }))
     await this.repo.deleteExpired(principal.userId, nowIso())
     await this.repo.insert(rows)
-    const key = await this.signingKey()
+    const key = await this.secrets.key('upload_url_key')
     return {
       uploads: rows.map((row) => ({
         uploadId: row.id,
@@ -84,7 +83,7 @@ export class UploadsService implements ContentReferences {
 
   /** The PUT of an upload's bytes: the signed URL is the credential, the size must be exact. */
   async receive(uploadId: string, query: { expires?: string; signature?: string }, body: UploadBody): Promise<UploadContentResult> {
-    const url = checkUploadUrl(await this.signingKey(), uploadId, query.expires, query.signature, Date.now())
+    const url = checkUploadUrl(await this.secrets.key('upload_url_key'), uploadId, query.expires, query.signature, Date.now())
     if (!url.ok && url.reason === 'expired') {
       throw new AppError(
         'UPLOAD_URL_EXPIRED',
@@ -130,20 +129,6 @@ export class UploadsService implements ContentReferences {
   async usableHashes(userId: string, hashes: string[]): Promise<Set<string>> {
     const [published, uploaded] = await Promise.all([this.repo.publishedHashes(userId, hashes), this.repo.uploadedHashes(userId, hashes, nowIso())])
     return new Set([...published, ...uploaded])
-  }
-
-  /** The URL signing key: created once per installation, shared by every instance through the database. */
-  private signingKey(): Promise<Buffer> {
-    this.key ??= (async () => {
-      await this.repo.insertSecretIfAbsent(SIGNING_KEY, randomBytes(32).toString('base64'), nowIso())
-      const stored = await this.repo.secret(SIGNING_KEY)
-      if (!stored) throw new Error('the upload signing key could not be stored')
-      return Buffer.from(stored, 'base64')
-    })().catch((error) => {
-      this.key = null
-      throw error
-    })
-    return this.key
   }
 }
 

@@ -11,4 +11,8 @@ export class UsersRepository {
   findByEmail(email: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()
   }
+
+  setPasswordHash(userId: string, passwordHash: string): Promise<unknown> {
+    return this.db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).execute()
+  }
 }

@@ -6,7 +6,18 @@ import type { UserRow } from '../db/types.ts'
 import type { UsersRepository } from './users.repository.ts'
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-const MIN_PASSWORD_LENGTH = 8
+export const MIN_PASSWORD_LENGTH = 8
+/** scrypt reads the whole password: a bound keeps one sign-in from costing more than another. */
+export const MAX_PASSWORD_LENGTH = 1024
+/** The field message of a sign-up with an email that has an account. */
+export const EMAIL_REGISTERED = 'is already registered'
+
+const passwordProblem = (password: string): string | undefined =>
+  password.length < MIN_PASSWORD_LENGTH
+    ? `must be at least ${MIN_PASSWORD_LENGTH} characters`
+    : password.length > MAX_PASSWORD_LENGTH
+      ? `must be at most ${MAX_PASSWORD_LENGTH} characters`
+      : undefined
 
 const normalizeEmail = (email: string): string => email.trim().toLowerCase()
 
@@ -17,7 +28,8 @@ export class UsersService {
     const email = normalizeEmail(input.email)
     const fields: Record<string, string> = {}
     if (!EMAIL.test(email) || email.length > 254) fields.email = 'must be an email address'
-    if (input.password.length < MIN_PASSWORD_LENGTH) fields.password = `must be at least ${MIN_PASSWORD_LENGTH} characters`
+    const password = passwordProblem(input.password)
+    if (password) fields.password = password
     if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 120)) fields.name = 'must be 1 to 120 characters'
     if (Object.keys(fields).length) throw validationFailed(fields)
 
@@ -33,12 +45,22 @@ export class UsersService {
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new AppError('VALIDATION_FAILED', `A user with the email ${email} already exists.`, {
-          fields: { email: 'is already registered' },
+          fields: { email: EMAIL_REGISTERED },
         })
       }
       throw error
     }
     return user
+  }
+
+  findByEmail(email: string): Promise<UserRow | undefined> {
+    return this.users.findByEmail(normalizeEmail(email))
+  }
+
+  async setPassword(userId: string, password: string): Promise<void> {
+    const problem = passwordProblem(password)
+    if (problem) throw validationFailed({ newPassword: problem })
+    await this.users.setPasswordHash(userId, await hashPassword(password))
   }
 
   /** The user with this email, or NOT_FOUND naming the email. */

@@ -14,6 +14,19 @@ export interface WebsiteListRow extends VisibleWebsite {
   latest_status: VersionRow['status'] | null
 }
 
+export interface VersionWithPublisherRow extends VersionRow {
+  publisher_name: string | null
+  publisher_email: string
+}
+
+export interface MemberRow {
+  user_id: string
+  email: string
+  name: string | null
+  role: Role
+  added_at: string
+}
+
 /** Queries over websites, their members, versions and files. One query per method. */
 export class WebsitesRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -77,15 +90,18 @@ export class WebsitesRepository {
     return trx.insertInto('websites').values(website).execute()
   }
 
-  /** Atomically hands out the next version number of a site (and locks its row on PostgreSQL). */
-  async nextVersionNumber(trx: Executor, websiteId: string): Promise<number> {
+  /**
+   * Atomically hands out the next version number of a site (and locks its row on PostgreSQL);
+   * undefined when the site is gone (deleted since the caller found it).
+   */
+  async nextVersionNumber(trx: Executor, websiteId: string): Promise<number | undefined> {
     const row = await trx
       .updateTable('websites')
       .set((eb) => ({ last_version_number: eb('last_version_number', '+', 1) }))
       .where('id', '=', websiteId)
       .returning('last_version_number')
-      .executeTakeFirstOrThrow()
-    return Number(row.last_version_number)
+      .executeTakeFirst()
+    return row && Number(row.last_version_number)
   }
 
   insertVersion(trx: Executor, version: VersionRow): Promise<unknown> {
@@ -107,6 +123,18 @@ export class WebsitesRepository {
   /** Versions of a site, newest first. */
   listVersions(websiteId: string): Promise<VersionRow[]> {
     return this.db.selectFrom('versions').selectAll().where('website_id', '=', websiteId).orderBy('number', 'desc').execute()
+  }
+
+  /** Versions of a site, newest first, each with the name and email of the user who published it. */
+  listVersionsWithPublisher(websiteId: string): Promise<VersionWithPublisherRow[]> {
+    return this.db
+      .selectFrom('versions')
+      .innerJoin('users', 'users.id', 'versions.created_by')
+      .selectAll('versions')
+      .select(['users.name as publisher_name', 'users.email as publisher_email'])
+      .where('versions.website_id', '=', websiteId)
+      .orderBy('versions.number', 'desc')
+      .execute()
   }
 
   /** Up to `limit` versions of a site, newest first, older than version number `before` (keyset on the unique website and number). */
@@ -173,5 +201,60 @@ export class WebsitesRepository {
 
   findById(websiteId: string): Promise<WebsiteRow | undefined> {
     return this.db.selectFrom('websites').selectAll().where('id', '=', websiteId).executeTakeFirst()
+  }
+
+  /** The owner, then the editors in the order they were added, each with their account's name and email. */
+  listMembers(websiteId: string): Promise<MemberRow[]> {
+    const owner = this.db
+      .selectFrom('websites')
+      .innerJoin('users', 'users.id', 'websites.owner_id')
+      .select([
+        'users.id as user_id',
+        'users.email',
+        'users.name',
+        sql.lit('owner').$castTo<Role>().as('role'),
+        'websites.created_at as added_at',
+        sql.lit(0).as('rank'),
+      ])
+      .where('websites.id', '=', websiteId)
+    const editors = this.db
+      .selectFrom('website_members')
+      .innerJoin('users', 'users.id', 'website_members.user_id')
+      .select(['users.id as user_id', 'users.email', 'users.name', 'website_members.role', 'website_members.created_at as added_at', sql.lit(1).as('rank')])
+      .where('website_members.website_id', '=', websiteId)
+    return owner.unionAll(editors).orderBy('rank').orderBy('added_at').orderBy('user_id').execute()
+  }
+
+  /** Whether an editor was removed (false when the user was no member). */
+  async deleteMember(websiteId: string, userId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('website_members').where('website_id', '=', websiteId).where('user_id', '=', userId).executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
+  }
+
+  /** The account with this (normalized) email, as sharing a site needs it. */
+  findUserByEmail(email: string): Promise<{ id: string; email: string } | undefined> {
+    return this.db.selectFrom('users').select(['id', 'email']).where('email', '=', email).executeTakeFirst()
+  }
+
+  /** Every blob a site holds: the files of all its versions and its library images. */
+  async blobHashesOf(trx: Executor, websiteId: string): Promise<string[]> {
+    const rows = await trx
+      .selectFrom('version_files')
+      .innerJoin('versions', 'versions.id', 'version_files.version_id')
+      .select('version_files.hash')
+      .where('versions.website_id', '=', websiteId)
+      .union(trx.selectFrom('assets').select('hash').where('website_id', '=', websiteId))
+      .execute()
+    return rows.map((r) => r.hash)
+  }
+
+  /**
+   * Deletes a website and everything that hangs off it: the migrations declare ON DELETE CASCADE
+   * from websites to its members, versions (and their files), collections (and their entries) and
+   * library images. False when there was no such website.
+   */
+  async deleteWebsite(trx: Executor, websiteId: string): Promise<boolean> {
+    const result = await trx.deleteFrom('websites').where('id', '=', websiteId).executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
   }
 }

@@ -26,7 +26,7 @@ import type { WebsitesService } from './websites.service.ts'
 const WebsiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const tags = ['Publishing']
 
-/** The eight publishing and inspection operations plus promote, under /v1 (authenticated). */
+/** The eight publishing and inspection operations plus promote and delete, under /v1 (authenticated). */
 export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -80,6 +80,29 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
         },
       },
       (request) => websites.get(principalOf(request), request.params.websiteId),
+    )
+
+    app.delete(
+      '/websites/:websiteId',
+      {
+        schema: {
+          operationId: 'deleteWebsite',
+          tags,
+          security,
+          summary: 'Delete a website (owner only)',
+          description:
+            'Deletes the website for good, with every version, member, collection, entry and library image. Its live URL and preview URLs stop serving at once and its slug is free again at once. Only the owner may delete a site: an editor gets 403 OWNER_ONLY. A website already deleted is 404 NOT_FOUND.',
+          params: WebsiteParams,
+          response: {
+            204: Type.Null({ description: 'Deleted: nothing of the website is served any more.' }),
+            ...errorResponses([...AUTH_ERRORS, 'OWNER_ONLY', 'NOT_FOUND']),
+          },
+        },
+      },
+      async (request, reply) => {
+        await websites.delete(principalOf(request), request.params.websiteId)
+        return reply.code(204).send(null)
+      },
     )
 
     app.get(

@@ -1,6 +1,8 @@
 import type { Principal } from '../auth/tokens.service.ts'
+import type { BlobStore } from '../blobs/blob-store.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import type { Config } from '../config.ts'
+import type { Role } from '../core/enums.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX, WEBSITE_LIST_LIMIT } from '../core/limits.ts'
@@ -38,6 +40,8 @@ export interface CollectionNames {
 export interface WebsitesServiceOptions {
   config: Config
   repo: WebsitesRepository
+  /** Where a deleted website's blobs are removed from (publishes write through the pipeline). */
+  blobs: BlobStore
   blobRows: BlobsRepository
   pipeline: PublishPipeline
   rateLimiter: PublishRateLimiter
@@ -51,15 +55,31 @@ export interface Published<T> {
   rateLimit: RateLimitState
 }
 
+/** Someone who may work on a website: its owner, or an editor it is shared with. */
+export interface WebsiteMember {
+  userId: string
+  email: string
+  name: string | null
+  role: Role
+  /** When they became a member; the site's creation for its owner. */
+  addedAt: string
+}
+
+/** A version as the Version view shows it, with who published it. */
+export type PublishedVersion = Version & { publishedBy: { name: string | null; email: string } }
+
 const DERIVED_SLUG_ATTEMPTS = 5
 /** A version number given where a version id is expected (promote). */
 const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/
 /** Derived-slug collisions with concurrent creates after which a random suffix is used instead. */
 const SEQUENTIAL_SLUG_ATTEMPTS = 2
+/** Blobs of a deleted website whose rows are deleted in one statement. */
+const BLOB_CHUNK = 500
 
 export class WebsitesService {
   private readonly config: Config
   private readonly repo: WebsitesRepository
+  private readonly blobs: BlobStore
   private readonly blobRows: BlobsRepository
   private readonly pipeline: PublishPipeline
   private readonly rateLimiter: PublishRateLimiter
@@ -70,6 +90,7 @@ export class WebsitesService {
   constructor(options: WebsitesServiceOptions) {
     this.config = options.config
     this.repo = options.repo
+    this.blobs = options.blobs
     this.blobRows = options.blobRows
     this.pipeline = options.pipeline
     this.rateLimiter = options.rateLimiter
@@ -172,6 +193,14 @@ export class WebsitesService {
     return { versions: (await this.versionsOf(site, page.rows)).views, nextCursor: page.nextCursor }
   }
 
+  /** Every version of a website, newest first, each with who published it (the dashboard's history). */
+  async history(principal: Principal, websiteId: string): Promise<PublishedVersion[]> {
+    const site = await this.requireVisible(principal, websiteId)
+    const rows = await this.repo.listVersionsWithPublisher(site.id)
+    const { views } = await this.versionsOf(site, rows)
+    return views.map((view, i) => ({ ...view, publishedBy: { name: rows[i]!.publisher_name, email: rows[i]!.publisher_email } }))
+  }
+
   private async versionRowsPage(websiteId: string, query: VersionPageQuery): Promise<{ rows: VersionRow[]; nextCursor: string | null }> {
     const limit = Math.min(query.limit ?? VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX)
     const before = query.cursor === undefined ? undefined : decodeVersionCursor(query.cursor)
@@ -267,13 +296,89 @@ export class WebsitesService {
     if (role !== 'editor') throw validationFailed({ role: 'must be "editor"' })
     const site = await this.repo.findById(websiteId)
     if (!site || site.status === 'deleted') throw notFound(`Website ${websiteId}`)
+    await this.makeEditor(site, user)
+  }
+
+  /** Who may work on a website: its owner first, then its editors in the order they were added. */
+  async members(principal: Principal, websiteId: string): Promise<WebsiteMember[]> {
+    const site = await this.requireVisible(principal, websiteId)
+    const rows = await this.repo.listMembers(site.id)
+    return rows.map((row) => ({ userId: row.user_id, email: row.email, name: row.name, role: row.role, addedAt: row.added_at }))
+  }
+
+  /** Shares a website with the user of an email as an editor (owner only); one already an editor stays as they are. */
+  async addEditor(principal: Principal, websiteId: string, email: string): Promise<void> {
+    const site = await this.requireOwned(principal, websiteId, 'add editors')
+    // Accounts store their email trimmed and lowercased (users.service.ts).
+    const normalized = email.trim().toLowerCase()
+    if (normalized === '') throw validationFailed({ email: 'is required' })
+    const user = await this.repo.findUserByEmail(normalized)
+    if (!user) throw new AppError('NOT_FOUND', `No user with the email ${quoted(normalized)}.`, { fields: { email: 'has no account' } })
+    await this.makeEditor(site, user)
+  }
+
+  /** Takes a website away from one of its editors (owner only). */
+  async removeEditor(principal: Principal, websiteId: string, userId: string): Promise<void> {
+    const site = await this.requireOwned(principal, websiteId, 'remove editors')
+    if (userId === site.owner_id) throw validationFailed({ userId: 'is the owner, who cannot be removed (delete the website instead)' })
+    if (!(await this.repo.deleteMember(site.id, userId))) throw notFound('Editor')
+  }
+
+  private async makeEditor(site: { id: string; owner_id: string }, user: { id: string; email: string }): Promise<void> {
     if (site.owner_id === user.id) throw validationFailed({ email: `${user.email} already owns this website` })
     await this.repo.upsertMember(site.id, user.id, 'editor', nowIso())
+  }
+
+  /**
+   * Deletes a website for good (owner only): the site and everything that hangs off it go in one
+   * transaction, so its slug is free at once; every instance then stops serving it, and the blobs
+   * that only it held are removed.
+   */
+  async delete(principal: Principal, websiteId: string): Promise<void> {
+    const site = await this.requireOwned(principal, websiteId, 'delete it')
+    const hashes = await this.repo.transaction(async (trx) => {
+      // Locks the site's row first, as a publish does (nextVersionNumber): a publish to it in
+      // flight commits before the blobs are listed, and a later one finds no site.
+      await this.repo.touchWebsite(trx, site.id, nowIso())
+      const held = await this.repo.blobHashesOf(trx, site.id)
+      if (!(await this.repo.deleteWebsite(trx, site.id))) throw notFound('Website')
+      return held
+    })
+    await this.siteEvents.siteChanged(site.slug)
+    await this.removeUnreferencedBlobs(hashes)
+  }
+
+  /**
+   * Removes the blobs among `hashes` that nothing refers to any more: their rows, then their files.
+   * Doing it at once, rather than leaving it to the sweep and its grace period, is safe with
+   * publishes and uploads in flight (see blobs/blob-sweep.ts and docs/architecture.md, "Storage"):
+   * - A row that a version file, library image or upload refers to is never deleted, and one cannot
+   *   be referred to once deleted (foreign keys): a publish that counted on it fails instead of
+   *   serving a missing file.
+   * - Bytes stored again after their row went get a new row, written with the bytes: the files of
+   *   a hash are removed only if no row or reference has appeared when they are, and should one
+   *   appear in the instant between that check and the unlink, that publish's confirm() (an
+   *   upload's storeBlob) finds the blob gone after its commit and writes it again. Left uncovered,
+   *   as in the sweep, is a whole commit and confirm() fitting between the check and the unlink.
+   */
+  private async removeUnreferencedBlobs(hashes: string[]): Promise<void> {
+    for (let start = 0; start < hashes.length; start += BLOB_CHUNK) {
+      for (const hash of await this.blobRows.deleteUnreferenced(hashes.slice(start, start + BLOB_CHUNK))) {
+        if ((await this.blobRows.referencedHashes([hash])).size === 0) await this.blobs.delete(hash)
+      }
+    }
   }
 
   private async requireVisible(principal: Principal, websiteId: string): Promise<VisibleWebsite> {
     const site = await this.repo.findVisible(principal.userId, websiteId)
     if (!site) throw notFound('Website')
+    return site
+  }
+
+  /** A website the caller owns: NOT_FOUND when they may not see it, OWNER_ONLY when they edit it. */
+  private async requireOwned(principal: Principal, websiteId: string, action: string): Promise<VisibleWebsite> {
+    const site = await this.requireVisible(principal, websiteId)
+    if (site.role !== 'owner') throw new AppError('OWNER_ONLY', `Only the site's owner can ${action}.`)
     return site
   }
 
@@ -317,6 +422,8 @@ export class WebsitesService {
     return this.repo.transaction(async (trx) => {
       const rateLimit = await this.rateLimiter.takeInTransaction(trx, principal.userId)
       const number = await this.repo.nextVersionNumber(trx, websiteId)
+      // Deleted since the publish found it.
+      if (number === undefined) throw notFound('Website')
       const row = versionRow(websiteId, number, 'refinement', message, bundle, principal.userId)
       await this.writeVersion(trx, row, bundle)
       if (promote) await this.repo.setCurrentVersion(trx, websiteId, row.id, row.created_at)
@@ -344,7 +451,8 @@ export class WebsitesService {
         created_at: at,
         updated_at: at,
       })
-      const number = await this.repo.nextVersionNumber(trx, websiteId)
+      // The row was inserted just above, in this transaction.
+      const number = (await this.repo.nextVersionNumber(trx, websiteId))!
       const version = versionRow(websiteId, number, 'initial', null, bundle, principal.userId)
       await this.writeVersion(trx, version, bundle)
       await this.repo.setCurrentVersion(trx, websiteId, version.id, at)

@@ -33,10 +33,10 @@ const VERSION_PAGES = `in pages: pass nextCursor as cursor for older ones (null 
 
 // Said once, in the tool that creates a site: publish_version points here. The limits on files
 // and each file's fields (content, uploadId, sha256) are explained by the files schema.
-const BUNDLE_RULES = `Bundle rules (publish_version applies them too; all are checked at once: a bundle breaking any is refused whole with PUBLISH_INVALID listing every violation, and nothing is stored):
-- Paths are relative and /-separated (index.html, blog/index.html, assets/site.css): no leading /, no . or .. segments, no backslash, ?, # or %.
+const BUNDLE_RULES = `Bundle rules (publish_version's too), all checked at once: a bundle breaking any is refused whole, nothing stored, with PUBLISH_INVALID listing every violation:
+- Paths are relative and /-separated (index.html, blog/index.html): no leading /, no . or .. segments, no backslash, ?, # or %.
 - Self-contained: no external scripts or stylesheets (script src, link rel=stylesheet, CSS @import or JS import of a URL): put CSS and JS in the bundle. No iframe, frame, object or embed, no service workers, no base href to another site. External images, links and fetch() are fine.
-- /about serves about.html or about/index.html; 404.html, if present, is served for missing pages.`
+- /about serves about.html or about/index.html; 404.html, if any, serves missing pages.`
 
 /** `sites`: how this instance's site URLs look, for the descriptions. */
 export function websitesTools(websites: WebsitesService, sites: { siteScheme: string; siteDomain: string }): AnyMcpTool[] {
@@ -58,8 +58,8 @@ ${BUNDLE_RULES}`,
     defineTool({
       name: 'publish_version',
       title: 'Publish a new version of a website',
-      description: `Publish a new version of an existing website: the COMPLETE replacement bundle, not a diff; the bundle rules of publish_website apply. Resend an unchanged file cheaply as { path, sha256 } (the files[].sha256 of get_website or list_versions). message is a short changelog entry.
-promote true (the default) makes it live at once at pageUrl. promote false leaves the live site untouched and serves the version for review at its previewUrl (${preview}): show it to the user and, once approved, call promote_version with versionId = the jobId returned here.`,
+      description: `Publish a new version of an existing website: the COMPLETE replacement bundle, not a diff; the bundle rules of publish_website apply. Resend an unchanged file cheaply as { path, sha256 } (the files[].sha256 of get_website or list_versions).
+With promote false, the version is served for review at its previewUrl (${preview}): show it to the user and, once approved, call promote_version with versionId = the jobId returned here.`,
       input: toolArgs({ websiteId: WebsiteIdParam, ...PublishVersionRequestSchema.properties }),
       output: ref(PublishVersionResultSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -69,7 +69,7 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
     defineTool({
       name: 'promote_version',
       title: 'Make a version live (review or roll back)',
-      description: `Make a stored version the live one of its website, from the next page view on: a version published with promote false once reviewed, or an older one to roll back to. versionId is the version's id (the jobId publish_version returned; list_versions lists them). Promoting the live version changes nothing. It does not count toward the publish rate limit.`,
+      description: `Make a stored version live from the next page view on: one published with promote false, once reviewed, or an older one to roll back to. versionId is its id (the jobId publish_version returned; list_versions lists them). Promoting the live version changes nothing; it does not count toward the publish rate limit.`,
       input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
       output: ref(VersionSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -79,7 +79,7 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
     defineTool({
       name: 'list_websites',
       title: 'List your websites',
-      description: `List the websites you own or edit, up to ${WEBSITE_LIST_LIMIT}, most recently updated first: id, name, slug, pageUrl (absent until a version is live), status, your role, and websiteLimits (count, max, canCreate). Start here to find the websiteId of a site the user mentions.`,
+      description: `List the websites you own or edit, up to ${WEBSITE_LIST_LIMIT}, most recently updated first, with your role, pageUrl (absent until a version is live) and websiteLimits (count, max, canCreate). Start here to find the websiteId of a site the user mentions.`,
       input: toolArgs({}),
       // The REST response also repeats items as the deprecated alias `websites`; MCP has no old clients to keep.
       output: Type.Omit(WebsiteListSchema, ['websites']),
@@ -93,7 +93,7 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
     defineTool({
       name: 'get_website',
       title: 'Get a website',
-      description: `Get one website: name, slug, live pageUrl, category, which version is live (currentVersionId, currentVersion with its files) and its versions newest first, ${VERSION_PAGES}`,
+      description: `Get one website: its live pageUrl, which version is live (currentVersionId, currentVersion with its files) and its versions newest first, ${VERSION_PAGES}`,
       input: toolArgs({ websiteId: WebsiteIdParam, ...VersionPageQuery.properties }),
       output: WebsiteWithVersionPageSchema,
       hints: READ_ONLY,
@@ -103,7 +103,7 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
     defineTool({
       name: 'list_versions',
       title: "List a website's versions",
-      description: `List a website's versions, newest first: id (the versionId for promote_version), version number, kind, status, instruction (the changelog message), files (originalName, contentType, size, sha256), isCurrent and previewUrl. ${VERSION_PAGES}`,
+      description: `List a website's versions, newest first: id (the versionId for promote_version), version number, instruction (the changelog message), files, isCurrent and previewUrl, ${VERSION_PAGES}`,
       input: toolArgs({ websiteId: WebsiteIdParam, ...VersionPageQuery.properties }),
       output: VersionPageSchema,
       hints: READ_ONLY,
@@ -123,11 +123,25 @@ promote true (the default) makes it live at once at pageUrl. promote false leave
     defineTool({
       name: 'suggest_slug',
       title: 'Check a slug and get a free one',
-      description: `Check a site address (slug: the subdomain in ${live}) given a site name or a draft slug: the normalized slug, whether it is valid and available, why not (message), and always a free suggestion with its pageUrl. It reserves nothing: publish soon.`,
+      description: `Check a site address (slug: the subdomain in ${live}) from a site name or draft slug: the normalized slug, whether it is valid and free, why not (message), and always a free suggestion with its pageUrl. It reserves nothing: publish soon.`,
       input: toolArgs({ value: SlugSuggestValue }),
       output: ref(SlugSuggestionSchema),
       hints: READ_ONLY,
       run: (_principal, { value }) => websites.suggestSlug(value),
+    }),
+
+    defineTool({
+      name: 'delete_website',
+      title: 'Delete a website',
+      description: `Delete a website for good with its versions, collections, entries and images: its live and preview URLs stop at once and its slug is freed. Owner only (editors get OWNER_ONLY). Irreversible: ask the user first.`,
+      input: toolArgs({ websiteId: WebsiteIdParam }),
+      output: toolArgs({ deleted: Type.Literal(true, { description: 'The website is gone.' }), websiteId: Type.String() }),
+      // Deleting it again answers NOT_FOUND and changes nothing more.
+      hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      run: async (principal, { websiteId }) => {
+        await websites.delete(principal, websiteId)
+        return { deleted: true as const, websiteId }
+      },
     }),
   ]
 }

@@ -12,7 +12,8 @@ export const browserSkip: string | false = existsSync(CHROMIUM)
   ? false
   : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium): browser tests skipped`
 
-export function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more Chromium flags, e.g. `--host-resolver-rules` to reach the test server by its configured host. */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -25,6 +26,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   })
 }

@@ -20,6 +20,7 @@ const OPERATION_IDS = [
   'listWebsites',
   'createWebsite',
   'getWebsite',
+  'deleteWebsite',
   'listWebsiteVersions',
   'createWebsiteVersion',
   'getJob',
@@ -140,18 +141,22 @@ for (const store of STORES) {
     after(() => server?.close())
 
     test('an unknown route is 404 NOT_FOUND in the envelope, with or without a token', async () => {
-      for (const [method, url] of [
-        ['GET', '/nope'],
-        ['GET', '/v1/nope'],
-        ['POST', '/v1/websites/web_x/versions/job_y/unknown'],
-        ['GET', '/v2/websites'],
+      for (const [method, url, accept] of [
+        ['GET', '/nope', 'application/json'],
+        ['GET', '/v1/nope', '*/*'],
+        ['POST', '/v1/websites/web_x/versions/job_y/unknown', '*/*'],
+        ['GET', '/v2/websites', 'application/json'],
       ]) {
         for (const token of [undefined, owner.token]) {
-          const res = await server.api(method, url, { token })
+          const res = await server.api(method, url, { token, headers: { accept } })
           assertEnvelope(res, 404, 'NOT_FOUND')
           conformsTo(res.body, 'Error')
         }
       }
+      // Outside the API, a client that does not ask for JSON gets the web site's 404 (markdown).
+      const page = await server.api('GET', '/nope')
+      assert.equal(page.status, 404)
+      assert.match(page.text, /^# Not found/)
     })
 
     test('a path parameter the router refuses (over 100 characters, or bad percent-encoding) is a documented 404 NOT_FOUND envelope', async () => {
@@ -175,7 +180,7 @@ for (const store of STORES) {
     test('a wrong method on a known path is 405 METHOD_NOT_ALLOWED with Allow', async () => {
       const cases: Array<[string, string, string[]]> = [
         ['DELETE', '/v1/websites', ['GET', 'HEAD', 'POST']],
-        ['PUT', '/v1/websites/web_anything', ['GET', 'HEAD']],
+        ['PUT', '/v1/websites/web_anything', ['DELETE', 'GET', 'HEAD']],
         ['PATCH', '/v1/websites/web_anything/versions', ['GET', 'HEAD', 'POST']],
         ['GET', '/v1/websites/web_anything/versions/job_x/promote', ['POST']],
         ['DELETE', '/v1/jobs/job_anything', ['GET', 'HEAD']],

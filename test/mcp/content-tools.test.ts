@@ -15,6 +15,7 @@ const TOOLS = [
   'create_collection',
   'create_upload',
   'delete_entry',
+  'delete_website',
   'get_collection',
   'get_entry',
   'get_job_status',
@@ -61,7 +62,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 
-    it('lists exactly the nineteen tools, with the hints of what each changes', async () => {
+    it('lists exactly the twenty tools, with the hints of what each changes', async () => {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
       const hints = (name: string) => {

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
+import { ServerSecrets } from '../../src/db/server-secrets.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import { UploadsRepository } from '../../src/uploads/uploads.repository.ts'
 import { UploadsService } from '../../src/uploads/uploads.service.ts'
@@ -34,7 +35,13 @@ for (const store of STORES) {
       pipeline = new PublishPipeline({
         blobs,
         blobRows: rows,
-        references: new UploadsService({ baseUrl: 'http://localhost', repo: new UploadsRepository(db.kysely), blobs, blobRows: rows }),
+        references: new UploadsService({
+          baseUrl: 'http://localhost',
+          repo: new UploadsRepository(db.kysely),
+          blobs,
+          blobRows: rows,
+          secrets: new ServerSecrets(db.kysely),
+        }),
         httpsSites: false,
       })
     })

@@ -1,0 +1,171 @@
+/**
+ * People on the web site: sign-up, sign-in with throttling, server-side sessions, sign-out (here
+ * or everywhere) and password changes. Sessions live in the database so that they can be revoked
+ * and are honoured by every instance; the cookie carries a random secret whose SHA-256 is the
+ * session's id. A session is never a bearer token, and a token never opens a session: the web
+ * site reads only its cookie, the API and MCP read only `Authorization`.
+ */
+import { createHash } from 'node:crypto'
+import { AppError } from '../core/errors.ts'
+import { nowIso, randomBase62 } from '../core/ids.ts'
+import { EMAIL_REGISTERED, type UsersService } from '../users/users.service.ts'
+import { decoyPasswordHash, verifyPassword } from './passwords.ts'
+import type { SessionsRepository } from './sessions.repository.ts'
+
+/** A session ends after this long unused; each use (at most every few minutes) extends it. */
+export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000
+const SESSION_TOUCH_MS = 5 * 60 * 1000
+/** Sign-in failures counted over this sliding window. */
+export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000
+/** Failures in a window after which an account, or a client address, must wait. */
+export const SIGN_IN_FAILURES_PER_ACCOUNT = 5
+export const SIGN_IN_FAILURES_PER_ADDRESS = 20
+
+const SECRET_LENGTH = 43
+
+/** The person behind a web request, resolved from the session cookie. */
+export interface Account {
+  userId: string
+  email: string
+  name: string | null
+  sessionId: string
+}
+
+export interface OpenedSession {
+  /** Goes in the cookie; never stored. */
+  secret: string
+  account: Account
+  expiresAt: Date
+}
+
+/** Who is signing in from where: the throttle counts per address, sessions keep the browser's name. */
+export interface ClientInfo {
+  address: string
+  userAgent: string | null
+}
+
+export type Signup = 'open' | 'closed'
+
+const sessionId = (secret: string): string => createHash('sha256').update(secret).digest('hex')
+const WRONG_CREDENTIALS = 'The email or the password is not right.'
+
+export class AccountsService {
+  private readonly users: UsersService
+  private readonly sessions: SessionsRepository
+  readonly signup: Signup
+
+  constructor(options: { users: UsersService; sessions: SessionsRepository; signup: Signup }) {
+    this.users = options.users
+    this.sessions = options.sessions
+    this.signup = options.signup
+  }
+
+  async signUp(input: { email: string; password: string; name?: string }, client: ClientInfo): Promise<OpenedSession> {
+    if (this.signup === 'closed') throw new AppError('SIGNUP_CLOSED', 'Sign-up is closed on this Plinth; ask its administrator for an account.')
+    await this.assertNotThrottled([addressSubject(client.address)])
+    try {
+      const user = await this.users.create(input)
+      return this.open(user, client)
+    } catch (error) {
+      // A taken address counts as a failure of the client's address, so probing for accounts
+      // through the sign-up form is throttled like guessing passwords.
+      if (error instanceof AppError && error.fields?.email === EMAIL_REGISTERED) {
+        await this.sessions.recordFailure([addressSubject(client.address)], nowIso())
+      }
+      throw error
+    }
+  }
+
+  /**
+   * Checks the throttle, then the password (an unknown email costs the same scrypt as a known
+   * one), and opens a session. Every refusal says the same thing, whichever part was wrong.
+   */
+  async signIn(email: string, password: string, client: ClientInfo): Promise<OpenedSession> {
+    const subjects = [emailSubject(email), addressSubject(client.address)]
+    await this.assertNotThrottled(subjects)
+    const user = await this.users.findByEmail(email)
+    const matches = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()))
+    if (!user || !matches) {
+      const now = nowIso()
+      await this.sessions.recordFailure(subjects, now)
+      await this.sessions.pruneFailures(new Date(Date.now() - SIGN_IN_WINDOW_MS).toISOString())
+      throw new AppError('SIGN_IN_FAILED', WRONG_CREDENTIALS, { fields: { email: WRONG_CREDENTIALS } })
+    }
+    await this.sessions.clearFailures(emailSubject(email))
+    return this.open(user, client)
+  }
+
+  /** The account of a session cookie's secret, or null for a missing, unknown or expired one. */
+  async resolve(secret: string | undefined): Promise<Account | null> {
+    if (!secret || secret.length !== SECRET_LENGTH || !/^[A-Za-z0-9]+$/.test(secret)) return null
+    const id = sessionId(secret)
+    const row = await this.sessions.find(id)
+    if (!row) return null
+    const now = Date.now()
+    if (Date.parse(row.expires_at) <= now) {
+      await this.sessions.delete(id)
+      return null
+    }
+    if (now - Date.parse(row.last_seen_at) > SESSION_TOUCH_MS) {
+      await this.sessions.extend(id, new Date(now).toISOString(), new Date(now + SESSION_IDLE_MS).toISOString())
+    }
+    return { userId: row.user_id, email: row.email, name: row.name, sessionId: id }
+  }
+
+  async signOut(account: Account): Promise<void> {
+    await this.sessions.delete(account.sessionId)
+  }
+
+  /** Ends every session of the account, this one included; how many ended. */
+  signOutEverywhere(account: Account): Promise<number> {
+    return this.sessions.deleteAllOf(account.userId)
+  }
+
+  /** Sets a new password after checking the current one; every other session of the account ends. */
+  async changePassword(account: Account, current: string, next: string): Promise<void> {
+    const user = await this.users.findByEmail(account.email)
+    if (!user || !(await verifyPassword(current, user.password_hash))) {
+      throw new AppError('VALIDATION_FAILED', 'The current password is not right.', { fields: { currentPassword: 'is not right' } })
+    }
+    await this.users.setPassword(user.id, next)
+    await this.sessions.deleteAllOf(account.userId, account.sessionId)
+  }
+
+  private async open(user: { id: string; email: string; name: string | null }, client: ClientInfo): Promise<OpenedSession> {
+    const secret = randomBase62(SECRET_LENGTH)
+    const now = Date.now()
+    const expiresAt = new Date(now + SESSION_IDLE_MS)
+    const at = new Date(now).toISOString()
+    await this.sessions.insert({
+      id: sessionId(secret),
+      user_id: user.id,
+      created_at: at,
+      last_seen_at: at,
+      expires_at: expiresAt.toISOString(),
+      user_agent: client.userAgent?.slice(0, 300) ?? null,
+    })
+    await this.sessions.deleteExpired(at)
+    return { secret, account: { userId: user.id, email: user.email, name: user.name, sessionId: sessionId(secret) }, expiresAt }
+  }
+
+  /** RATE_LIMITED with the seconds to wait when any subject has too many recent failures. */
+  private async assertNotThrottled(subjects: string[]): Promise<void> {
+    const now = Date.now()
+    const since = new Date(now - SIGN_IN_WINDOW_MS).toISOString()
+    let waitSeconds = 0
+    for (const subject of subjects) {
+      const limit = subject.startsWith('email:') ? SIGN_IN_FAILURES_PER_ACCOUNT : SIGN_IN_FAILURES_PER_ADDRESS
+      const { count, oldest } = await this.sessions.failuresSince(subject, since)
+      if (count >= limit && oldest) waitSeconds = Math.max(waitSeconds, Math.ceil((Date.parse(oldest) + SIGN_IN_WINDOW_MS - now) / 1000))
+    }
+    if (waitSeconds > 0) {
+      const minutes = Math.ceil(waitSeconds / 60)
+      throw new AppError('RATE_LIMITED', `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+        headers: { 'Retry-After': String(waitSeconds) },
+      })
+    }
+  }
+}
+
+const emailSubject = (email: string): string => `email:${email.trim().toLowerCase()}`
+const addressSubject = (address: string): string => `address:${address}`

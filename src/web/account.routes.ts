@@ -1,0 +1,95 @@
+/** Sign-up, sign-in, sign-out, and the account page (change password, sign out everywhere). */
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { OpenedSession } from '../auth/accounts.service.ts'
+import { AppError } from '../core/errors.ts'
+import { MIN_PASSWORD_LENGTH } from '../users/users.service.ts'
+import { field, requireAccount } from './forms.ts'
+import { safeReturnPath, sendPage } from './pages.ts'
+import { clientInfo, cookieOptions, pageContext, type WebContext } from './web-context.ts'
+
+const NOTICES: Record<string, string> = {
+  password: 'Your password was changed. Every other session of your account has ended.',
+}
+
+export function accountRoutes(web: WebContext) {
+  const { accounts } = web
+
+  const startSession = (reply: FastifyReply, session: OpenedSession, next: string | null) => {
+    reply.setCookie(web.sessionCookie, session.secret, cookieOptions(web, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)))
+    return reply.redirect(next ?? '/dashboard', 303)
+  }
+  const endSession = (reply: FastifyReply) => reply.clearCookie(web.sessionCookie, cookieOptions(web))
+
+  return async (app: FastifyInstance) => {
+    const protect = { preHandler: app.csrfProtection, schema: { hide: true } }
+
+    app.get<{ Querystring: { next?: string } }>('/sign-in', { schema: { hide: true } }, async (request, reply) => {
+      const next = safeReturnPath(request.query.next)
+      if (request.account) return reply.redirect(next ?? '/dashboard', 303)
+      return sendPage(reply, pageContext(web, request, reply), 'sign-in', { title: 'Sign in · Plinth', next })
+    })
+
+    app.post('/sign-in', protect, async (request, reply) => {
+      const email = field(request, 'email')
+      const next = safeReturnPath(field(request, 'next'))
+      try {
+        const session = await accounts.signIn(email, field(request, 'password', { trim: false }), clientInfo(request))
+        return startSession(reply, session, next)
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'SIGN_IN_FAILED') throw error
+        return sendPage(reply, pageContext(web, request, reply), 'sign-in', { title: 'Sign in · Plinth', next, email, error }, { status: 401 })
+      }
+    })
+
+    app.get<{ Querystring: { next?: string } }>('/sign-up', { schema: { hide: true } }, async (request, reply) => {
+      const next = safeReturnPath(request.query.next)
+      if (request.account) return reply.redirect(next ?? '/dashboard', 303)
+      const status = accounts.signup === 'open' ? 200 : 403
+      return sendPage(reply, pageContext(web, request, reply), 'sign-up', { title: 'Sign up · Plinth', next, minPassword: MIN_PASSWORD_LENGTH }, { status })
+    })
+
+    app.post('/sign-up', protect, async (request, reply) => {
+      const input = { email: field(request, 'email'), password: field(request, 'password', { trim: false }), name: field(request, 'name') || undefined }
+      const next = safeReturnPath(field(request, 'next'))
+      try {
+        return startSession(reply, await accounts.signUp(input, clientInfo(request)), next)
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'VALIDATION_FAILED') throw error
+        const data = { title: 'Sign up · Plinth', next, email: input.email, name: input.name, fields: error.fields ?? {}, minPassword: MIN_PASSWORD_LENGTH }
+        return sendPage(reply, pageContext(web, request, reply), 'sign-up', data, { status: 422 })
+      }
+    })
+
+    app.post('/sign-out', protect, async (request, reply) => {
+      if (request.account) await accounts.signOut(request.account)
+      return endSession(reply).redirect('/', 303)
+    })
+
+    app.get<{ Querystring: { done?: string } }>('/account', { schema: { hide: true } }, async (request, reply) => {
+      if (!requireAccount(request, reply)) return reply
+      const notice = request.query.done ? NOTICES[request.query.done] : undefined
+      return sendPage(reply, pageContext(web, request, reply), 'account', { title: 'Account · Plinth', notice, minPassword: MIN_PASSWORD_LENGTH })
+    })
+
+    app.post('/account/password', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      try {
+        await accounts.changePassword(account, field(request, 'currentPassword', { trim: false }), field(request, 'newPassword', { trim: false }))
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'VALIDATION_FAILED') throw error
+        const message = error.fields?.newPassword ? `The new password ${error.fields.newPassword}.` : error.message
+        const data = { title: 'Account · Plinth', error: { message }, minPassword: MIN_PASSWORD_LENGTH }
+        return sendPage(reply, pageContext(web, request, reply), 'account', data, { status: 422 })
+      }
+      return reply.redirect('/account?done=password', 303)
+    })
+
+    app.post('/account/sign-out-everywhere', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      await accounts.signOutEverywhere(account)
+      return endSession(reply).redirect('/sign-in', 303)
+    })
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The dashboard: the sites a person owns and edits, and per site its versions (promote any of
+ * them: a rollback is a promote of an older one), its editors, its collections and entries, and
+ * its deletion. Every action calls the same service as REST and MCP, as the signed-in person.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Account } from '../auth/accounts.service.ts'
+import type { Principal } from '../auth/tokens.service.ts'
+import type { CollectionsService } from '../content/collections.service.ts'
+import type { EntriesService } from '../content/entries.service.ts'
+import { AppError } from '../core/errors.ts'
+import type { WebsitesService } from '../websites/websites.service.ts'
+import { field, requireAccount } from './forms.ts'
+import { sendPage } from './pages.ts'
+import { pageContext, type WebContext } from './web-context.ts'
+
+export interface DashboardServices {
+  websites: WebsitesService
+  collections: CollectionsService
+  entries: EntriesService
+}
+
+/** The person as the services know callers; a session reaches what the person's own tokens reach. */
+const principalOf = (account: Account): Principal => ({
+  userId: account.userId,
+  email: account.email,
+  name: account.name,
+  tokenId: 'web-session',
+  access: 'both',
+})
+
+const NOTICES: Record<string, string> = {
+  promoted: 'The version is live now.',
+  'editor-added': 'The editor was added. They see the site on their dashboard and can publish to it.',
+  'editor-removed': 'The editor was removed.',
+  deleted: 'The site was deleted. Its address is free again.',
+}
+
+/** Entries are listed with their first few fields, each value shortened. */
+const SHOWN_FIELDS = 3
+const CELL_MAX = 80
+
+function cellText(value: unknown, type: string): string {
+  if (value === null || value === undefined || value === '') return '—'
+  if (type === 'richText') return 'rich text'
+  const text = typeof value === 'string' ? value : JSON.stringify(value)
+  return text.length > CELL_MAX ? `${text.slice(0, CELL_MAX - 1)}…` : text
+}
+
+type SiteParams = { Params: { websiteId: string }; Querystring: { done?: string } }
+
+export function dashboardRoutes(web: WebContext, services: DashboardServices) {
+  const { websites, collections, entries } = services
+
+  const sitePage = async (request: FastifyRequest<SiteParams>, reply: FastifyReply, account: Account, extra: Record<string, unknown> = {}, status = 200) => {
+    const principal = principalOf(account)
+    const websiteId = request.params.websiteId
+    const [site, history, members, collectionList] = await Promise.all([
+      websites.get(principal, websiteId),
+      websites.history(principal, websiteId),
+      websites.members(principal, websiteId),
+      collections.list(principal, websiteId),
+    ])
+    const data = {
+      title: `${site.name} · Plinth`,
+      site,
+      versions: history,
+      members,
+      collections: collectionList.items,
+      notice: request.query.done ? NOTICES[request.query.done] : undefined,
+      ...extra,
+    }
+    return sendPage(reply, pageContext(web, request, reply), 'site', data, { status })
+  }
+
+  return async (app: FastifyInstance) => {
+    const protect = { preHandler: app.csrfProtection, schema: { hide: true } }
+
+    app.get<{ Querystring: { done?: string } }>('/dashboard', { schema: { hide: true } }, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      const principal = principalOf(account)
+      const list = await websites.list(principal)
+      // The live version's number, for each site (one small read each; an account has few sites).
+      const live = await Promise.all(
+        list.items.map(async (s) => (s.currentVersionId ? (await websites.getWithVersionPage(principal, s.id, { limit: 1 })).currentVersion?.version : null)),
+      )
+      const sites = list.items.map((s, i) => ({ ...s, liveVersion: live[i] ?? null }))
+      const data = { title: 'Dashboard · Plinth', sites, limits: list.websiteLimits, notice: request.query.done ? NOTICES[request.query.done] : undefined }
+      return sendPage(reply, pageContext(web, request, reply), 'dashboard', data)
+    })
+
+    app.get<SiteParams>('/dashboard/sites/:websiteId', { schema: { hide: true } }, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      return sitePage(request, reply, account)
+    })
+
+    app.post<SiteParams>('/dashboard/sites/:websiteId/promote', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      await websites.promote(principalOf(account), request.params.websiteId, field(request, 'versionId'))
+      return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=promoted`, 303)
+    })
+
+    app.post<SiteParams>('/dashboard/sites/:websiteId/editors', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      const email = field(request, 'email')
+      try {
+        await websites.addEditor(principalOf(account), request.params.websiteId, email)
+      } catch (error) {
+        // An email without an account, or the owner's own: said on the page, next to the form.
+        if (!(error instanceof AppError) || !error.fields?.email) throw error
+        return sitePage(request, reply, account, { editorError: { message: error.message }, editorEmail: email }, error.status)
+      }
+      return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=editor-added`, 303)
+    })
+
+    app.post<SiteParams>('/dashboard/sites/:websiteId/editors/remove', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      await websites.removeEditor(principalOf(account), request.params.websiteId, field(request, 'userId'))
+      return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=editor-removed`, 303)
+    })
+
+    app.post<SiteParams>('/dashboard/sites/:websiteId/delete', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      const principal = principalOf(account)
+      const site = await websites.get(principal, request.params.websiteId)
+      if (site.role !== 'owner') throw new AppError('OWNER_ONLY', "Only the site's owner can delete it.")
+      if (field(request, 'confirmSlug') !== site.slug) {
+        return sitePage(request, reply, account, { deleteError: { message: `Type the site's address, ${site.slug}, to delete it.` } }, 422)
+      }
+      await websites.delete(principal, site.id)
+      return reply.redirect('/dashboard?done=deleted', 303)
+    })
+
+    app.get<{ Params: { websiteId: string; collection: string }; Querystring: { cursor?: string } }>(
+      '/dashboard/sites/:websiteId/collections/:collection',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const account = requireAccount(request, reply)
+        if (!account) return reply
+        const principal = principalOf(account)
+        const { websiteId, collection } = request.params
+        const [site, loaded, list] = await Promise.all([
+          websites.get(principal, websiteId),
+          collections.get(principal, websiteId, collection),
+          entries.list(principal, websiteId, collection, { cursor: request.query.cursor, limit: 50 }),
+        ])
+        const shown = loaded.fields.slice(0, SHOWN_FIELDS)
+        const rows = list.items.map((entry) => ({
+          slug: entry.slug,
+          live: entry.live,
+          publishedAt: entry.publishedAt,
+          url: entry.live && site.pageUrl ? new URL(entry.path, site.pageUrl).href : null,
+          cells: shown.map((f) => cellText(entry.data[f.name], f.type)),
+        }))
+        const data = { title: `${loaded.label} · ${site.name} · Plinth`, site, collection: loaded, shown, rows, nextCursor: list.nextCursor }
+        return sendPage(reply, pageContext(web, request, reply), 'collection', data)
+      },
+    )
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The documentation as the web site serves it: the markdown of `docs/guide/` (the same files a
+ * reader of the repository opens), rendered once at start. The guide is written with the local
+ * default addresses (`http://localhost:8080`, `{slug}.localhost:8080`); each instance serves it
+ * with its own. Links between pages (`rest.md#limits`) become `/docs/rest#limits` in HTML and
+ * absolute `.md` URLs in markdown, so both representations link within themselves.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import MarkdownIt from 'markdown-it'
+import anchor from 'markdown-it-anchor'
+import type { Config } from '../config.ts'
+
+const GUIDE = fileURLToPath(new URL('../../docs/guide/', import.meta.url))
+/** The order pages are listed in; pages not named here follow, by name. */
+const ORDER = ['getting-started', 'rest', 'mcp', 'authoring', 'content', 'errors', 'self-hosting']
+/** Where the site's own pages are; the rest of `http://localhost:8080/...` is the API. */
+const SITE_PATHS = /^\/(?:$|docs|sign-up|sign-in|dashboard|account|llms)/
+
+export interface DocPage {
+  /** `rest`, or `` for the index. */
+  name: string
+  title: string
+  summary: string
+  /** Path on the site: `/docs/rest`, `/docs`. */
+  path: string
+  markdown: string
+  html: string
+}
+
+export interface Docs {
+  index: DocPage
+  pages: DocPage[]
+  find(name: string): DocPage | undefined
+  /** Markdown of a standalone page (landing, 404) rendered as HTML with the same rules. */
+  render(markdown: string): { markdown: string; html: string }
+}
+
+const markdownIt = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(anchor, { tabIndex: false })
+
+export function loadDocs(config: Pick<Config, 'baseUrl' | 'siteUrl' | 'siteDomain' | 'siteScheme'>, folder = GUIDE): Docs {
+  const localize = (text: string) =>
+    text
+      .replace(/http:\/\/([a-z0-9{}-]+)\.localhost:8080/g, (_m, label: string) => `${config.siteScheme}://${label}.${config.siteDomain}`)
+      .replace(/http:\/\/localhost:8080(\/[^\s)"'`<>]*)?/g, (_m, rest: string | undefined) => {
+        const path = rest ?? ''
+        return `${SITE_PATHS.test(path || '/') && path !== '' ? config.siteUrl : config.baseUrl}${path}`
+      })
+      .replace(/\.localhost:8080/g, `.${config.siteDomain}`)
+  const pageLink = /\]\((index|[a-z0-9-]+)\.md(#[^)\s]*)?\)/g
+  const forHtml = (text: string) => text.replace(pageLink, (_m, name: string, hash = '') => `](${name === 'index' ? '/docs' : `/docs/${name}`}${hash})`)
+  const forMarkdown = (text: string) =>
+    text.replace(pageLink, (_m, name: string, hash = '') => `](${config.siteUrl}${name === 'index' ? '/docs' : `/docs/${name}`}.md${hash})`)
+  const render = (source: string) => {
+    const text = localize(source)
+    return { markdown: forMarkdown(text), html: markdownIt.render(forHtml(text)) }
+  }
+
+  const names = readdirSync(folder)
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => file.slice(0, -3))
+  const rank = (name: string) => (ORDER.includes(name) ? ORDER.indexOf(name) : ORDER.length)
+  const pages = names
+    .filter((name) => name !== 'index')
+    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+    .map((name) => page(name, readFileSync(`${folder}/${name}.md`, 'utf8'), render))
+  const index = page('', readFileSync(`${folder}/index.md`, 'utf8'), render)
+  const byName = new Map(pages.map((p) => [p.name, p]))
+  return { index, pages, find: (name) => byName.get(name), render }
+}
+
+function page(name: string, source: string, render: Docs['render']): DocPage {
+  const title = /^# (.+)$/m.exec(source)?.[1].trim() ?? name
+  // The first paragraph after the title: the page's summary in llms.txt and its meta description.
+  const afterTitle = source.slice(source.indexOf('\n', source.indexOf('# ')) + 1)
+  const summary = (afterTitle.split(/\n\s*\n/).find((block) => block.trim() && !/^[#>|`-]/.test(block.trim())) ?? '').replace(/\s+/g, ' ').trim()
+  const { markdown, html } = render(source)
+  return { name, title, summary: plain(summary), path: name ? `/docs/${name}` : '/docs', markdown, html }
+}
+
+/** Markdown inline syntax removed: links keep their text, code its content. */
+const plain = (text: string): string =>
+  text
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[`*_]/g, '')
+    .trim()

@@ -1,0 +1,77 @@
+/**
+ * Reading the web site's forms and answering their failures: form fields as strings, the account
+ * a page needs (or a redirect to sign in), and the error page every failure becomes.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { Account } from '../auth/accounts.service.ts'
+import { AppError } from '../core/errors.ts'
+import { sendPage } from './pages.ts'
+import { pageContext, type WebContext } from './web-context.ts'
+
+/** A form field as one trimmed string ('' when absent, or sent as anything but one value). */
+export function field(request: FastifyRequest, name: string, options: { trim?: boolean } = {}): string {
+  const body = request.body as Record<string, unknown> | undefined
+  const value = body && typeof body === 'object' ? body[name] : undefined
+  if (typeof value !== 'string') return ''
+  return options.trim === false ? value : value.trim()
+}
+
+/** The signed-in account, or undefined after sending the browser to sign in (and back here). */
+export function requireAccount(request: FastifyRequest, reply: FastifyReply): Account | undefined {
+  if (request.account) return request.account
+  const back = request.method === 'GET' ? request.url : (request.headers.referer && safeLocalReferer(request)) || '/dashboard'
+  void reply.redirect(`/sign-in?next=${encodeURIComponent(back)}`, 303)
+  return undefined
+}
+
+function safeLocalReferer(request: FastifyRequest): string | null {
+  try {
+    const url = new URL(request.headers.referer as string)
+    return url.host === request.headers.host ? url.pathname + url.search : null
+  } catch {
+    return null
+  }
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Sign-in needed',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflict',
+  422: 'Not accepted',
+  429: 'Too many attempts',
+}
+
+/** Every failure on a page of the web site, as a page: its status, a title, the message, and Retry-After when there is one. */
+export async function sendErrorPage(web: WebContext, request: FastifyRequest, reply: FastifyReply, error: FastifyError | AppError): Promise<FastifyReply> {
+  if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
+    return sendPage(
+      reply,
+      pageContext(web, request, reply),
+      'message',
+      {
+        title: 'This form has expired',
+        lines: ['The form was sent from another site, or was open for too long. Go back, reload the page and send it again.'],
+        link: { href: '/', text: 'Home' },
+      },
+      { status: 403 },
+    )
+  }
+  if (error instanceof AppError) {
+    return sendPage(
+      reply,
+      pageContext(web, request, reply),
+      'message',
+      { title: TITLES[error.status] ?? 'Something went wrong', lines: [error.message] },
+      {
+        status: error.status,
+        headers: error.headers,
+      },
+    )
+  }
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+  if (status === 500) request.log.error({ err: error }, 'unhandled error on a web page')
+  const message = status === 500 ? 'Something went wrong on our side. The error was logged; try again later.' : 'The request could not be understood.'
+  return sendPage(reply, pageContext(web, request, reply), 'message', { title: TITLES[status] ?? 'Something went wrong', lines: [message] }, { status })
+}

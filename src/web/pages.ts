@@ -1,0 +1,96 @@
+/**
+ * How the web site answers: Liquid views from `views/` (HTML escaped by default), one layout, the
+ * page headers (a strict CSP: scripts and styles from the site only, no frames, forms to the site
+ * only), and content negotiation between HTML and markdown for the public pages.
+ */
+import { fileURLToPath } from 'node:url'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Liquid } from 'liquidjs'
+import Negotiator from 'negotiator'
+import type { Account } from '../auth/accounts.service.ts'
+
+const VIEWS = fileURLToPath(new URL('./views/', import.meta.url))
+
+const engine = new Liquid({
+  root: VIEWS,
+  extname: '.liquid',
+  outputEscape: 'escape',
+  cache: true,
+  strictFilters: true,
+  // Dates are shown in UTC, as the API gives them.
+  timezoneOffset: 0,
+})
+
+export const WEB_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+const PAGE_HEADERS = {
+  'Content-Security-Policy': WEB_CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+}
+
+/** What every view may use: who is signed in, the CSRF token for its forms, where it is. */
+export interface PageContext {
+  account: Account | null
+  csrf: string
+  path: string
+  signupOpen: boolean
+  assets: { css: string; js: string }
+}
+
+export interface PageOptions {
+  status?: number
+  /** Public pages (no account data) may be cached; the rest is `no-store`. */
+  cache?: 'public' | 'private'
+  headers?: Record<string, string>
+}
+
+/** Renders a view inside the layout and sends it. */
+export async function sendPage(
+  reply: FastifyReply,
+  context: PageContext,
+  view: string,
+  data: Record<string, unknown>,
+  options: PageOptions = {},
+): Promise<FastifyReply> {
+  const html = await engine.renderFile(view, { ...data, page: context })
+  reply
+    .code(options.status ?? 200)
+    .headers(PAGE_HEADERS)
+    .header('Cache-Control', options.cache === 'public' ? 'public, max-age=0, must-revalidate' : 'no-store')
+  if (options.headers) reply.headers(options.headers)
+  return reply.type('text/html; charset=utf-8').send(html)
+}
+
+/** Sends markdown (the `.md` twin of a page, or its answer to `Accept: text/markdown`). */
+export function sendMarkdown(reply: FastifyReply, markdown: string, status = 200): FastifyReply {
+  return reply
+    .code(status)
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Cache-Control', 'public, max-age=0, must-revalidate')
+    .type('text/markdown; charset=utf-8')
+    .send(markdown)
+}
+
+export type Representation = 'html' | 'markdown' | 'json'
+
+/**
+ * What the client asked for, of `offered`, by its Accept header (quality values honoured). No
+ * Accept, or `*\/*`, gets the first offered; browsers send text/html first and get the page.
+ */
+export function negotiate(request: FastifyRequest, offered: Representation[]): Representation {
+  const types: Record<Representation, string> = { html: 'text/html', markdown: 'text/markdown', json: 'application/json' }
+  const accept = request.headers.accept
+  if (!accept) return offered[0]
+  const chosen = new Negotiator({ headers: { accept } }).mediaType(offered.map((o) => types[o]))
+  return offered.find((o) => types[o] === chosen) ?? offered[0]
+}
+
+/** A path inside this site to return to after signing in; anything else (another origin, `//host`) is refused. */
+export function safeReturnPath(value: unknown): string | null {
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.length > 2000) return null
+  return /[\u0000-\u001f]/.test(value) ? null : value
+}

@@ -1,0 +1,130 @@
+/**
+ * The public pages of the web site: the landing page, the documentation, llms.txt and
+ * llms-full.txt, sitemap.xml, robots.txt, the stylesheet and script, and the 404 page. Every page
+ * answers `Accept: text/markdown` with its markdown, is also at an explicit `.md` URL, and
+ * carries `Vary: Accept`.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { escapeHtml } from '../core/html.ts'
+import type { DocPage, Docs } from './docs.ts'
+import { negotiate, sendMarkdown, sendPage } from './pages.ts'
+import { pageContext, type WebContext } from './web-context.ts'
+
+export interface StaticAsset {
+  body: string
+  type: string
+}
+
+export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: string; html: string }, assets: Record<string, StaticAsset>) {
+  const { config } = web
+  const title = (page: DocPage) => (page.name ? `${page.title} · Plinth docs` : page.title)
+
+  /** One page in its two representations, chosen by the `.md` suffix or by Accept. */
+  const answer = async (request: FastifyRequest, reply: FastifyReply, md: boolean, markdown: string, html: () => Promise<FastifyReply>) => {
+    reply.header('Vary', 'Accept')
+    if (md || negotiate(request, ['html', 'markdown']) === 'markdown') return sendMarkdown(reply, markdown)
+    return html()
+  }
+
+  const docPage = (request: FastifyRequest, reply: FastifyReply, page: DocPage, md: boolean) =>
+    answer(request, reply, md, page.markdown, () =>
+      sendPage(reply, pageContext(web, request, reply), 'doc', { title: title(page), description: page.summary, doc: page, pages: docs.pages }),
+    )
+
+  return async (app: FastifyInstance) => {
+    app.get('/', { schema: { hide: true } }, (request, reply) =>
+      answer(request, reply, false, home.markdown, () =>
+        sendPage(reply, pageContext(web, request, reply), 'home', { title: 'Plinth', description: 'Publish a static website in one call.', home }),
+      ),
+    )
+    app.get('/index.md', { schema: { hide: true } }, (request, reply) => answer(request, reply, true, home.markdown, async () => reply))
+    app.get('/docs', { schema: { hide: true } }, (request, reply) => docPage(request, reply, docs.index, false))
+    app.get('/docs.md', { schema: { hide: true } }, (request, reply) => docPage(request, reply, docs.index, true))
+    app.get<{ Params: { page: string } }>('/docs/:page', { schema: { hide: true } }, (request, reply) => {
+      const md = request.params.page.endsWith('.md')
+      const page = docs.find(md ? request.params.page.slice(0, -3) : request.params.page)
+      if (!page) return notFound(request, reply)
+      return docPage(request, reply, page, md)
+    })
+
+    app.get('/llms.txt', { schema: { hide: true } }, (_request, reply) => sendText(reply, 'text/plain; charset=utf-8', llmsTxt()))
+    app.get('/llms-full.txt', { schema: { hide: true } }, (_request, reply) => sendText(reply, 'text/plain; charset=utf-8', llmsFullTxt()))
+    app.get('/sitemap.xml', { schema: { hide: true } }, (_request, reply) => sendText(reply, 'application/xml; charset=utf-8', sitemap()))
+    app.get('/robots.txt', { schema: { hide: true } }, (_request, reply) => sendText(reply, 'text/plain; charset=utf-8', robots()))
+    app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, (request, reply) => {
+      const asset = assets[request.params.file]
+      if (!asset) return notFound(request, reply)
+      // Pages link assets with their content tag (?v=...), so a new release is fetched anew.
+      return reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff').type(asset.type).send(asset.body)
+    })
+  }
+
+  function sendText(reply: FastifyReply, type: string, text: string) {
+    return reply.header('Cache-Control', 'public, max-age=300').header('X-Content-Type-Options', 'nosniff').type(type).send(text)
+  }
+
+  function llmsTxt(): string {
+    const line = (page: DocPage) => `- [${page.title}](${config.siteUrl}${page.path}.md): ${page.summary}`
+    return [
+      '# Plinth',
+      '',
+      `> Plinth publishes static websites (HTML, CSS, JS, images) sent as one JSON bundle, stores each as an immutable numbered version, and serves it at once at ${config.siteScheme}://{slug}.${config.siteDomain}/. Everything is offered over a REST API and an MCP server with the same personal access tokens.`,
+      '',
+      `Tokens are minted by a person at ${config.siteUrl}/mcp. Send them as \`Authorization: Bearer plinth_...\`.`,
+      '',
+      '## Docs',
+      '',
+      ...docs.pages.map(line),
+      '',
+      '## API',
+      '',
+      `- [OpenAPI document](${config.baseUrl}/openapi.json): every REST operation, field and error code (OpenAPI 3.1)`,
+      `- [API index](${config.baseUrl}/v1): where the OpenAPI document, the MCP endpoint and token minting are`,
+      `- [MCP endpoint](${config.baseUrl}/mcp): Streamable HTTP; the tools publish, refine and inspect sites and their content`,
+      '',
+      '## Optional',
+      '',
+      `- [Full documentation](${config.siteUrl}/llms-full.txt): every page of the docs in one file`,
+      '',
+    ].join('\n')
+  }
+
+  function llmsFullTxt(): string {
+    return [docs.index, ...docs.pages].map((page) => `<!-- ${config.siteUrl}${page.path}.md -->\n\n${page.markdown.trim()}\n`).join('\n\n')
+  }
+
+  function sitemap(): string {
+    const urls = ['/', '/docs', ...docs.pages.map((p) => p.path)].map((path) => `  <url><loc>${escapeHtml(config.siteUrl + path)}</loc></url>`)
+    return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`
+  }
+
+  function robots(): string {
+    return [
+      'User-agent: *',
+      'Allow: /',
+      'Disallow: /dashboard',
+      'Disallow: /account',
+      'Disallow: /mcp/',
+      '',
+      `Sitemap: ${config.siteUrl}/sitemap.xml`,
+      '',
+    ].join('\n')
+  }
+
+  /** A real 404: the page for a browser, short markdown for anyone else. */
+  async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    return notFoundPage(web, request, reply)
+  }
+}
+
+export const notFoundMarkdown = (siteUrl: string, path: string): string =>
+  `# Not found\n\nNothing is at \`${path.replace(/`/g, '')}\`.\n\n- [Home](${siteUrl}/)\n- [Documentation](${siteUrl}/docs)\n- [llms.txt](${siteUrl}/llms.txt)\n`
+
+export async function notFoundPage(web: WebContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const path = request.url.split('?')[0].slice(0, 200)
+  reply.header('Vary', 'Accept')
+  if (negotiate(request, ['markdown', 'html']) === 'html') {
+    return sendPage(reply, pageContext(web, request, reply), 'not-found', { title: 'Not found', path }, { status: 404 })
+  }
+  return sendMarkdown(reply, notFoundMarkdown(web.config.siteUrl, path), 404)
+}

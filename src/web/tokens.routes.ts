@@ -1,0 +1,86 @@
+/**
+ * The token page at `{site_url}/mcp` (a browser's GET; the MCP endpoint answers everything else
+ * there): a signed-out visitor learns what it is and is asked to sign in; a signed-in person
+ * mints tokens (shown once, with ready-made client configs) and revokes them.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { TokensService } from '../auth/tokens.service.ts'
+import { TOKEN_ACCESS } from '../core/enums.ts'
+import { AppError } from '../core/errors.ts'
+import { field, requireAccount } from './forms.ts'
+import { sendPage } from './pages.ts'
+import { pageContext, type WebContext } from './web-context.ts'
+
+/** Expiry choices offered by the form, in days (0: never). */
+const EXPIRY_DAYS = [0, 7, 30, 90, 365]
+const DAY_MS = 24 * 60 * 60 * 1000
+
+export function tokenRoutes(web: WebContext, tokens: TokensService) {
+  const { config } = web
+  const mcpUrl = `${config.baseUrl}/mcp`
+
+  const listPage = async (request: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}, status = 200) => {
+    const account = request.account
+    const now = new Date().toISOString()
+    const rows = account ? await tokens.list(account.userId) : []
+    const list = rows.map((t) => ({
+      id: t.id,
+      name: t.name,
+      hint: `${t.token_hint}…`,
+      access: t.access,
+      createdAt: t.created_at,
+      lastUsedAt: t.last_used_at,
+      expiresAt: t.expires_at,
+      state: t.revoked_at ? 'revoked' : t.expires_at && t.expires_at <= now ? 'expired' : 'active',
+    }))
+    const data = { title: 'Access tokens · Plinth', mcpUrl, apiUrl: `${config.baseUrl}/v1`, tokens: list, expiryDays: EXPIRY_DAYS, ...extra }
+    return sendPage(reply, pageContext(web, request, reply), 'tokens', data, { status })
+  }
+
+  /** GET /mcp from a browser; mounted by the MCP routes, which own that path. */
+  const page = (request: FastifyRequest, reply: FastifyReply) => listPage(request, reply, { revoked: (request.query as { revoked?: string })?.revoked === '1' })
+
+  const routes = async (app: FastifyInstance) => {
+    const protect = { preHandler: app.csrfProtection, schema: { hide: true } }
+
+    app.post('/mcp/tokens', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      const access = field(request, 'access') || 'both'
+      const days = Number(field(request, 'expires') || '0')
+      const name = field(request, 'name')
+      try {
+        if (!TOKEN_ACCESS.includes(access as never)) throw new AppError('VALIDATION_FAILED', 'Choose REST, MCP or both.')
+        if (!EXPIRY_DAYS.includes(days)) throw new AppError('VALIDATION_FAILED', 'Choose one of the offered expiry times.')
+        const expiresAt = days ? new Date(Date.now() + days * DAY_MS).toISOString() : null
+        const { token, row } = await tokens.create(account.userId, { name: name || undefined, access, expiresAt })
+        reply.header('Referrer-Policy', 'no-referrer')
+        const data = {
+          title: 'Your new token · Plinth',
+          token,
+          mcpUrl,
+          apiUrl: `${config.baseUrl}/v1`,
+          created: { name: row.name, access: row.access, expiresAt: row.expires_at },
+        }
+        return sendPage(reply, pageContext(web, request, reply), 'token-created', data, { status: 201 })
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code !== 'VALIDATION_FAILED') throw error
+        const message = error.fields
+          ? Object.entries(error.fields)
+              .map(([k, v]) => `${k === 'name' ? 'The name' : k} ${v}.`)
+              .join(' ')
+          : error.message
+        return listPage(request, reply, { error: { message }, form: { name, access, expires: days } }, 422)
+      }
+    })
+
+    app.post<{ Params: { tokenId: string } }>('/mcp/tokens/:tokenId/revoke', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      await tokens.revoke(account.userId, request.params.tokenId)
+      return reply.redirect('/mcp?revoked=1', 303)
+    })
+  }
+
+  return { page, routes }
+}

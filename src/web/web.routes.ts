@@ -1,0 +1,115 @@
+/**
+ * The web site for people, on the site host (`site_url`): public pages, accounts, the token page
+ * and the dashboard. Server-rendered HTML that works without JavaScript; forms are urlencoded
+ * POSTs, each checked for a CSRF token bound to the session and for a same-origin `Origin`.
+ * Cookies and the CSRF secret are registered on the whole app (the token page is served by the
+ * MCP routes, which own `/mcp`), but only the web site's own routes read a session: the REST API
+ * and MCP read bearer tokens and nothing else.
+ */
+import { readFileSync } from 'node:fs'
+import cookie from '@fastify/cookie'
+import csrf from '@fastify/csrf-protection'
+import formbody from '@fastify/formbody'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { AccountsService } from '../auth/accounts.service.ts'
+import type { TokensService } from '../auth/tokens.service.ts'
+import type { Config } from '../config.ts'
+import { AppError } from '../core/errors.ts'
+import { accountRoutes } from './account.routes.ts'
+import { type DashboardServices, dashboardRoutes } from './dashboard.routes.ts'
+import { loadDocs } from './docs.ts'
+import { sendErrorPage } from './forms.ts'
+import { negotiate } from './pages.ts'
+import { notFoundPage, publicRoutes, type StaticAsset } from './public.routes.ts'
+import { tokenRoutes } from './tokens.routes.ts'
+import { contentTag, cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
+
+export interface WebSiteOptions extends DashboardServices {
+  config: Config
+  accounts: AccountsService
+  tokens: TokensService
+  /** Signs the CSRF tokens; the same on every instance. */
+  csrfKey: Buffer
+}
+
+/** A form is small: the largest (sign-up) is a few hundred bytes. */
+const FORM_BODY_LIMIT = 16 * 1024
+/** A CSRF token older than this is refused: a form left open for a day is sent again after a reload. */
+const CSRF_VALIDITY_MS = 24 * 60 * 60 * 1000
+/** Paths of the API host, where an unknown path is answered in the JSON envelope. */
+const API_PATH = /^\/(?:v1(?:\/|$)|mcp(?:\/|$)|\.well-known\/|openapi\.json$)/
+
+const asset = (file: string, type: string): StaticAsset => ({ body: readFileSync(new URL(`./assets/${file}`, import.meta.url), 'utf8'), type })
+
+export interface WebSite {
+  /** The web site's routes; register once. */
+  routes: (app: FastifyInstance) => Promise<void>
+  /** GET /mcp from a browser: the token page. */
+  tokenPage: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
+  /** The answer to an unknown path outside the API: a page or markdown, or null for the JSON envelope. */
+  notFound: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | null
+}
+
+/** Registers cookies and CSRF protection on the app and returns the web site's parts. */
+export async function createWebSite(app: FastifyInstance, options: WebSiteOptions): Promise<WebSite> {
+  const { config, accounts } = options
+  const assets = { 'plinth.css': asset('plinth.css', 'text/css; charset=utf-8'), 'plinth.js': asset('plinth.js', 'text/javascript; charset=utf-8') }
+  const web = webContext(config, accounts, { css: contentTag(assets['plinth.css'].body), js: contentTag(assets['plinth.js'].body) })
+  const docs = loadDocs(config)
+  const home = docs.render(readFileSync(new URL('./home.md', import.meta.url), 'utf8'))
+
+  app.decorateRequest('account', null)
+  await app.register(cookie)
+  await app.register(csrf, {
+    cookieKey: web.csrfCookie,
+    cookieOpts: cookieOptions(web),
+    getUserInfo: csrfUserInfo,
+    getToken: (request) => {
+      const token = (request.body as Record<string, unknown> | undefined)?._csrf
+      return typeof token === 'string' ? token : undefined
+    },
+    csrfOpts: { hmacKey: options.csrfKey, userInfo: true, validity: CSRF_VALIDITY_MS },
+  })
+
+  const resolveAccount = async (request: FastifyRequest) => {
+    request.account = await accounts.resolve(request.cookies[web.sessionCookie])
+  }
+  const tokens = tokenRoutes(web, options.tokens)
+
+  return {
+    routes: async (site) => {
+      await site.register(formbody, { bodyLimit: FORM_BODY_LIMIT })
+      site.addHook('onRequest', async (request) => {
+        if (request.method === 'POST') refuseCrossSite(config, request)
+        await resolveAccount(request)
+      })
+      site.setErrorHandler((error, request, reply) => sendErrorPage(web, request, reply, error as never))
+      await site.register(publicRoutes(web, docs, home, assets))
+      await site.register(accountRoutes(web))
+      await site.register(tokens.routes)
+      await site.register(dashboardRoutes(web, options))
+    },
+    tokenPage: async (request, reply) => {
+      await resolveAccount(request)
+      return tokens.page(request, reply)
+    },
+    notFound: (request, reply) => {
+      if (API_PATH.test(request.url.split('?')[0]) || negotiate(request, ['markdown', 'html', 'json']) === 'json') return null
+      return notFoundPage(web, request, reply)
+    },
+  }
+}
+
+/**
+ * A form POST must come from this site: the browser's `Origin` (when sent) names this host or a
+ * configured origin, and `Sec-Fetch-Site` (when sent) is not cross-site. The CSRF token is the
+ * real check; this refuses forged requests before any work.
+ */
+function refuseCrossSite(config: Config, request: FastifyRequest): void {
+  const origin = request.headers.origin
+  const site = request.headers['sec-fetch-site']
+  const own = new Set([config.siteUrl, config.baseUrl, `http://${request.headers.host}`, `https://${request.headers.host}`])
+  if ((origin && !own.has(origin)) || site === 'cross-site') {
+    throw new AppError('ORIGIN_NOT_ALLOWED', 'This form was sent from another site, so it was refused.')
+  }
+}

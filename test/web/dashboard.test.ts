@@ -1,0 +1,161 @@
+/**
+ * The dashboard over real HTTP, on every store: what owners, editors and strangers see and may
+ * do (promote, editors, delete), and that every refused action changes nothing.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { STORES } from '../helpers/stores.ts'
+import { alertText, WebVisitor } from '../helpers/web.ts'
+
+const email = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
+
+for (const store of STORES) {
+  describe(`web dashboard (${store.name})`, { skip: store.skip }, () => {
+    let server: TestServer
+    let owner: WebVisitor
+    let ownerToken: string
+    let editor: WebVisitor
+    let editorEmail: string
+    let stranger: WebVisitor
+
+    before(async () => {
+      server = await startTestServer(store.name)
+      owner = new WebVisitor(server)
+      await owner.signUp(email('owner'))
+      ownerToken = await owner.mintToken('publisher')
+      editor = new WebVisitor(server)
+      editorEmail = email('editor')
+      await editor.signUp(editorEmail)
+      stranger = new WebVisitor(server)
+      await stranger.signUp(email('stranger'))
+    })
+    after(async () => server?.close())
+
+    async function publishSite(name: string) {
+      const created = await server.api('POST', '/v1/websites', { token: ownerToken, body: { name, category: 'other', files: bundle('One') } })
+      assert.equal(created.status, 201)
+      const second = await server.api('POST', `/v1/websites/${created.body.websiteId}/versions`, {
+        token: ownerToken,
+        body: { message: 'Second draft', files: bundle('Two') },
+      })
+      assert.equal(second.status, 201)
+      return { id: created.body.websiteId as string, slug: created.body.slug as string, v1: created.body.jobId as string }
+    }
+
+    test('the dashboard lists the site with its live version; its page shows versions, publisher and message', async () => {
+      const site = await publishSite('Listed Site')
+      const list = await owner.get('/dashboard')
+      assert.match(list.text, new RegExp(`<a href="/dashboard/sites/${site.id}">Listed Site</a>`))
+      assert.match(list.text, /<td>v2<\/td>/)
+      const page = await owner.get(`/dashboard/sites/${site.id}`)
+      assert.equal(page.status, 200)
+      assert.match(page.text, /<td>Second draft<\/td>/)
+      assert.match(page.text, /owner-[a-z0-9]+/, 'who published it')
+      assert.match(page.text, /--v1\.plinth\.test:8080\//, 'a preview link per version')
+      assert.match(page.text, /Make v1 live/)
+    })
+
+    test('promoting v1 from the dashboard rolls the live site back', async () => {
+      const site = await publishSite('Rollback Site')
+      assert.match((await server.site(site.slug)).body.toString(), /Two/)
+      await owner.get(`/dashboard/sites/${site.id}`)
+      const promoted = await owner.post(`/dashboard/sites/${site.id}/promote`, { versionId: site.v1 })
+      assert.equal(promoted.status, 303)
+      const page = await owner.get(promoted.headers.get('location')!)
+      assert.match(page.text, /The version is live now\./)
+      assert.match((await server.site(site.slug)).body.toString(), /One/)
+    })
+
+    test('the owner adds and removes an editor, who then sees the site but may not delete it', async () => {
+      const site = await publishSite('Shared Site')
+      assert.equal((await editor.get(`/dashboard/sites/${site.id}`)).status, 404, 'not shared yet')
+
+      await owner.get(`/dashboard/sites/${site.id}`)
+      const unknown = await owner.post(`/dashboard/sites/${site.id}/editors`, { email: email('nobody') })
+      assert.equal(unknown.status, 404)
+      assert.match(alertText(unknown.text) ?? '', /No user with the email/)
+      const added = await owner.post(`/dashboard/sites/${site.id}/editors`, { email: editorEmail.toUpperCase() })
+      assert.equal(added.status, 303)
+
+      const editorView = await editor.get(`/dashboard/sites/${site.id}`)
+      assert.equal(editorView.status, 200)
+      assert.doesNotMatch(editorView.text, /Delete this site/, 'no delete form for an editor')
+      assert.doesNotMatch(editorView.text, /Add an editor/, 'no people management for an editor')
+      const refused = await editor.post(`/dashboard/sites/${site.id}/delete`, { confirmSlug: site.slug })
+      assert.equal(refused.status, 403)
+      assert.equal((await server.site(site.slug)).status, 200, 'the site is still served')
+      const refusedAdd = await editor.post(`/dashboard/sites/${site.id}/editors`, { email: email('friend') })
+      assert.equal(refusedAdd.status, 403)
+
+      const ownerPage = await owner.get(`/dashboard/sites/${site.id}`)
+      const userId = /name="userId" value="(usr_[A-Za-z0-9]+)"/.exec(ownerPage.text)![1]
+      const removed = await owner.post(`/dashboard/sites/${site.id}/editors/remove`, { userId })
+      assert.equal(removed.status, 303)
+      assert.equal((await editor.get(`/dashboard/sites/${site.id}`)).status, 404, 'no longer shared')
+    })
+
+    test('a stranger sees nothing of a site and can change nothing', async () => {
+      const site = await publishSite('Private Site')
+      assert.equal((await stranger.get(`/dashboard/sites/${site.id}`)).status, 404)
+      assert.doesNotMatch((await stranger.get('/dashboard')).text, /Private Site/)
+      const promote = await stranger.post(`/dashboard/sites/${site.id}/promote`, { versionId: site.v1 })
+      assert.equal(promote.status, 404)
+      const remove = await stranger.post(`/dashboard/sites/${site.id}/delete`, { confirmSlug: site.slug })
+      assert.equal(remove.status, 404)
+      assert.match((await server.site(site.slug)).body.toString(), /Two/, 'still live, still v2')
+    })
+
+    test('deleting needs the slug typed; then the site, its URL and its slug are gone', async () => {
+      const site = await publishSite('Doomed Site')
+      await owner.get(`/dashboard/sites/${site.id}`)
+      const wrong = await owner.post(`/dashboard/sites/${site.id}/delete`, { confirmSlug: 'not-the-slug' })
+      assert.equal(wrong.status, 422)
+      assert.match(alertText(wrong.text) ?? '', new RegExp(`Type the site&#39;s address, ${site.slug}`))
+      assert.equal((await server.site(site.slug)).status, 200, 'nothing was deleted')
+
+      const deleted = await owner.post(`/dashboard/sites/${site.id}/delete`, { confirmSlug: site.slug })
+      assert.equal(deleted.status, 303)
+      assert.equal(deleted.headers.get('location'), '/dashboard?done=deleted')
+      const list = await owner.get('/dashboard?done=deleted')
+      assert.match(list.text, /The site was deleted/)
+      assert.doesNotMatch(list.text, /Doomed Site/)
+      assert.equal((await server.site(site.slug)).status, 404)
+      assert.equal((await owner.get(`/dashboard/sites/${site.id}`)).status, 404)
+      const again = await server.api('POST', '/v1/websites', {
+        token: ownerToken,
+        body: { name: 'Reborn', slug: site.slug, category: 'other', files: bundle() },
+      })
+      assert.equal(again.status, 201, 'the slug is free again')
+    })
+
+    test('collections and their entries can be browsed', async () => {
+      const site = await publishSite('Content Site')
+      const collection = await server.api('POST', `/v1/websites/${site.id}/collections`, {
+        token: ownerToken,
+        body: { name: 'posts', label: 'Posts', fields: [{ name: 'title', label: 'Title', type: 'text', required: true }] },
+      })
+      assert.equal(collection.status, 201, collection.text)
+      const entries = await server.api('POST', `/v1/websites/${site.id}/collections/posts/entries/batch`, {
+        token: ownerToken,
+        body: { entries: [{ slug: 'hello-world', data: { title: 'Hello <world>' } }] },
+      })
+      assert.equal(entries.status, 200, entries.text)
+      const page = await owner.get(`/dashboard/sites/${site.id}`)
+      assert.match(page.text, new RegExp(`href="/dashboard/sites/${site.id}/collections/posts">Posts</a>`))
+      const browse = await owner.get(`/dashboard/sites/${site.id}/collections/posts`)
+      assert.equal(browse.status, 200)
+      assert.match(browse.text, /<code>title<\/code>/)
+      assert.match(browse.text, /hello-world/)
+      assert.match(browse.text, /Hello &lt;world&gt;/, 'values are escaped')
+      assert.equal((await owner.get(`/dashboard/sites/${site.id}/collections/nope`)).status, 404)
+    })
+
+    test('signed out, every dashboard page sends the browser to sign in and back', async () => {
+      const visitor = new WebVisitor(server)
+      const response = await visitor.get('/dashboard/sites/web_anything')
+      assert.equal(response.status, 303)
+      assert.equal(response.headers.get('location'), `/sign-in?next=${encodeURIComponent('/dashboard/sites/web_anything')}`)
+    })
+  })
+}

@@ -62,6 +62,7 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
     config,
     accounts: services.accounts,
     tokens: services.tokens,
+    oauth: services.oauth,
     websites: services.websites,
     collections: services.collections,
     entries: services.entries,

@@ -3,6 +3,7 @@
  * events once. The HTTP server and the CLI both start from here, so they run the same wiring.
  * Every collaborator is passed explicitly; nothing has a silent default.
  */
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { AccountsService } from './auth/accounts.service.ts'
 import { SessionsRepository } from './auth/sessions.repository.ts'
@@ -26,6 +27,8 @@ import { AssetLibrary } from './images/asset-library.ts'
 import { AssetsRepository } from './images/assets.repository.ts'
 import { AssetsService } from './images/assets.service.ts'
 import type { Logger } from './log.ts'
+import { OAuthRepository } from './oauth/oauth.repository.ts'
+import { OAuthService } from './oauth/oauth.service.ts'
 import { PublishPipeline } from './publishing/publish-pipeline.ts'
 import { DbSiteLookup } from './serving/db-site-lookup.ts'
 import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
@@ -47,8 +50,10 @@ export interface Services {
   users: UsersService
   /** People on the web site: sign-up, sign-in, sessions. */
   accounts: AccountsService
-  /** Keys shared by every instance (upload URLs, CSRF tokens). */
+  /** Keys shared by every instance (upload URLs, CSRF tokens, OAuth). */
   secrets: ServerSecrets
+  /** Sign-in from MCP clients: consent, connected apps. */
+  oauth: OAuthService
   tokens: TokensService
   websites: WebsitesService
   uploads: UploadsService
@@ -60,6 +65,8 @@ export interface Services {
 /** Everything one Plinth process runs on. */
 export interface Composition {
   db: Db
+  /** The OAuth authorization server for MCP clients (its endpoints are answered before Fastify). */
+  oauth: OAuthService
   blobs: BlobStore
   services: Services
   /** Serves published sites ({slug}.{site_domain}). */
@@ -113,11 +120,13 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const access = new WebsiteAccess(db.kysely)
   const websitesRepo = new WebsitesRepository(db.kysely)
   const secrets = new ServerSecrets(db.kysely)
+  const fetchCa = config.fetchCaFile ? readFileSync(config.fetchCaFile, 'utf8') : undefined
   const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows, secrets })
   const collections = new CollectionsService({ repo: collectionsRepo, access, siteEvents })
   const assetLibrary = new AssetLibrary({
     allowHosts: new Set(config.fetchAllowHosts),
     userAgent: `Plinth/1.0 (+${config.siteUrl})`,
+    ca: fetchCa,
     repo: assetsRepo,
     blobs,
     blobRows,
@@ -125,11 +134,13 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   // Rich text is rendered in worker threads, never on the event loop (content/rich-text.pool.ts).
   const richText = new RichTextPool(defaultRichTextPoolOptions({ timeLimitMs: RICH_TEXT_TIME_LIMIT_MS, memoryMb: RICH_TEXT_MEMORY_MB }))
   const users = new UsersService(new UsersRepository(db.kysely))
+  const oauth = await OAuthService.create({ config, db: db.kysely, repo: new OAuthRepository(db.kysely), users, secrets, log, fetchCa })
   const services: Services = {
     users,
-    accounts: new AccountsService({ users, sessions: new SessionsRepository(db.kysely), signup: config.signup }),
+    accounts: new AccountsService({ users, sessions: new SessionsRepository(db.kysely), apps: oauth, signup: config.signup }),
     secrets,
-    tokens: new TokensService(new TokensRepository(db.kysely)),
+    oauth,
+    tokens: new TokensService({ repo: new TokensRepository(db.kysely), oauth }),
     websites: new WebsitesService({
       config,
       repo: websitesRepo,
@@ -155,6 +166,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
         )
   return {
     db,
+    oauth,
     blobs,
     services,
     siteServer,

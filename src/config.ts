@@ -25,6 +25,8 @@ export interface Config {
   logLevel: string
   /** Whether people may create accounts on the web site (`PLINTH_SIGNUP`); the admin CLI creates users either way. */
   signup: 'open' | 'closed'
+  /** PEM file of certificate authorities that fetches (images, client metadata documents) trust on top of the system's. */
+  fetchCaFile: string | null
   /** Hosts image fetching may reach although they are not public (tests, intranets); normalized `host` or `host:port`. */
   fetchAllowHosts: readonly string[]
 }
@@ -109,6 +111,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     serveCacheBytes: int('PLINTH_SERVE_CACHE_BYTES', 128 * 1024 * 1024, 0, 64 * 1024 * 1024 * 1024),
     logLevel,
     signup: signup === 'closed' ? 'closed' : 'open',
+    fetchCaFile: env.PLINTH_FETCH_CA_FILE ? path.resolve(cwd, env.PLINTH_FETCH_CA_FILE) : null,
     fetchAllowHosts: Object.freeze(fetchAllow.hosts),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)

@@ -1,6 +1,7 @@
 /**
  * Composes Plinth and serves it from one HTTP server: requests for a site host
- * ({slug}.{site_domain}) go straight to the site server, the rest to Fastify. Used by main.ts and
+ * ({slug}.{site_domain}) go straight to the site server, the OAuth authorization server's
+ * endpoints (/oauth/..., its metadata) to oidc-provider, the rest to Fastify. Used by main.ts and
  * by the tests, so both run exactly the same wiring.
  */
 import http from 'node:http'
@@ -19,7 +20,7 @@ export interface RunningServer extends Omit<Composition, 'close'> {
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const composition = await compose(config, log)
-  const { siteServer } = composition
+  const { siteServer, oauth } = composition
   const app: App = await buildApp({
     config,
     services: composition.services,
@@ -27,6 +28,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     serverFactory: (fastifyHandler) =>
       http.createServer((req, res) => {
         if (siteServer.isSiteHost(req.headers.host)) siteServer.handle(req, res)
+        else if (oauth.handles(req.url)) oauth.handle(req, res)
         else fastifyHandler(req, res)
       }),
   })

@@ -33,6 +33,7 @@ const LAYER_OF: Record<string, Layer> = {
   images: 'feature',
   uploads: 'feature',
   'site-content': 'feature',
+  oauth: 'feature',
   mcp: 'surface',
   web: 'surface',
   'app.ts': 'composition',

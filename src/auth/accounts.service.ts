@@ -46,17 +46,24 @@ export interface ClientInfo {
 
 export type Signup = 'open' | 'closed'
 
+/** The apps a person connected over OAuth (oauth/), disconnected when they sign out everywhere or change their password. */
+export interface ConnectedApps {
+  disconnectAll(userId: string): Promise<void>
+}
+
 const sessionId = (secret: string): string => createHash('sha256').update(secret).digest('hex')
 const WRONG_CREDENTIALS = 'The email or the password is not right.'
 
 export class AccountsService {
   private readonly users: UsersService
   private readonly sessions: SessionsRepository
+  private readonly apps: ConnectedApps
   readonly signup: Signup
 
-  constructor(options: { users: UsersService; sessions: SessionsRepository; signup: Signup }) {
+  constructor(options: { users: UsersService; sessions: SessionsRepository; apps: ConnectedApps; signup: Signup }) {
     this.users = options.users
     this.sessions = options.sessions
+    this.apps = options.apps
     this.signup = options.signup
   }
 
@@ -116,12 +123,13 @@ export class AccountsService {
     await this.sessions.delete(account.sessionId)
   }
 
-  /** Ends every session of the account, this one included; how many ended. */
-  signOutEverywhere(account: Account): Promise<number> {
+  /** Ends every session of the account, this one included, and disconnects its apps; how many sessions ended. */
+  async signOutEverywhere(account: Account): Promise<number> {
+    await this.apps.disconnectAll(account.userId)
     return this.sessions.deleteAllOf(account.userId)
   }
 
-  /** Sets a new password after checking the current one; every other session of the account ends. */
+  /** Sets a new password after checking the current one; every other session of the account ends, and its apps are disconnected. */
   async changePassword(account: Account, current: string, next: string): Promise<void> {
     const user = await this.users.findByEmail(account.email)
     if (!user || !(await verifyPassword(current, user.password_hash))) {
@@ -129,6 +137,7 @@ export class AccountsService {
     }
     await this.users.setPassword(user.id, next)
     await this.sessions.deleteAllOf(account.userId, account.sessionId)
+    await this.apps.disconnectAll(account.userId)
   }
 
   private async open(user: { id: string; email: string; name: string | null }, client: ClientInfo): Promise<OpenedSession> {

@@ -58,6 +58,8 @@ export function registerResourceMetadata(app: FastifyInstance, config: Config): 
   const document = (resource: string) => ({
     resource,
     resource_name: 'Plinth',
+    // Plinth is its own authorization server (oauth/): MCP clients sign people in there.
+    authorization_servers: [config.baseUrl],
     scopes_supported: [TOKEN_SCOPE],
     bearer_methods_supported: ['header'],
     resource_documentation: `${config.siteUrl}/docs`,

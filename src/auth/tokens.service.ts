@@ -26,10 +26,26 @@ export type AuthResult = { ok: true; principal: Principal } | { ok: false; reaso
 
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex')
 
+/** An access token issued by the OAuth server (oauth/), resolved to the person it was issued to. */
+export interface OAuthTokens {
+  /** The person, when the token is live and issued for this server; null otherwise. */
+  resolveAccessToken(token: string): Promise<{ userId: string; email: string; name: string | null; grantId: string } | null>
+}
+
+/** oidc-provider's opaque tokens: base64url, 43 characters and more. */
+const OAUTH_TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,256}$/
+
 export const tokenReaches = (access: TokenAccess, surface: Surface): boolean => access === 'both' || access === surface
 
 export class TokensService {
-  constructor(private readonly tokens: TokensRepository) {}
+  private readonly tokens: TokensRepository
+  private readonly oauth: OAuthTokens | null
+
+  /** `oauth`: where OAuth access tokens are resolved; without it only personal access tokens are accepted. */
+  constructor(options: { repo: TokensRepository; oauth: OAuthTokens | null }) {
+    this.tokens = options.repo
+    this.oauth = options.oauth
+  }
 
   /** Creates a token and returns its secret: the only time the secret exists outside the caller. */
   async create(userId: string, input: { name?: string; access?: string; expiresAt?: string | null }): Promise<{ token: string; row: TokenRow }> {
@@ -81,7 +97,7 @@ export class TokensService {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization)
     if (!match) return { ok: false, reason: 'invalid' }
     const token = match[1]
-    if (!TOKEN_SHAPE.test(token)) return { ok: false, reason: 'invalid' }
+    if (!TOKEN_SHAPE.test(token)) return this.authenticateOAuth(token)
     const row = await this.tokens.findByHash(hashToken(token))
     if (!row) return { ok: false, reason: 'invalid' }
     if (row.revoked_at) return { ok: false, reason: 'revoked' }
@@ -94,5 +110,13 @@ export class TokensService {
       ok: true,
       principal: { userId: row.user_id, email: row.user_email, name: row.user_name, tokenId: row.id, access: row.access },
     }
+  }
+
+  /** An OAuth access token (sign-in from an MCP client) reaches both surfaces, as the person. */
+  private async authenticateOAuth(token: string): Promise<AuthResult> {
+    if (!this.oauth || !OAUTH_TOKEN_SHAPE.test(token)) return { ok: false, reason: 'invalid' }
+    const found = await this.oauth.resolveAccessToken(token)
+    if (!found) return { ok: false, reason: 'invalid' }
+    return { ok: true, principal: { userId: found.userId, email: found.email, name: found.name, tokenId: `oauth:${found.grantId}`, access: 'both' } }
   }
 }

@@ -9,6 +9,7 @@ import * as content from './migrations/0002_content.ts'
 import * as assets from './migrations/0003_assets.ts'
 import * as uploads from './migrations/0004_uploads.ts'
 import * as sessions from './migrations/0005_sessions.ts'
+import * as oauth from './migrations/0006_oauth.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_assets': assets,
   '0004_uploads': uploads,
   '0005_sessions': sessions,
+  '0006_oauth': oauth,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

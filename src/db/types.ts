@@ -166,6 +166,30 @@ export interface SignInFailuresTable {
   at: string
 }
 
+/** One instance of an oidc-provider model (client, grant, code, token, interaction, session). */
+export interface OAuthModelsTable {
+  model: string
+  id: string
+  /** JSON text of the model's payload. */
+  payload: string
+  grant_id: string | null
+  user_code: string | null
+  uid: string | null
+  expires_at: string | null
+  consumed_at: string | null
+}
+
+/** An app a person connected over OAuth, with the grant that holds its tokens. */
+export interface OAuthConnectionsTable {
+  user_id: string
+  client_id: string
+  grant_id: string
+  client_name: string
+  redirect_host: string
+  first_used_at: string
+  last_used_at: string
+}
+
 export interface Database {
   users: UsersTable
   tokens: TokensTable
@@ -181,6 +205,8 @@ export interface Database {
   assets: AssetsTable
   sessions: SessionsTable
   sign_in_failures: SignInFailuresTable
+  oauth_models: OAuthModelsTable
+  oauth_connections: OAuthConnectionsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -194,3 +220,4 @@ export type EntryRow = Selectable<EntriesTable>
 export type UploadRow = Selectable<UploadsTable>
 export type AssetRow = Selectable<AssetsTable>
 export type SessionRow = Selectable<SessionsTable>
+export type OAuthConnectionRow = Selectable<OAuthConnectionsTable>

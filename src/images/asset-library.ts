@@ -41,6 +41,8 @@ export interface AssetLibraryOptions {
   allowHosts: ReadonlySet<string>
   /** `Plinth/1.0 (+{site_url})` */
   userAgent: string
+  /** Certificate authorities trusted on top of the system's (PLINTH_FETCH_CA_FILE). */
+  ca?: string
   repo: AssetsRepository
   blobs: BlobStore
   blobRows: BlobsRepository
@@ -105,7 +107,13 @@ export class AssetLibrary {
   private async fetchOnce(websiteId: string, collectionId: string | null, source: string): Promise<LibraryAsset> {
     const known = await this.repo.findBySource(websiteId, collectionId, source)
     if (known) return assetView(known)
-    const fetched = await safeFetch(source, { ...ASSET_FETCH_LIMITS, allowHosts: this.options.allowHosts, userAgent: this.options.userAgent, accept: ACCEPT })
+    const fetched = await safeFetch(source, {
+      ...ASSET_FETCH_LIMITS,
+      allowHosts: this.options.allowHosts,
+      userAgent: this.options.userAgent,
+      accept: ACCEPT,
+      ca: this.options.ca,
+    })
     return this.keep(websiteId, collectionId, fetched.bytes, source, `The image at ${quoted(source, 200)}`, 'FETCH_FAILED')
   }
 

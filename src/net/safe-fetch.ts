@@ -8,6 +8,7 @@
  */
 import dns from 'node:dns'
 import net, { type LookupFunction } from 'node:net'
+import tls from 'node:tls'
 import { pipeline, type Readable } from 'node:stream'
 import zlib from 'node:zlib'
 import { Agent, buildConnector, request } from 'undici'
@@ -31,6 +32,8 @@ export interface SafeFetchOptions {
   /** Default `Plinth/1.0`; callers pass `Plinth/1.0 (+{site_url})`. */
   userAgent?: string
   accept?: string
+  /** Certificate authorities trusted on top of the system's (PEM), for intranets and tests. */
+  ca?: string
   /** Name resolution; the system resolver unless given (tests resolve names to chosen addresses). */
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>
 }
@@ -154,7 +157,11 @@ const effectivePort = (url: URL): number => (url.port ? Number(url.port) : url.p
 function guardedConnector(allow: ReadonlySet<string>, options: SafeFetchOptions): buildConnector.connector {
   const resolve = options.resolve ?? systemResolve
   const connector = (check: boolean) =>
-    buildConnector({ timeout: options.connectTimeoutMs, lookup: resolvingLookup(resolve, check) } as buildConnector.BuildOptions)
+    buildConnector({
+      timeout: options.connectTimeoutMs,
+      lookup: resolvingLookup(resolve, check),
+      ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
+    } as buildConnector.BuildOptions)
   const checked = connector(true)
   const unchecked = connector(false)
   return (connectOptions, callback) => {

@@ -8,6 +8,10 @@ export class UsersRepository {
     return this.db.insertInto('users').values(user).execute()
   }
 
+  findById(id: string): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()
+  }
+
   findByEmail(email: string): Promise<UserRow | undefined> {
     return this.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()
   }

@@ -53,6 +53,10 @@ export class UsersService {
     return user
   }
 
+  findById(id: string): Promise<UserRow | undefined> {
+    return this.users.findById(id)
+  }
+
   findByEmail(email: string): Promise<UserRow | undefined> {
     return this.users.findByEmail(normalizeEmail(email))
   }

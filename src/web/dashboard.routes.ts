@@ -8,6 +8,7 @@ import type { Account } from '../auth/accounts.service.ts'
 import type { Principal } from '../auth/tokens.service.ts'
 import type { CollectionsService } from '../content/collections.service.ts'
 import type { EntriesService } from '../content/entries.service.ts'
+import type { OAuthService } from '../oauth/oauth.service.ts'
 import { AppError } from '../core/errors.ts'
 import type { WebsitesService } from '../websites/websites.service.ts'
 import { field, requireAccount } from './forms.ts'
@@ -16,6 +17,8 @@ import { pageContext, type WebContext } from './web-context.ts'
 
 export interface DashboardServices {
   websites: WebsitesService
+  /** The apps connected by OAuth, listed under the sites. */
+  oauth: Pick<OAuthService, 'connections'>
   collections: CollectionsService
   entries: EntriesService
 }
@@ -34,6 +37,7 @@ const NOTICES: Record<string, string> = {
   'editor-added': 'The editor was added. They see the site on their dashboard and can publish to it.',
   'editor-removed': 'The editor was removed.',
   deleted: 'The site was deleted. Its address is free again.',
+  disconnected: 'The app was disconnected. Its tokens no longer work.',
 }
 
 /** Entries are listed with their first few fields, each value shortened. */
@@ -86,7 +90,14 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
         list.items.map(async (s) => (s.currentVersionId ? (await websites.getWithVersionPage(principal, s.id, { limit: 1 })).currentVersion?.version : null)),
       )
       const sites = list.items.map((s, i) => ({ ...s, liveVersion: live[i] ?? null }))
-      const data = { title: 'Dashboard · Plinth', sites, limits: list.websiteLimits, notice: request.query.done ? NOTICES[request.query.done] : undefined }
+      const apps = await services.oauth.connections(account.userId)
+      const data = {
+        title: 'Dashboard · Plinth',
+        sites,
+        apps,
+        limits: list.websiteLimits,
+        notice: request.query.done ? NOTICES[request.query.done] : undefined,
+      }
       return sendPage(reply, pageContext(web, request, reply), 'dashboard', data)
     })
 

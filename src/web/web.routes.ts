@@ -15,7 +15,9 @@ import type { AccountsService } from '../auth/accounts.service.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
+import type { OAuthService } from '../oauth/oauth.service.ts'
 import { accountRoutes } from './account.routes.ts'
+import { connectRoutes } from './connect.routes.ts'
 import { type DashboardServices, dashboardRoutes } from './dashboard.routes.ts'
 import { loadDocs } from './docs.ts'
 import { sendErrorPage } from './forms.ts'
@@ -28,6 +30,7 @@ export interface WebSiteOptions extends DashboardServices {
   config: Config
   accounts: AccountsService
   tokens: TokensService
+  oauth: OAuthService
   /** Signs the CSRF tokens; the same on every instance. */
   csrfKey: Buffer
 }
@@ -88,6 +91,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
       await site.register(accountRoutes(web))
       await site.register(tokens.routes)
       await site.register(dashboardRoutes(web, options))
+      await site.register(connectRoutes(web, options.oauth))
     },
     tokenPage: async (request, reply) => {
       await resolveAccount(request)

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely'
+import type { Database, OAuthConnectionRow } from '../db/types.ts'
+
+/** The apps people connected, and the removal of everything a grant holds. */
+export class OAuthRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  findConnection(userId: string, clientId: string): Promise<OAuthConnectionRow | undefined> {
+    return this.db.selectFrom('oauth_connections').selectAll().where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst()
+  }
+
+  listConnections(userId: string): Promise<OAuthConnectionRow[]> {
+    return this.db.selectFrom('oauth_connections').selectAll().where('user_id', '=', userId).orderBy('first_used_at', 'desc').execute()
+  }
+
+  async saveConnection(row: OAuthConnectionRow): Promise<void> {
+    await this.db
+      .insertInto('oauth_connections')
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .columns(['user_id', 'client_id'])
+          .doUpdateSet({ grant_id: row.grant_id, client_name: row.client_name, redirect_host: row.redirect_host, last_used_at: row.last_used_at }),
+      )
+      .execute()
+  }
+
+  async touchConnection(grantId: string, at: string): Promise<void> {
+    await this.db.updateTable('oauth_connections').set({ last_used_at: at }).where('grant_id', '=', grantId).execute()
+  }
+
+  /** Removes connections (one client's, or all of a user's) and every grant, code and token they held; how many. */
+  async removeConnections(userId: string, clientId?: string): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      let query = trx.selectFrom('oauth_connections').select('grant_id').where('user_id', '=', userId)
+      if (clientId !== undefined) query = query.where('client_id', '=', clientId)
+      const grants = (await query.execute()).map((r) => r.grant_id)
+      if (grants.length === 0) return 0
+      await trx.deleteFrom('oauth_models').where('grant_id', 'in', grants).execute()
+      await trx.deleteFrom('oauth_models').where('model', '=', 'Grant').where('id', 'in', grants).execute()
+      await trx.deleteFrom('oauth_connections').where('user_id', '=', userId).where('grant_id', 'in', grants).execute()
+      return grants.length
+    })
+  }
+}

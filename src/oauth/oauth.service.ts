@@ -1,0 +1,343 @@
+/**
+ * Plinth as an OAuth 2.1 authorization server for MCP clients, built on oidc-provider (OpenID
+ * certified; PKCE, dynamic client registration, client ID metadata documents, resource
+ * indicators, refresh token rotation and revocation are the library's). Plinth adds:
+ * - storage on its own database (oauth.adapter.ts), keys shared by every instance;
+ * - one resource, `{base_url}/mcp`, required on every authorization and bound into the token as
+ *   its audience (the token reaches the REST API as well, as the interface says);
+ * - the person's sign-in and consent on the web site (`/connect/{uid}`), remembered per client;
+ * - the connected apps a person sees on the dashboard and can disconnect.
+ * Public clients only: PKCE S256 is required, no client secrets are issued.
+ */
+import { generateKeyPairSync } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import Provider, { type Configuration, errors, interactionPolicy, type JWK, type KoaContextWithOIDC } from 'oidc-provider'
+import type { Kysely } from 'kysely'
+import type { Config } from '../config.ts'
+import { AppError } from '../core/errors.ts'
+import { escapeHtml } from '../core/html.ts'
+import { nowIso, randomBase62 } from '../core/ids.ts'
+import type { ServerSecrets } from '../db/server-secrets.ts'
+import type { Database, OAuthConnectionRow } from '../db/types.ts'
+import type { Logger } from '../log.ts'
+import { safeFetch } from '../net/safe-fetch.ts'
+import type { OAuthTokens } from '../auth/tokens.service.ts'
+import type { UsersService } from '../users/users.service.ts'
+import { oauthAdapter } from './oauth.adapter.ts'
+import type { OAuthRepository } from './oauth.repository.ts'
+
+/** Access tokens live an hour; refresh tokens a month, renewed (rotated) at each use. */
+export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60
+/** A client registered (or a connection granted) and never used again is forgotten after this long. */
+export const UNUSED_CLIENT_TTL_SECONDS = 30 * 24 * 60 * 60
+const AUTHORIZATION_CODE_TTL_SECONDS = 60
+const INTERACTION_TTL_SECONDS = 30 * 60
+/** The only scope of the resource: what a personal access token carries too. */
+const SCOPE = 'mcp'
+/** OpenID scopes a client may ask for besides: sign-in only, and refresh tokens. */
+const OIDC_SCOPES = ['openid', 'offline_access']
+/** Paths the authorization server answers itself (raw Node requests, before Fastify). */
+export const OAUTH_PREFIX = '/oauth/'
+const DISCOVERY = '/.well-known/openid-configuration'
+const RFC8414_DISCOVERY = '/.well-known/oauth-authorization-server'
+/** last_used_at of a connection is written at most this often. */
+const TOUCH_INTERVAL_MS = 60_000
+
+/** What the consent page shows and needs. */
+export interface ConsentRequest {
+  uid: string
+  clientId: string
+  clientName: string
+  redirectHost: string
+  /** Set when the person already allowed this client: the page is skipped. */
+  rememberedGrantId: string | null
+}
+
+export interface OAuthServiceOptions {
+  config: Pick<Config, 'baseUrl' | 'siteUrl' | 'fetchAllowHosts' | 'siteScheme'>
+  db: Kysely<Database>
+  repo: OAuthRepository
+  users: UsersService
+  secrets: ServerSecrets
+  log: Logger
+  /** Extra trusted certificate authorities for fetching client metadata documents (tests, intranets). */
+  fetchCa?: string
+}
+
+export class OAuthService implements OAuthTokens {
+  readonly resource: string
+  private provider!: Provider
+  private readonly options: OAuthServiceOptions
+  private readonly touched = new Map<string, number>()
+
+  private constructor(options: OAuthServiceOptions) {
+    this.options = options
+    this.resource = `${options.config.baseUrl}/mcp`
+  }
+
+  static async create(options: OAuthServiceOptions): Promise<OAuthService> {
+    const service = new OAuthService(options)
+    const [cookieKey, jwk] = await Promise.all([
+      options.secrets.key('oauth_cookie_key'),
+      options.secrets.value('oauth_signing_jwk', () =>
+        JSON.stringify(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' })),
+      ),
+    ])
+    service.provider = new Provider(options.config.baseUrl, service.configuration(cookieKey.toString('base64url'), JSON.parse(jwk) as JWK))
+    service.provider.on('server_error', (_ctx, error) => options.log.error({ err: error }, 'OAuth server error'))
+    inferApplicationType(service.provider)
+    return service
+  }
+
+  /** Whether a raw request is for the authorization server (its endpoints and its metadata). */
+  handles(url: string | undefined): boolean {
+    const path = (url ?? '').split('?')[0]
+    return path.startsWith(OAUTH_PREFIX) || path === DISCOVERY || path === RFC8414_DISCOVERY
+  }
+
+  /** Answers a raw request for the authorization server. RFC 8414 metadata is the OpenID one, as oidc-provider serves it. */
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    if (req.url?.split('?')[0] === RFC8414_DISCOVERY) req.url = DISCOVERY
+    void this.provider.callback()(req, res)
+  }
+
+  /**
+   * The person behind an OAuth access token, when it is live and was issued for this server's
+   * MCP resource; null for anything else (unknown, expired, revoked, another audience).
+   */
+  async resolveAccessToken(token: string): Promise<{ userId: string; email: string; name: string | null; grantId: string } | null> {
+    const found = await this.provider.AccessToken.find(token)
+    if (!found || found.isExpired || !found.accountId || !found.grantId) return null
+    const audience = Array.isArray(found.aud) ? found.aud : [found.aud]
+    if (!audience.includes(this.resource)) return null
+    const user = await this.options.users.findById(found.accountId)
+    if (!user) return null
+    const now = Date.now()
+    if (now - (this.touched.get(found.grantId) ?? 0) > TOUCH_INTERVAL_MS) {
+      this.touched.set(found.grantId, now)
+      await this.options.repo.touchConnection(found.grantId, new Date(now).toISOString())
+    }
+    return { userId: user.id, email: user.email, name: user.name, grantId: found.grantId }
+  }
+
+  /** What the consent page of an interaction shows; NOT_FOUND when it expired or is unknown. */
+  async consentRequest(req: IncomingMessage, res: ServerResponse, userId: string): Promise<ConsentRequest> {
+    const details = await this.details(req, res)
+    const clientId = String(details.params.client_id)
+    const client = await this.provider.Client.find(clientId)
+    if (!client) throw new AppError('NOT_FOUND', 'This app is not registered any more. Start connecting again from the app.')
+    const redirectUri = String(details.params.redirect_uri ?? client.redirectUris?.[0] ?? '')
+    const remembered = await this.options.repo.findConnection(userId, clientId)
+    const grant = remembered ? await this.provider.Grant.find(remembered.grant_id) : undefined
+    return {
+      uid: details.uid,
+      clientId,
+      clientName: client.clientName ?? clientId,
+      redirectHost: redirectHost(redirectUri),
+      rememberedGrantId: grant && grant.getResourceScopeFiltered(this.resource, [SCOPE]).length > 0 ? grant.jti : null,
+    }
+  }
+
+  /**
+   * Ends an interaction with the person's answer and returns where the browser goes next (the
+   * authorization endpoint, which then sends it back to the client). Allowing records the grant
+   * (or reuses the remembered one) and the connection the dashboard lists.
+   */
+  async decide(req: IncomingMessage, res: ServerResponse, userId: string, allow: boolean): Promise<string> {
+    const details = await this.details(req, res)
+    const request = await this.consentRequest(req, res, userId)
+    if (!allow) {
+      return this.provider.interactionResult(req, res, { error: 'access_denied', error_description: 'The person did not allow access.' })
+    }
+    // One grant per person and app: the remembered one, widened to what this request asks.
+    const remembered = request.rememberedGrantId ? await this.provider.Grant.find(request.rememberedGrantId) : undefined
+    const grant = remembered ?? new this.provider.Grant({ accountId: userId, clientId: request.clientId })
+    const oidcScopes = String(details.params.scope ?? '')
+      .split(' ')
+      .filter((scope) => OIDC_SCOPES.includes(scope))
+    if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '))
+    if (oidcScopes.includes('openid')) grant.addOIDCClaims(['sub'])
+    grant.addResourceScope(this.resource, SCOPE)
+    const grantId = await grant.save()
+    const at = nowIso()
+    const existing = await this.options.repo.findConnection(userId, request.clientId)
+    await this.options.repo.saveConnection({
+      user_id: userId,
+      client_id: request.clientId,
+      grant_id: grantId,
+      client_name: request.clientName,
+      redirect_host: request.redirectHost,
+      first_used_at: existing?.first_used_at ?? at,
+      last_used_at: at,
+    })
+    return this.provider.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false })
+  }
+
+  connections(userId: string): Promise<OAuthConnectionRow[]> {
+    return this.options.repo.listConnections(userId)
+  }
+
+  /** Disconnects an app: its grant, codes and tokens are gone at once. NOT_FOUND when not connected. */
+  async disconnect(userId: string, clientId: string): Promise<void> {
+    if ((await this.options.repo.removeConnections(userId, clientId)) === 0) throw new AppError('NOT_FOUND', 'This app is not connected.')
+  }
+
+  /** Disconnects every app of a person (sign out everywhere, password change). */
+  async disconnectAll(userId: string): Promise<void> {
+    await this.options.repo.removeConnections(userId)
+  }
+
+  private async details(req: IncomingMessage, res: ServerResponse) {
+    try {
+      return await this.provider.interactionDetails(req, res)
+    } catch (error) {
+      if (error instanceof errors.SessionNotFound || error instanceof errors.InvalidRequest) {
+        throw new AppError('NOT_FOUND', 'This sign-in request has expired or was already used. Start connecting again from the app.')
+      }
+      throw error
+    }
+  }
+
+  private configuration(cookieKey: string, jwk: JWK): Configuration {
+    const { config } = this.options
+    const resource = this.resource
+    const policy = interactionPolicy.base()
+    // Every authorization goes through Plinth's own sign-in and consent page, which checks the
+    // web site's session; oidc-provider's own session never signs anyone in by itself.
+    policy
+      .get('login')!
+      .checks.add(
+        new interactionPolicy.Check('plinth_sign_in', 'The person signs in on the web site', (ctx) =>
+          ctx.oidc.result?.login ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT,
+        ),
+      )
+    return {
+      adapter: oauthAdapter(this.options.db),
+      findAccount: async (_ctx, id) => {
+        const user = await this.options.users.findById(id)
+        return user ? { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, name: user.name ?? undefined }) } : undefined
+      },
+      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+      clientAuthMethods: ['none'],
+      responseTypes: ['code'],
+      pkce: { required: () => true },
+      scopes: OIDC_SCOPES,
+      features: {
+        devInteractions: { enabled: false },
+        registration: { enabled: true, idFactory: () => `cli_${randomBase62(22)}`, issueRegistrationAccessToken: false },
+        clientIdMetadataDocument: {
+          enabled: true,
+          ack: 'draft-02',
+        },
+        revocation: { enabled: true },
+        userinfo: { enabled: false },
+        resourceIndicators: {
+          enabled: true,
+          // RFC 8707: the resource is required; a token endpoint request may leave it out and
+          // get the one granted.
+          defaultResource: (ctx: KoaContextWithOIDC, _client: unknown, oneOf?: string[]) => {
+            if (oneOf) return oneOf
+            if (ctx.oidc.route === 'authorization') throw new errors.InvalidTarget(`resource is required: ${resource}`)
+            return undefined as unknown as string
+          },
+          useGrantedResource: () => true,
+          getResourceServerInfo: (_ctx, indicator) => {
+            if (indicator !== resource) throw new errors.InvalidTarget(`this server issues tokens for ${resource} only`)
+            return { scope: SCOPE, audience: resource, accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, accessTokenFormat: 'opaque' }
+          },
+        },
+      },
+      fetch: (url, _options) => this.fetchDocument(String(url)),
+      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      rotateRefreshToken: true,
+      ttl: {
+        AccessToken: ACCESS_TOKEN_TTL_SECONDS,
+        AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
+        RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
+        Grant: UNUSED_CLIENT_TTL_SECONDS,
+        Interaction: INTERACTION_TTL_SECONDS,
+        Session: INTERACTION_TTL_SECONDS,
+        IdToken: ACCESS_TOKEN_TTL_SECONDS,
+      },
+      interactions: { policy, url: (_ctx, interaction) => `/connect/${interaction.uid}` },
+      routes: {
+        authorization: '/oauth/authorize',
+        token: '/oauth/token',
+        registration: '/oauth/register',
+        revocation: '/oauth/revoke',
+        jwks: '/oauth/jwks',
+        end_session: '/oauth/end-session',
+        introspection: '/oauth/introspect',
+        pushed_authorization_request: '/oauth/par',
+        userinfo: '/oauth/userinfo',
+        code_verification: '/oauth/device',
+        device_authorization: '/oauth/device/auth',
+        backchannel_authentication: '/oauth/backchannel',
+        challenge: '/oauth/challenge',
+      },
+      cookies: {
+        keys: [cookieKey],
+        names: { session: 'plinth_oauth_session', interaction: 'plinth_oauth_interaction', resume: 'plinth_oauth_resume' },
+      },
+      jwks: { keys: [jwk] },
+      renderError: (ctx, out) => {
+        ctx.type = 'html'
+        const lines = Object.values(out).map((v) => `<p>${escapeHtml(String(v))}</p>`)
+        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Could not connect</title></head><body><main><h1>Could not connect</h1>${lines.join('')}<p><a href="${escapeHtml(config.siteUrl)}/">Plinth</a></p></main></body></html>`
+      },
+    } as Configuration
+  }
+
+  /** Client ID metadata documents are fetched as images are: public addresses only, small, quick. */
+  private async fetchDocument(url: string): Promise<Response> {
+    const result = await safeFetch(url, {
+      allowHosts: new Set(this.options.config.fetchAllowHosts),
+      maxBytes: 5120,
+      connectTimeoutMs: 2500,
+      totalTimeoutMs: 2500,
+      maxRedirects: 0,
+      accept: 'application/json',
+      userAgent: `Plinth/1.0 (+${this.options.config.siteUrl})`,
+      ca: this.options.fetchCa,
+    })
+    return new Response(new Uint8Array(result.bytes), { status: result.status, headers: result.contentType ? { 'content-type': result.contentType } : {} })
+  }
+}
+
+function redirectHost(uri: string): string {
+  try {
+    const url = new URL(uri)
+    return url.host || `${url.protocol}//`
+  } catch {
+    return uri
+  }
+}
+
+/**
+ * MCP clients register loopback (`http://127.0.0.1:{port}`) and app (`cursor://`, `vscode://`)
+ * redirect URIs without saying they are native apps. RFC 8252 treats such clients as native:
+ * their loopback redirects may then use any port, as the library allows native clients.
+ * Registrations that name an application type keep it.
+ */
+function inferApplicationType(provider: Provider): void {
+  const schema = (provider.Client as unknown as { Schema: { prototype: Record<string, unknown> } }).Schema.prototype
+  const original = schema.redirectUris as (this: Record<string, unknown>, ...args: unknown[]) => unknown
+  schema.redirectUris = function (this: Record<string, unknown>, ...args: unknown[]) {
+    const uris = (this.redirect_uris as string[] | undefined) ?? []
+    if (args.length === 0 && this.application_type === 'web' && uris.length > 0 && uris.every(isNativeRedirect)) this.application_type = 'native'
+    return original.apply(this, args)
+  }
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost'])
+
+function isNativeRedirect(uri: string): boolean {
+  try {
+    const url = new URL(uri)
+    if (url.protocol === 'http:') return LOOPBACK.has(url.hostname)
+    return url.protocol !== 'https:'
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Connecting an MCP client by OAuth: the authorization server (oauth/) sends the browser to
+ * `/connect/{uid}`, where the person signs in (if not yet) and allows or denies the app; an app
+ * allowed before is let through at once. The dashboard lists connected apps and disconnects them.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { OAuthService } from '../oauth/oauth.service.ts'
+import { field, requireAccount } from './forms.ts'
+import { sendPage, WEB_CONTENT_SECURITY_POLICY } from './pages.ts'
+import { pageContext, type WebContext } from './web-context.ts'
+
+/**
+ * The consent form's answer is a redirect to the app's own address (any host, or an app scheme
+ * such as `cursor://`): a `form-action 'self'` policy would make the browser refuse it.
+ */
+const CONSENT_CSP = WEB_CONTENT_SECURITY_POLICY.replace("form-action 'self'; ", '')
+
+type ConnectRequest = FastifyRequest<{ Params: { uid: string } }>
+
+export function connectRoutes(web: WebContext, oauth: OAuthService) {
+  return async (app: FastifyInstance) => {
+    app.get<{ Params: { uid: string } }>('/connect/:uid', { schema: { hide: true } }, async (request: ConnectRequest, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      const consent = await oauth.consentRequest(request.raw, reply.raw, account.userId)
+      // Allowed before: no question asked again.
+      if (consent.rememberedGrantId) return reply.redirect(await oauth.decide(request.raw, reply.raw, account.userId, true), 303)
+      const data = { title: `Connect ${consent.clientName} · Plinth`, consent, resource: oauth.resource }
+      return sendPage(reply, pageContext(web, request, reply), 'connect', data, { headers: { 'Content-Security-Policy': CONSENT_CSP } })
+    })
+
+    app.post<{ Params: { uid: string } }>(
+      '/connect/:uid',
+      { preHandler: app.csrfProtection, schema: { hide: true } },
+      async (request: ConnectRequest, reply) => {
+        const account = requireAccount(request, reply)
+        if (!account) return reply
+        const allow = field(request, 'decision') === 'allow'
+        return reply.redirect(await oauth.decide(request.raw, reply.raw, account.userId, allow), 303)
+      },
+    )
+
+    app.post('/dashboard/apps/disconnect', { preHandler: app.csrfProtection, schema: { hide: true } }, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      await oauth.disconnect(account.userId, field(request, 'clientId'))
+      return reply.redirect('/dashboard?done=disconnected', 303)
+    })
+  }
+}

@@ -7,6 +7,11 @@ import type { Kysely } from 'kysely'
 import type { Adapter, AdapterPayload } from 'oidc-provider'
 import type { Database } from '../db/types.ts'
 
+/**
+ * A registered client nobody connected expires after this long (registration is open, so unused
+ * registrations must not pile up); connecting it (oauth.repository.ts) keeps it.
+ */
+export const UNUSED_CLIENT_TTL_SECONDS = 30 * 24 * 60 * 60
 /** Expired rows are removed at most this often per process, on a write. */
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000
 
@@ -22,6 +27,7 @@ export function oauthAdapter(db: Kysely<Database>): new (model: string) => Adapt
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const lifetime = expiresIn || (this.model === 'Client' ? UNUSED_CLIENT_TTL_SECONDS : 0)
       const row = {
         model: this.model,
         id,
@@ -29,7 +35,7 @@ export function oauthAdapter(db: Kysely<Database>): new (model: string) => Adapt
         grant_id: payload.grantId ?? null,
         user_code: payload.userCode ?? null,
         uid: payload.uid ?? null,
-        expires_at: expiresIn ? new Date(Date.now() + expiresIn * 1000).toISOString() : null,
+        expires_at: lifetime ? new Date(Date.now() + lifetime * 1000).toISOString() : null,
         consumed_at: null,
       }
       await db

@@ -13,7 +13,9 @@ export class OAuthRepository {
     return this.db.selectFrom('oauth_connections').selectAll().where('user_id', '=', userId).orderBy('first_used_at', 'desc').execute()
   }
 
+  /** Records a connection; its client's registration is kept from now on (unused ones expire). */
   async saveConnection(row: OAuthConnectionRow): Promise<void> {
+    await this.db.updateTable('oauth_models').set({ expires_at: null }).where('model', '=', 'Client').where('id', '=', row.client_id).execute()
     await this.db
       .insertInto('oauth_connections')
       .values(row)

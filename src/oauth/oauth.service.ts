@@ -29,8 +29,8 @@ import type { OAuthRepository } from './oauth.repository.ts'
 /** Access tokens live an hour; refresh tokens a month, renewed (rotated) at each use. */
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60
-/** A client registered (or a connection granted) and never used again is forgotten after this long. */
-export const UNUSED_CLIENT_TTL_SECONDS = 30 * 24 * 60 * 60
+/** A connection lasts a year at most; refresh tokens are not rotated past it, so the app asks again. */
+const GRANT_TTL_SECONDS = 365 * 24 * 60 * 60
 const AUTHORIZATION_CODE_TTL_SECONDS = 60
 const INTERACTION_TTL_SECONDS = 30 * 60
 /** The only scope of the resource: what a personal access token carries too. */
@@ -39,6 +39,7 @@ const SCOPE = 'mcp'
 const OIDC_SCOPES = ['openid', 'offline_access']
 /** Paths the authorization server answers itself (raw Node requests, before Fastify). */
 export const OAUTH_PREFIX = '/oauth/'
+const AUTHORIZE = '/oauth/authorize'
 const DISCOVERY = '/.well-known/openid-configuration'
 const RFC8414_DISCOVERY = '/.well-known/oauth-authorization-server'
 /** last_used_at of a connection is written at most this often. */
@@ -98,7 +99,13 @@ export class OAuthService implements OAuthTokens {
 
   /** Answers a raw request for the authorization server. RFC 8414 metadata is the OpenID one, as oidc-provider serves it. */
   handle(req: IncomingMessage, res: ServerResponse): void {
-    if (req.url?.split('?')[0] === RFC8414_DISCOVERY) req.url = DISCOVERY
+    const url = new URL(req.url ?? '/', 'http://plinth.invalid')
+    if (url.pathname === RFC8414_DISCOVERY) req.url = DISCOVERY
+    // A client that asks for no scope gets the only one there is, as if it had asked for it.
+    if (url.pathname === AUTHORIZE && !url.searchParams.has('scope')) {
+      url.searchParams.set('scope', SCOPE)
+      req.url = url.pathname + url.search
+    }
     void this.provider.callback()(req, res)
   }
 
@@ -255,14 +262,14 @@ export class OAuthService implements OAuthTokens {
         AccessToken: ACCESS_TOKEN_TTL_SECONDS,
         AuthorizationCode: AUTHORIZATION_CODE_TTL_SECONDS,
         RefreshToken: REFRESH_TOKEN_TTL_SECONDS,
-        Grant: UNUSED_CLIENT_TTL_SECONDS,
+        Grant: GRANT_TTL_SECONDS,
         Interaction: INTERACTION_TTL_SECONDS,
         Session: INTERACTION_TTL_SECONDS,
         IdToken: ACCESS_TOKEN_TTL_SECONDS,
       },
       interactions: { policy, url: (_ctx, interaction) => `/connect/${interaction.uid}` },
       routes: {
-        authorization: '/oauth/authorize',
+        authorization: AUTHORIZE,
         token: '/oauth/token',
         registration: '/oauth/register',
         revocation: '/oauth/revoke',

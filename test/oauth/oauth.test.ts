@@ -1,0 +1,525 @@
+/**
+ * The OAuth authorization server for MCP clients over real HTTP, on every store: discovery,
+ * dynamic registration (the redirect URIs real clients use), the authorization code flow with
+ * PKCE and a required resource, consent (allow, deny, remembered), the code and refresh token
+ * exchanges (rotation, reuse refused), what every refused request gets, and people staying in
+ * control (disconnect, sign out everywhere, password change). Chromium and the SDK clients are
+ * in mcp-oauth-e2e.test.ts.
+ */
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import https from 'node:https'
+import type { AddressInfo } from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { BASE_URL, startTestServer, type TestServer } from '../helpers/server.ts'
+import { STORES } from '../helpers/stores.ts'
+import { WebVisitor } from '../helpers/web.ts'
+
+const RESOURCE = `${BASE_URL}/mcp`
+const PASSWORD = 'correct horse battery'
+const LOOPBACK = 'http://127.0.0.1:43210/callback'
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+
+const pkce = () => {
+  const verifier = randomBytes(32).toString('base64url')
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
+}
+const email = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
+
+for (const store of STORES) {
+  describe(`OAuth for MCP clients (${store.name})`, { skip: store.skip }, () => {
+    let server: TestServer
+    before(async () => {
+      server = await startTestServer(store.name)
+    })
+    after(async () => server?.close())
+
+    const post = (path: string, body: Record<string, string>) =>
+      fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body) })
+    const register = async (metadata: Record<string, unknown>) =>
+      fetch(`${server.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          ...metadata,
+        }),
+      })
+    const newClient = async (redirectUris = [LOOPBACK], name = 'Test Agent') => {
+      const response = await register({ client_name: name, redirect_uris: redirectUris })
+      assert.equal(response.status, 201, await response.clone().text())
+      return (await response.json()).client_id as string
+    }
+    /** A path on the test server for a location the authorization server answered (relative or absolute). */
+    const local = (location: string) => {
+      const url = new URL(location, server.url)
+      return url.pathname + url.search
+    }
+    const authorizePath = (params: Record<string, string>) => `/oauth/authorize?${new URLSearchParams(params)}`
+    const codeRequest = (clientId: string, challenge: string, extra: Record<string, string> = {}) =>
+      authorizePath({
+        client_id: clientId,
+        response_type: 'code',
+        redirect_uri: LOOPBACK,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        resource: RESOURCE,
+        scope: 'mcp offline_access',
+        state: 'st4te',
+        ...extra,
+      })
+
+    /** A signed-in person in a browser-like visitor. */
+    async function person() {
+      const visitor = new WebVisitor(server)
+      const address = email('person')
+      await visitor.signUp(address, PASSWORD)
+      return { visitor, email: address }
+    }
+
+    /** Runs the authorization to the client's redirect; the URL the browser lands on. */
+    async function authorize(visitor: WebVisitor, path: string, decision: 'allow' | 'deny' | null = 'allow'): Promise<URL> {
+      const start = await visitor.get(path)
+      assert.equal(start.status, 303, `authorize: ${start.text.slice(0, 300)}`)
+      let location = start.headers.get('location')!
+      if (location.startsWith('/connect/')) {
+        const connect = await visitor.get(location)
+        if (connect.status === 200) {
+          assert.ok(decision, 'a consent page was shown')
+          assert.match(connect.text, /<button type="submit" name="decision" value="allow">Allow<\/button>/)
+          const answered = await visitor.post(location, { decision })
+          assert.equal(answered.status, 303)
+          location = answered.headers.get('location')!
+        } else {
+          assert.equal(connect.status, 303, connect.text.slice(0, 300))
+          location = connect.headers.get('location')!
+        }
+        const resumed = await visitor.get(local(location))
+        assert.equal(resumed.status, 303, resumed.text.slice(0, 300))
+        location = resumed.headers.get('location')!
+      }
+      return new URL(location)
+    }
+
+    async function tokensFor(clientId: string, code: string, verifier: string) {
+      const response = await post('/oauth/token', {
+        grant_type: 'authorization_code',
+        code,
+        client_id: clientId,
+        redirect_uri: LOOPBACK,
+        code_verifier: verifier,
+      })
+      return { status: response.status, body: await response.json() }
+    }
+
+    async function connectedApp() {
+      const { visitor, email: address } = await person()
+      const clientId = await newClient()
+      const { verifier, challenge } = pkce()
+      const landed = await authorize(visitor, codeRequest(clientId, challenge))
+      const code = landed.searchParams.get('code')!
+      const tokens = await tokensFor(clientId, code, verifier)
+      assert.equal(tokens.status, 200, JSON.stringify(tokens.body))
+      return { visitor, email: address, clientId, tokens: tokens.body as { access_token: string; refresh_token: string } }
+    }
+
+    const mcpWith = (token: string) =>
+      fetch(`${server.url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` }, body: TOOLS_LIST })
+
+    test('discovery: the 401 points at the resource metadata, which names Plinth as its authorization server', async () => {
+      const unauthorized = await fetch(`${server.url}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: TOOLS_LIST })
+      assert.equal(unauthorized.status, 401)
+      assert.equal(unauthorized.headers.get('www-authenticate'), `Bearer resource_metadata="${BASE_URL}/.well-known/oauth-protected-resource/mcp", scope="mcp"`)
+      const resource = await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json()
+      assert.equal(resource.resource, RESOURCE)
+      assert.deepEqual(resource.authorization_servers, [BASE_URL])
+
+      for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
+        const metadata = await (await fetch(server.url + path)).json()
+        assert.equal(metadata.issuer, BASE_URL, path)
+        assert.deepEqual(metadata.code_challenge_methods_supported, ['S256'])
+        assert.deepEqual(metadata.response_types_supported, ['code'])
+        assert.deepEqual(metadata.token_endpoint_auth_methods_supported, ['none'])
+        for (const endpoint of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'revocation_endpoint']) {
+          assert.match(metadata[endpoint], /\/oauth\//, `${path} has ${endpoint}`)
+        }
+        assert.equal(metadata.client_id_metadata_document_supported, true)
+      }
+    })
+
+    test('registration accepts the redirect URIs real clients use; loopback and app schemes make a native app', async () => {
+      for (const uris of [
+        ['https://claude.ai/api/mcp/auth_callback'],
+        ['https://chatgpt.com/connector_platform_oauth_redirect'],
+        ['cursor://anysphere.cursor-retrieval/oauth/user-plinth/callback'],
+        ['vscode://vscode.github-authentication/did-authenticate', 'http://127.0.0.1:33418/'],
+        ['http://localhost:6274/oauth/callback'],
+      ]) {
+        const response = await register({ client_name: 'Client', redirect_uris: uris })
+        const body = await response.json()
+        assert.equal(response.status, 201, `${uris.join(' ')}: ${JSON.stringify(body)}`)
+        assert.match(body.client_id, /^cli_/)
+        assert.equal(body.client_secret, undefined, 'a public client gets no secret')
+        assert.equal(body.application_type, uris[0].startsWith('https:') ? 'web' : 'native', uris.join(' '))
+      }
+      const confidential = await register({ client_name: 'Secret', redirect_uris: [LOOPBACK], token_endpoint_auth_method: 'client_secret_basic' })
+      assert.equal(confidential.status, 400)
+      assert.equal((await confidential.json()).error, 'invalid_client_metadata')
+    })
+
+    test('the code flow: sign in, allow, code for tokens that reach /mcp and /v1 as the person', async () => {
+      const { visitor } = await person()
+      const clientId = await newClient()
+      const { verifier, challenge } = pkce()
+      // A loopback redirect may use any port (RFC 8252): registered 43210, used 51234.
+      const otherPort = 'http://127.0.0.1:51234/callback'
+      const landed = await authorize(visitor, codeRequest(clientId, challenge, { redirect_uri: otherPort }))
+      assert.equal(landed.origin + landed.pathname, otherPort)
+      assert.equal(landed.searchParams.get('state'), 'st4te')
+      assert.equal(landed.searchParams.get('iss'), BASE_URL)
+      const response = await post('/oauth/token', {
+        grant_type: 'authorization_code',
+        code: landed.searchParams.get('code')!,
+        client_id: clientId,
+        redirect_uri: otherPort,
+        code_verifier: verifier,
+      })
+      const tokens = await response.json()
+      assert.equal(response.status, 200, JSON.stringify(tokens))
+      assert.equal(tokens.token_type, 'Bearer')
+      assert.equal(tokens.expires_in, 3600, 'an hour')
+      assert.equal(tokens.scope, 'mcp')
+      assert.ok(tokens.refresh_token)
+
+      const mcp = await mcpWith(tokens.access_token)
+      assert.equal(mcp.status, 200)
+      assert.ok((await mcp.json()).result.tools.length > 10)
+      const rest = await server.api('GET', '/v1/websites', { token: tokens.access_token })
+      assert.equal(rest.status, 200)
+      assert.deepEqual(rest.body.items, [])
+
+      // The code is single-use.
+      const again = await post('/oauth/token', {
+        grant_type: 'authorization_code',
+        code: landed.searchParams.get('code')!,
+        client_id: clientId,
+        redirect_uri: otherPort,
+        code_verifier: verifier,
+      })
+      assert.equal(again.status, 400)
+      assert.equal((await again.json()).error, 'invalid_grant')
+    })
+
+    test('a person who is not signed in is sent to sign in and back to the consent page', async () => {
+      const clientId = await newClient()
+      const visitor = new WebVisitor(server)
+      const start = await visitor.get(codeRequest(clientId, pkce().challenge))
+      const connect = start.headers.get('location')!
+      assert.match(connect, /^\/connect\/[\w-]+$/)
+      const signIn = await visitor.get(connect)
+      assert.equal(signIn.status, 303)
+      assert.equal(signIn.headers.get('location'), `/sign-in?next=${encodeURIComponent(connect)}`)
+      const address = email('later')
+      await server.server.services.users.create({ email: address, password: PASSWORD })
+      await visitor.get(signIn.headers.get('location')!)
+      const signedIn = await visitor.post('/sign-in', { email: address, password: PASSWORD, next: connect })
+      assert.equal(signedIn.headers.get('location'), connect)
+      const consent = await visitor.get(connect)
+      assert.equal(consent.status, 200)
+      assert.match(consent.text, /<h1>Connect Test Agent<\/h1>/)
+      assert.match(consent.text, /127\.0\.0\.1:43210/, 'the redirect host is named')
+      assert.match(consent.text, /value="deny" class="secondary">Deny<\/button>/)
+    })
+
+    test('deny sends the browser back with access_denied and connects nothing', async () => {
+      const { visitor } = await person()
+      const clientId = await newClient()
+      const landed = await authorize(visitor, codeRequest(clientId, pkce().challenge), 'deny')
+      assert.equal(landed.searchParams.get('error'), 'access_denied')
+      assert.equal(landed.searchParams.get('code'), null)
+      assert.doesNotMatch((await visitor.get('/dashboard')).text, /Test Agent/)
+    })
+
+    test('refused authorizations: wrong or missing resource, no PKCE, plain PKCE, unregistered redirect URI', async () => {
+      const { visitor } = await person()
+      const clientId = await newClient()
+      const { challenge } = pkce()
+      const back = async (extra: Record<string, string>, drop: string[] = []) => {
+        const params: Record<string, string> = Object.fromEntries(
+          Object.entries({
+            client_id: clientId,
+            response_type: 'code',
+            redirect_uri: LOOPBACK,
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+            resource: RESOURCE,
+            state: 's',
+            ...extra,
+          }).filter(([k]) => !drop.includes(k)),
+        )
+        const response = await visitor.get(authorizePath(params))
+        assert.equal(response.status, 303, response.text.slice(0, 200))
+        return new URL(response.headers.get('location')!, server.url)
+      }
+      assert.equal((await back({ resource: 'https://elsewhere.example/mcp' })).searchParams.get('error'), 'invalid_target')
+      assert.equal((await back({}, ['resource'])).searchParams.get('error'), 'invalid_target')
+      assert.equal((await back({}, ['code_challenge', 'code_challenge_method'])).searchParams.get('error'), 'invalid_request')
+      assert.equal(
+        (await back({ code_challenge: 'plain-challenge-of-forty-three-characters-x', code_challenge_method: 'plain' })).searchParams.get('error'),
+        'invalid_request',
+      )
+
+      const unregistered = await visitor.get(codeRequest(clientId, challenge, { redirect_uri: 'https://evil.example/callback' }))
+      assert.equal(unregistered.status, 400, 'never redirected to an unregistered address')
+      assert.equal(unregistered.headers.get('location'), null)
+      assert.match(unregistered.text, /redirect_uri/)
+    })
+
+    test('an expired code is refused', async () => {
+      const { visitor } = await person()
+      const clientId = await newClient()
+      const { verifier, challenge } = pkce()
+      const code = (await authorize(visitor, codeRequest(clientId, challenge))).searchParams.get('code')!
+      await server.server.db.kysely
+        .updateTable('oauth_models')
+        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('model', '=', 'AuthorizationCode')
+        .execute()
+      const tokens = await tokensFor(clientId, code, verifier)
+      assert.equal(tokens.status, 400)
+      assert.equal(tokens.body.error, 'invalid_grant')
+      const wrongVerifier = await tokensFor(clientId, code, pkce().verifier)
+      assert.equal(wrongVerifier.status, 400)
+    })
+
+    test('refresh tokens rotate; a reused one is refused and revokes the whole grant', async () => {
+      const { clientId, tokens } = await connectedApp()
+      const first = await post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId })
+      const rotated = await first.json()
+      assert.equal(first.status, 200, JSON.stringify(rotated))
+      assert.notEqual(rotated.refresh_token, tokens.refresh_token, 'a new refresh token')
+      assert.equal((await mcpWith(rotated.access_token)).status, 200)
+
+      const reused = await post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId })
+      assert.equal(reused.status, 400)
+      assert.equal((await reused.json()).error, 'invalid_grant')
+      assert.equal((await mcpWith(rotated.access_token)).status, 401, 'the family is revoked')
+      const next = await post('/oauth/token', { grant_type: 'refresh_token', refresh_token: rotated.refresh_token, client_id: clientId })
+      assert.equal(next.status, 400)
+    })
+
+    test('revocation (RFC 7009) ends an access token', async () => {
+      const { clientId, tokens } = await connectedApp()
+      const revoked = await post('/oauth/revoke', { token: tokens.access_token, client_id: clientId })
+      assert.equal(revoked.status, 200)
+      assert.equal((await mcpWith(tokens.access_token)).status, 401)
+    })
+
+    test('invalid, expired and wrong-audience tokens get the same 401 with WWW-Authenticate', async () => {
+      const { tokens } = await connectedApp()
+      const challenge = `Bearer resource_metadata="${BASE_URL}/.well-known/oauth-protected-resource/mcp", scope="mcp", error="invalid_token"`
+      const check = async (token: string, label: string) => {
+        const mcp = await mcpWith(token)
+        assert.equal(mcp.status, 401, label)
+        assert.ok(mcp.headers.get('www-authenticate')?.startsWith(challenge), `${label}: ${mcp.headers.get('www-authenticate')}`)
+        assert.equal((await server.api('GET', '/v1/websites', { token })).status, 401, label)
+      }
+      await check(randomBytes(32).toString('base64url'), 'unknown')
+
+      const models = server.server.db.kysely
+      const row = await models
+        .selectFrom('oauth_models')
+        .select(['id', 'payload'])
+        .where('model', '=', 'AccessToken')
+        .orderBy('expires_at', 'desc')
+        .executeTakeFirstOrThrow()
+      const payload = JSON.parse(row.payload)
+      await models
+        .updateTable('oauth_models')
+        .set({ payload: JSON.stringify({ ...payload, aud: 'https://elsewhere.example/mcp' }) })
+        .where('model', '=', 'AccessToken')
+        .where('id', '=', row.id)
+        .execute()
+      await check(tokens.access_token, 'wrong audience')
+      await models
+        .updateTable('oauth_models')
+        .set({ payload: row.payload, expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', row.id)
+        .execute()
+      await check(tokens.access_token, 'expired')
+    })
+
+    test('consent is remembered: the same app is let through without asking again', async () => {
+      const { visitor, clientId } = await connectedApp()
+      const { challenge } = pkce()
+      const start = await visitor.get(codeRequest(clientId, challenge))
+      const connect = await visitor.get(start.headers.get('location')!)
+      assert.equal(connect.status, 303, 'no consent page the second time')
+      const resumed = await visitor.get(local(connect.headers.get('location')!))
+      assert.ok(new URL(resumed.headers.get('location')!).searchParams.get('code'))
+    })
+
+    test('the dashboard lists a connected app and disconnects it: its tokens stop working', async () => {
+      const { visitor, clientId, tokens } = await connectedApp()
+      const dashboard = await visitor.get('/dashboard')
+      assert.match(dashboard.text, /<td>Test Agent<\/td>/)
+      assert.match(dashboard.text, /<td>127\.0\.0\.1:43210<\/td>/)
+      const disconnected = await visitor.post('/dashboard/apps/disconnect', { clientId })
+      assert.equal(disconnected.status, 303)
+      assert.doesNotMatch((await visitor.get('/dashboard')).text, /<td>Test Agent<\/td>/)
+      assert.equal((await mcpWith(tokens.access_token)).status, 401)
+      const refresh = await post('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId })
+      assert.equal(refresh.status, 400)
+    })
+
+    test('signing out everywhere and changing the password disconnect apps too', async () => {
+      const everywhere = await connectedApp()
+      await everywhere.visitor.get('/account')
+      await everywhere.visitor.post('/account/sign-out-everywhere', {})
+      assert.equal((await mcpWith(everywhere.tokens.access_token)).status, 401)
+
+      const password = await connectedApp()
+      await password.visitor.submit('/account', '/account/password', { currentPassword: PASSWORD, newPassword: 'another good password' })
+      assert.equal((await mcpWith(password.tokens.access_token)).status, 401)
+    })
+
+    test('a registration nobody connects expires; a connected one is kept', async () => {
+      const unused = await newClient()
+      const connected = (await connectedApp()).clientId
+      const clients = await server.server.db.kysely
+        .selectFrom('oauth_models')
+        .select(['id', 'expires_at'])
+        .where('model', '=', 'Client')
+        .where('id', 'in', [unused, connected])
+        .execute()
+      const expiry = Object.fromEntries(clients.map((c) => [c.id, c.expires_at]))
+      assert.ok(expiry[unused] && Date.parse(expiry[unused]) > Date.now() + 29 * 24 * 3600 * 1000, 'an unused registration has an end')
+      assert.equal(expiry[connected], null, 'a connected one is kept')
+
+      await server.server.db.kysely
+        .updateTable('oauth_models')
+        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('model', '=', 'Client')
+        .where('id', '=', unused)
+        .execute()
+      const { visitor } = await person()
+      const response = await visitor.get(codeRequest(unused, pkce().challenge))
+      assert.equal(response.status, 400)
+      assert.match(response.text, /invalid_client|client is invalid/)
+    })
+  })
+}
+
+describe('OAuth client ID metadata documents (an https client_id URL)', () => {
+  let server: TestServer
+  let documents: https.Server
+  let origin: string
+  let dir: string
+  const served = new Map<string, unknown>()
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'plinth-cimd-'))
+    // A certificate for localhost, trusted by Plinth's fetcher through PLINTH_FETCH_CA_FILE.
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    )
+    documents = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
+      const body = served.get(req.url ?? '')
+      res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(body ? JSON.stringify(body) : '{}')
+    })
+    await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve))
+    const { port } = documents.address() as AddressInfo
+    origin = `https://localhost:${port}`
+    server = await startTestServer('sqlite', { PLINTH_FETCH_CA_FILE: path.join(dir, 'cert.pem'), PLINTH_FETCH_ALLOW_HOSTS: `localhost:${port}` })
+  })
+  after(async () => {
+    await server?.close()
+    documents?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const document = (name: string, body: Record<string, unknown> = {}) => {
+    const clientId = `${origin}/${name}.json`
+    served.set(`/${name}.json`, {
+      client_id: clientId,
+      client_name: 'Metadata Agent',
+      redirect_uris: [LOOPBACK],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...body,
+    })
+    return clientId
+  }
+
+  test('a client known only by its metadata document URL connects without registering (and without asking a scope)', async () => {
+    const clientId = document('agent')
+    const visitor = new WebVisitor(server)
+    await visitor.signUp(email('cimd'), PASSWORD)
+    const { verifier, challenge } = pkce()
+    const params = {
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: LOOPBACK,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      resource: RESOURCE,
+    }
+    const start = await visitor.get(`/oauth/authorize?${new URLSearchParams(params)}`)
+    assert.equal(start.status, 303, start.text.slice(0, 300))
+    const connect = start.headers.get('location')!
+    const consent = await visitor.get(connect)
+    assert.match(consent.text, /<h1>Connect Metadata Agent<\/h1>/)
+    const allowed = await visitor.post(connect, { decision: 'allow' })
+    const resumed = await visitor.get(new URL(allowed.headers.get('location')!).pathname)
+    const code = new URL(resumed.headers.get('location')!).searchParams.get('code')!
+    const token = await fetch(`${server.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: LOOPBACK, code_verifier: verifier }),
+    })
+    const tokens = await token.json()
+    assert.equal(token.status, 200, JSON.stringify(tokens))
+    assert.equal((await server.api('GET', '/v1/websites', { token: tokens.access_token })).status, 200)
+  })
+
+  test('a document that names another client_id, or a URL the fetcher may not reach, is refused', async () => {
+    const visitor = new WebVisitor(server)
+    await visitor.signUp(email('cimd-bad'), PASSWORD)
+    const attempt = (clientId: string) =>
+      visitor.get(
+        `/oauth/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: LOOPBACK, code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: RESOURCE })}`,
+      )
+    const mismatched = document('mismatch', { client_id: `${origin}/someone-else.json` })
+    assert.equal((await attempt(mismatched)).status, 400)
+    // Not on the allow list: 127.0.0.1 is a loopback address, which client documents may not be fetched from.
+    const blocked = await attempt(`https://127.0.0.1:${new URL(origin).port}/agent.json`)
+    assert.equal(blocked.status, 400)
+    assert.match(blocked.text, /invalid_client|client/i)
+  })
+})

@@ -14,7 +14,7 @@ export const resourceMetadataUrl = (config: Config, surface: Surface): string =>
   `${config.baseUrl}/.well-known/oauth-protected-resource${surface === 'mcp' ? '/mcp' : ''}`
 
 const REASONS = {
-  missing: 'Send a personal access token as "Authorization: Bearer plinth_...".',
+  missing: 'Send a personal access token as "Authorization: Bearer plinth_...", or an OAuth access token (see WWW-Authenticate).',
   invalid: 'The access token is not valid.',
   expired: 'The access token has expired; mint a new one.',
   revoked: 'The access token was revoked; mint a new one.',

@@ -9,8 +9,24 @@ export class OAuthRepository {
     return this.db.selectFrom('oauth_connections').selectAll().where('user_id', '=', userId).where('client_id', '=', clientId).executeTakeFirst()
   }
 
+  /** The apps a person has connected whose grant is still live (a refresh token reused, or a grant run out, ends one). */
   listConnections(userId: string): Promise<OAuthConnectionRow[]> {
-    return this.db.selectFrom('oauth_connections').selectAll().where('user_id', '=', userId).orderBy('first_used_at', 'desc').execute()
+    const now = new Date().toISOString()
+    return this.db
+      .selectFrom('oauth_connections')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('oauth_models')
+            .select('id')
+            .where('model', '=', 'Grant')
+            .whereRef('oauth_models.id', '=', 'oauth_connections.grant_id')
+            .where((inner) => inner.or([inner('expires_at', 'is', null), inner('expires_at', '>', now)])),
+        ),
+      )
+      .orderBy('first_used_at', 'desc')
+      .execute()
   }
 
   /** Records a connection; its client's registration is kept from now on (unused ones expire). */

@@ -11,7 +11,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import Provider, { type Configuration, errors, interactionPolicy, type JWK, type KoaContextWithOIDC } from 'oidc-provider'
+import type { Configuration, JWK, KoaContextWithOIDC, default as Provider } from 'oidc-provider'
 import type { Kysely } from 'kysely'
 import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
@@ -24,6 +24,7 @@ import { safeFetch } from '../net/safe-fetch.ts'
 import type { OAuthTokens } from '../auth/tokens.service.ts'
 import type { UsersService } from '../users/users.service.ts'
 import { oauthAdapter } from './oauth.adapter.ts'
+import { loadOidcProvider } from './oidc-provider.ts'
 import type { OAuthRepository } from './oauth.repository.ts'
 
 /** Access tokens live an hour; refresh tokens a month, renewed (rotated) at each use. */
@@ -35,8 +36,11 @@ const AUTHORIZATION_CODE_TTL_SECONDS = 60
 const INTERACTION_TTL_SECONDS = 30 * 60
 /** The only scope of the resource: what a personal access token carries too. */
 const SCOPE = 'mcp'
-/** OpenID scopes a client may ask for besides: sign-in only, and refresh tokens. */
-const OIDC_SCOPES = ['openid', 'offline_access']
+/**
+ * Scopes a client may register and ask for: `mcp` (also the resource's scope, what the token
+ * carries), and OpenID's sign-in and refresh scopes.
+ */
+const OIDC_SCOPES = ['openid', 'offline_access', SCOPE]
 /** Paths the authorization server answers itself (raw Node requests, before Fastify). */
 export const OAUTH_PREFIX = '/oauth/'
 const AUTHORIZE = '/oauth/authorize'
@@ -69,6 +73,7 @@ export interface OAuthServiceOptions {
 export class OAuthService implements OAuthTokens {
   readonly resource: string
   private provider!: Provider
+  private library!: Awaited<ReturnType<typeof loadOidcProvider>>
   private readonly options: OAuthServiceOptions
   private readonly touched = new Map<string, number>()
 
@@ -85,7 +90,9 @@ export class OAuthService implements OAuthTokens {
         JSON.stringify(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' })),
       ),
     ])
-    service.provider = new Provider(options.config.baseUrl, service.configuration(cookieKey.toString('base64url'), JSON.parse(jwk) as JWK))
+    const library = await loadOidcProvider()
+    service.library = library
+    service.provider = new library.default(options.config.baseUrl, service.configuration(cookieKey.toString('base64url'), JSON.parse(jwk) as JWK))
     service.provider.on('server_error', (_ctx, error) => options.log.error({ err: error }, 'OAuth server error'))
     inferApplicationType(service.provider)
     return service
@@ -199,6 +206,7 @@ export class OAuthService implements OAuthTokens {
     try {
       return await this.provider.interactionDetails(req, res)
     } catch (error) {
+      const { errors } = this.library
       if (error instanceof errors.SessionNotFound || error instanceof errors.InvalidRequest) {
         throw new AppError('NOT_FOUND', 'This sign-in request has expired or was already used. Start connecting again from the app.')
       }
@@ -209,6 +217,7 @@ export class OAuthService implements OAuthTokens {
   private configuration(cookieKey: string, jwk: JWK): Configuration {
     const { config } = this.options
     const resource = this.resource
+    const { errors, interactionPolicy } = this.library
     const policy = interactionPolicy.base()
     // Every authorization goes through Plinth's own sign-in and consent page, which checks the
     // web site's session; oidc-provider's own session never signs anyone in by itself.

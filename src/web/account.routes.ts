@@ -4,8 +4,11 @@ import type { OpenedSession } from '../auth/accounts.service.ts'
 import { AppError } from '../core/errors.ts'
 import { MIN_PASSWORD_LENGTH } from '../users/users.service.ts'
 import { field, requireAccount } from './forms.ts'
-import { safeReturnPath, sendPage } from './pages.ts'
+import { REDIRECTING_FORM_CSP, safeReturnPath, sendPage } from './pages.ts'
 import { clientInfo, cookieOptions, pageContext, type WebContext } from './web-context.ts'
+
+/** Signing in may continue into an OAuth authorization that ends at the app's own address. */
+const SIGN_IN_PAGE = { headers: { 'Content-Security-Policy': REDIRECTING_FORM_CSP } }
 
 const NOTICES: Record<string, string> = {
   password: 'Your password was changed. Every other session of your account has ended.',
@@ -26,7 +29,7 @@ export function accountRoutes(web: WebContext) {
     app.get<{ Querystring: { next?: string } }>('/sign-in', { schema: { hide: true } }, async (request, reply) => {
       const next = safeReturnPath(request.query.next)
       if (request.account) return reply.redirect(next ?? '/dashboard', 303)
-      return sendPage(reply, pageContext(web, request, reply), 'sign-in', { title: 'Sign in · Plinth', next })
+      return sendPage(reply, pageContext(web, request, reply), 'sign-in', { title: 'Sign in · Plinth', next }, SIGN_IN_PAGE)
     })
 
     app.post('/sign-in', protect, async (request, reply) => {
@@ -37,7 +40,7 @@ export function accountRoutes(web: WebContext) {
         return startSession(reply, session, next)
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'SIGN_IN_FAILED') throw error
-        return sendPage(reply, pageContext(web, request, reply), 'sign-in', { title: 'Sign in · Plinth', next, email, error }, { status: 401 })
+        return sendPage(reply, pageContext(web, request, reply), 'sign-in', { title: 'Sign in · Plinth', next, email, error }, { ...SIGN_IN_PAGE, status: 401 })
       }
     })
 
@@ -45,7 +48,13 @@ export function accountRoutes(web: WebContext) {
       const next = safeReturnPath(request.query.next)
       if (request.account) return reply.redirect(next ?? '/dashboard', 303)
       const status = accounts.signup === 'open' ? 200 : 403
-      return sendPage(reply, pageContext(web, request, reply), 'sign-up', { title: 'Sign up · Plinth', next, minPassword: MIN_PASSWORD_LENGTH }, { status })
+      return sendPage(
+        reply,
+        pageContext(web, request, reply),
+        'sign-up',
+        { title: 'Sign up · Plinth', next, minPassword: MIN_PASSWORD_LENGTH },
+        { ...SIGN_IN_PAGE, status },
+      )
     })
 
     app.post('/sign-up', protect, async (request, reply) => {
@@ -56,7 +65,7 @@ export function accountRoutes(web: WebContext) {
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'VALIDATION_FAILED') throw error
         const data = { title: 'Sign up · Plinth', next, email: input.email, name: input.name, fields: error.fields ?? {}, minPassword: MIN_PASSWORD_LENGTH }
-        return sendPage(reply, pageContext(web, request, reply), 'sign-up', data, { status: 422 })
+        return sendPage(reply, pageContext(web, request, reply), 'sign-up', data, { ...SIGN_IN_PAGE, status: 422 })
       }
     })
 

@@ -6,14 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { field, requireAccount } from './forms.ts'
-import { sendPage, WEB_CONTENT_SECURITY_POLICY } from './pages.ts'
+import { REDIRECTING_FORM_CSP, sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
-
-/**
- * The consent form's answer is a redirect to the app's own address (any host, or an app scheme
- * such as `cursor://`): a `form-action 'self'` policy would make the browser refuse it.
- */
-const CONSENT_CSP = WEB_CONTENT_SECURITY_POLICY.replace("form-action 'self'; ", '')
 
 type ConnectRequest = FastifyRequest<{ Params: { uid: string } }>
 
@@ -26,7 +20,7 @@ export function connectRoutes(web: WebContext, oauth: OAuthService) {
       // Allowed before: no question asked again.
       if (consent.rememberedGrantId) return reply.redirect(await oauth.decide(request.raw, reply.raw, account.userId, true), 303)
       const data = { title: `Connect ${consent.clientName} · Plinth`, consent, resource: oauth.resource }
-      return sendPage(reply, pageContext(web, request, reply), 'connect', data, { headers: { 'Content-Security-Policy': CONSENT_CSP } })
+      return sendPage(reply, pageContext(web, request, reply), 'connect', data, { headers: { 'Content-Security-Policy': REDIRECTING_FORM_CSP } })
     })
 
     app.post<{ Params: { uid: string } }>(

@@ -25,6 +25,13 @@ export const WEB_CONTENT_SECURITY_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
+/**
+ * For pages whose form ends in a redirect to another site: sign-in and sign-up (which may go on
+ * into an OAuth authorization, back to the app's address) and the OAuth consent page. Browsers
+ * apply `form-action` to every redirect after a form is sent, so it is left out there.
+ */
+export const REDIRECTING_FORM_CSP = WEB_CONTENT_SECURITY_POLICY.replace("form-action 'self'; ", '')
+
 const PAGE_HEADERS = {
   'Content-Security-Policy': WEB_CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options': 'nosniff',

@@ -3,7 +3,8 @@
  * `chromium` package): never a downloaded browser. Suites skip with this message when it is absent.
  */
 import { existsSync } from 'node:fs'
-import { type Browser, chromium } from 'playwright-core'
+import axe from 'axe-core'
+import { type Browser, chromium, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.PLINTH_CHROMIUM ?? '/usr/bin/chromium'
 
@@ -29,4 +30,29 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
       ...extraArgs,
     ],
   })
+}
+
+/**
+ * The serious and critical axe-core violations of the page as it is now, one line each (rule,
+ * help, where). axe is evaluated through the DevTools protocol, which the page's CSP does not
+ * govern, so the page keeps its real CSP.
+ */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source)
+  const violations = await page.evaluate(() =>
+    (window as unknown as { axe: typeof axe }).axe
+      .run(document, { resultTypes: ['violations'] })
+      .then((r) =>
+        r.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact ?? null,
+          help: v.help,
+          helpUrl: v.helpUrl,
+          targets: v.nodes.map((n) => JSON.stringify(n.target)),
+        })),
+      ),
+  )
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.helpUrl}) at ${v.targets.join(', ')}`)
 }

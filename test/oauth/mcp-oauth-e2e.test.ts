@@ -39,7 +39,7 @@ import { StreamableHTTPClientTransport as Sdk1Transport } from '@modelcontextpro
 import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { Browser, ConsoleMessage, Page, Response as PageResponse } from 'playwright-core'
-import { browserSkip, launchChromium } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 
 const PASSWORD = 'correct horse battery'
@@ -106,6 +106,9 @@ interface BrowserAuthorization {
  * loopback redirect URI.
  */
 class Person {
+  /** Serious or critical axe-core violations found on the consent pages shown. */
+  readonly consentViolations: string[] = []
+
   constructor(
     readonly page: Page,
     readonly email: string,
@@ -147,6 +150,7 @@ class Person {
           await leave((url) => url.pathname !== '/sign-in', 'after "Sign in"')
         } else if (here.pathname.startsWith('/connect/')) {
           shown.push('consent')
+          this.consentViolations.push(...(await seriousAxeViolations(this.page)))
           await this.page.getByRole('button', { name: 'Allow' }).click()
           await leave((url) => !url.pathname.startsWith('/connect/'), 'after "Allow"')
         } else {
@@ -370,6 +374,7 @@ describe('MCP clients connect to Plinth by OAuth', () => {
         assert.equal(provider.authorizations.length, 1)
         const authorization = provider.lastAuthorization
         assert.deepEqual(authorization.shown, ['sign-in', 'consent'], 'signed out: sign-in, then the consent page')
+        assert.deepEqual(person.consentViolations, [], 'the consent page passes axe-core')
         assert.equal(authorization.params.get('iss'), base, 'RFC 9207 iss on the redirect')
 
         const registration = provider.registration

@@ -12,9 +12,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import axe from 'axe-core'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { browserSkip, launchChromium } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 const DESKTOP = { width: 1280, height: 800 }
@@ -39,14 +38,6 @@ const keepShots = process.env.PLINTH_SCREENSHOTS === '1'
  */
 const launchMapped = (port: string): Promise<Browser> =>
   launchChromium([`--host-resolver-rules=MAP api.plinth.test:8080 127.0.0.1:${port}, MAP *.plinth.test:8080 127.0.0.1:${port}`])
-
-interface AxeViolation {
-  id: string
-  impact: string | null
-  help: string
-  helpUrl: string
-  nodes: Array<{ target: unknown[] }>
-}
 
 describe('the web site in Chromium', { skip: browserSkip }, () => {
   let server: TestServer
@@ -96,25 +87,7 @@ describe('the web site in Chromium', { skip: browserSkip }, () => {
    */
   async function checkPage(name: string): Promise<void> {
     checked.push(name)
-    // Evaluated through the DevTools protocol, which the page's CSP does not govern; the CSP stays on.
-    await page.evaluate(axe.source)
-    const violations: AxeViolation[] = await page.evaluate(() =>
-      (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }).then((r) =>
-        r.violations.map((v) => ({
-          id: v.id,
-          impact: v.impact ?? null,
-          help: v.help,
-          helpUrl: v.helpUrl,
-          nodes: v.nodes.map((n) => ({ target: n.target })),
-        })),
-      ),
-    )
-    const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    assert.deepEqual(
-      bad.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.helpUrl}) at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`),
-      [],
-      `${name} (${page.url()}): axe-core violations`,
-    )
+    assert.deepEqual(await seriousAxeViolations(page), [], `${name} (${page.url()}): axe-core violations`)
 
     await page.setViewportSize(PHONE)
     try {

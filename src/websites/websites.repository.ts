@@ -222,7 +222,8 @@ export class WebsitesRepository {
       .innerJoin('users', 'users.id', 'website_members.user_id')
       .select(['users.id as user_id', 'users.email', 'users.name', 'website_members.role', 'website_members.created_at as added_at', sql.lit(1).as('rank')])
       .where('website_members.website_id', '=', websiteId)
-    return owner.unionAll(editors).orderBy('rank').orderBy('added_at').orderBy('user_id').execute()
+    // Editors added in the same millisecond are listed by email, so the order never depends on random ids.
+    return owner.unionAll(editors).orderBy('rank').orderBy('added_at').orderBy('email').execute()
   }
 
   /** Whether an editor was removed (false when the user was no member). */

@@ -40,17 +40,15 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
 export async function seriousAxeViolations(page: Page): Promise<string[]> {
   await page.evaluate(axe.source)
   const violations = await page.evaluate(() =>
-    (window as unknown as { axe: typeof axe }).axe
-      .run(document, { resultTypes: ['violations'] })
-      .then((r) =>
-        r.violations.map((v) => ({
-          id: v.id,
-          impact: v.impact ?? null,
-          help: v.help,
-          helpUrl: v.helpUrl,
-          targets: v.nodes.map((n) => JSON.stringify(n.target)),
-        })),
-      ),
+    (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }).then((r) =>
+      r.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact ?? null,
+        help: v.help,
+        helpUrl: v.helpUrl,
+        targets: v.nodes.map((n) => JSON.stringify(n.target)),
+      })),
+    ),
   )
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -131,7 +131,7 @@ export class AccountsService {
 
   /** Sets a new password after checking the current one; every other session of the account ends, and its apps are disconnected. */
   async changePassword(account: Account, current: string, next: string): Promise<void> {
-    const user = await this.users.findByEmail(account.email)
+    const user = await this.users.findById(account.userId)
     if (!user || !(await verifyPassword(current, user.password_hash))) {
       throw new AppError('VALIDATION_FAILED', 'The current password is not right.', { fields: { currentPassword: 'is not right' } })
     }
@@ -142,11 +142,12 @@ export class AccountsService {
 
   private async open(user: { id: string; email: string; name: string | null }, client: ClientInfo): Promise<OpenedSession> {
     const secret = randomBase62(SECRET_LENGTH)
+    const id = sessionId(secret)
     const now = Date.now()
     const expiresAt = new Date(now + SESSION_IDLE_MS)
     const at = new Date(now).toISOString()
     await this.sessions.insert({
-      id: sessionId(secret),
+      id,
       user_id: user.id,
       created_at: at,
       last_seen_at: at,
@@ -154,7 +155,7 @@ export class AccountsService {
       user_agent: client.userAgent?.slice(0, 300) ?? null,
     })
     await this.sessions.deleteExpired(at)
-    return { secret, account: { userId: user.id, email: user.email, name: user.name, sessionId: sessionId(secret) }, expiresAt }
+    return { secret, account: { userId: user.id, email: user.email, name: user.name, sessionId: id }, expiresAt }
   }
 
   /** RATE_LIMITED with the seconds to wait when any subject has too many recent failures. */

@@ -35,6 +35,12 @@ export interface OAuthTokens {
 /** oidc-provider's opaque tokens: base64url, 43 characters and more. */
 const OAUTH_TOKEN_SHAPE = /^[A-Za-z0-9_-]{32,256}$/
 
+/** Whether a token still opens anything, as listings show it. */
+export function tokenState(token: Pick<TokenRow, 'revoked_at' | 'expires_at'>, now = Date.now()): 'active' | 'revoked' | 'expired' {
+  if (token.revoked_at) return 'revoked'
+  return token.expires_at && Date.parse(token.expires_at) <= now ? 'expired' : 'active'
+}
+
 export const tokenReaches = (access: TokenAccess, surface: Surface): boolean => access === 'both' || access === surface
 
 export class TokensService {

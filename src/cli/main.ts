@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util'
 import { type Composition, compose, type Services } from '../compose.ts'
 import { ConfigError, loadConfig } from '../config.ts'
+import { tokenState } from '../auth/tokens.service.ts'
 import { describeSweep } from '../blobs/blob-sweep.ts'
 import { AppError } from '../core/errors.ts'
 import { createLogger } from '../log.ts'
@@ -61,13 +62,12 @@ const COMMANDS: Record<string, Handler> = {
     const user = await services.users.requireByEmail(required(values.email, 'email'))
     const tokens = await services.tokens.list(user.id)
     for (const t of tokens) {
-      const state = t.revoked_at ? 'revoked' : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active'
       out(
         [
           t.id,
           `${t.token_hint}...`,
           t.access,
-          state,
+          tokenState(t),
           `created ${t.created_at}`,
           `last used ${t.last_used_at ?? 'never'}`,
           `expires ${t.expires_at ?? 'never'}`,

@@ -67,7 +67,8 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['BAD_REQUEST', 'The Content-Length header does not match the body.'],
 }
 
-function toAppError(error: FastifyError): AppError | null {
+/** The AppError a failure is, when it is one the client caused (AppError, schema, body parsing, any 4xx); null for a fault of ours. */
+export function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error
   if (error.validation) return validationError(error.validation as AjvIssue[])
   const known = error.code ? FASTIFY_CODES[error.code] : undefined
@@ -78,6 +79,9 @@ function toAppError(error: FastifyError): AppError | null {
   if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) return new AppError('BAD_REQUEST', error.message)
   return null
 }
+
+/** What a fault of ours is answered with; the fault itself is logged, never shown. */
+export const internalError = (): AppError => new AppError('INTERNAL', 'Something went wrong on our side. The error was logged; retry later.')
 
 function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   if (error.headers) reply.headers(error.headers)
@@ -94,7 +98,7 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
     sendError(reply, new AppError('NOT_FOUND', 'No resource has this address: a path parameter is malformed or too long.'))
     return
   }
-  sendError(reply, toAppError(error) ?? new AppError('INTERNAL', 'Something went wrong on our side. The error was logged; retry later.'))
+  sendError(reply, toAppError(error) ?? internalError())
 }
 
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -109,7 +113,7 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
     const appError = toAppError(error)
     if (appError) return sendError(reply, appError)
     request.log.error({ err: error }, 'unhandled error')
-    return sendError(reply, new AppError('INTERNAL', 'Something went wrong on our side. The error was logged; retry later.'))
+    return sendError(reply, internalError())
   })
 
   app.setNotFoundHandler(

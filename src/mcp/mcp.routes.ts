@@ -6,7 +6,6 @@
  */
 import { isUtf8 } from 'node:buffer'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import Negotiator from 'negotiator'
 import { authenticate, principalOf } from '../auth/auth.http.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
@@ -14,7 +13,8 @@ import { quoted } from '../publishing/bundle-paths.ts'
 import { schemaRegistry } from './json-schema.ts'
 import { createMcpEndpoint, jsonRpcError, TRANSPORT_ERROR } from './mcp.endpoint.ts'
 import { createMcpServerFactory } from './mcp.server.ts'
-import { checkOrigin } from './origins.ts'
+import { preferredMediaType } from '../http/negotiation.ts'
+import { checkOrigin } from '../http/origins.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
 import { siteUrlPattern } from '../core/site-address.ts'
 
@@ -50,7 +50,10 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
     app.addHook('onClose', () => endpoint.close())
 
     const requireToken = authenticate(config, tokens, 'mcp')
-    app.addHook('onRequest', checkOrigin(config))
+    app.addHook(
+      'onRequest',
+      checkOrigin(config, { refusal: "Requests from web pages are accepted only from Plinth's own origin. MCP clients send no Origin header." }),
+    )
 
     // The SDK checks the media type itself (415 as a JSON-RPC error); this scope only reads bytes.
     app.removeAllContentTypeParsers()
@@ -105,8 +108,7 @@ function longUnknownToolCall(body: unknown, tools: AnyMcpTool[]): Response | und
 
 /** A browser navigating to /mcp prefers text/html; an MCP client asks for text/event-stream or JSON. */
 function prefersPage(accept: string | undefined): boolean {
-  if (!accept) return false
-  return new Negotiator({ headers: { accept } }).mediaType(['text/event-stream', 'application/json', 'text/html']) === 'text/html'
+  return preferredMediaType(accept, ['text/event-stream', 'application/json', 'text/html']) === 'text/html'
 }
 
 function isJsonRequest(request: FastifyRequest): boolean {

@@ -13,6 +13,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Configuration, JWK, KoaContextWithOIDC, default as Provider } from 'oidc-provider'
 import type { Kysely } from 'kysely'
+import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
 import { escapeHtml } from '../core/html.ts'
@@ -55,8 +56,6 @@ export interface ConsentRequest {
   clientId: string
   clientName: string
   redirectHost: string
-  /** Set when the person already allowed this client: the page is skipped. */
-  rememberedGrantId: string | null
 }
 
 export interface OAuthServiceOptions {
@@ -75,7 +74,9 @@ export class OAuthService implements OAuthTokens {
   private provider!: Provider
   private library!: Awaited<ReturnType<typeof loadOidcProvider>>
   private readonly options: OAuthServiceOptions
-  private readonly touched = new Map<string, number>()
+  /** When each grant's connection was last marked used, so a busy token writes once a minute. */
+  private readonly touched = new LRUCache<string, number>({ max: 10_000 })
+  private handler!: ReturnType<Provider['callback']>
 
   private constructor(options: OAuthServiceOptions) {
     this.options = options
@@ -93,6 +94,7 @@ export class OAuthService implements OAuthTokens {
     const library = await loadOidcProvider()
     service.library = library
     service.provider = new library.default(options.config.baseUrl, service.configuration(cookieKey.toString('base64url'), JSON.parse(jwk) as JWK))
+    service.handler = service.provider.callback()
     service.provider.on('server_error', (_ctx, error) => options.log.error({ err: error }, 'OAuth server error'))
     inferApplicationType(service.provider)
     return service
@@ -113,7 +115,7 @@ export class OAuthService implements OAuthTokens {
       url.searchParams.set('scope', SCOPE)
       req.url = url.pathname + url.search
     }
-    void this.provider.callback()(req, res)
+    void this.handler(req, res)
   }
 
   /**
@@ -135,38 +137,53 @@ export class OAuthService implements OAuthTokens {
     return { userId: user.id, email: user.email, name: user.name, grantId: found.grantId }
   }
 
-  /** What the consent page of an interaction shows; NOT_FOUND when it expired or is unknown. */
-  async consentRequest(req: IncomingMessage, res: ServerResponse, userId: string): Promise<ConsentRequest> {
+  /**
+   * The consent step of an interaction for a signed-in person: where the browser goes next when
+   * the person allowed this app before (nothing is asked again), else what the consent page
+   * shows. NOT_FOUND when the interaction expired or is unknown.
+   */
+  async consent(req: IncomingMessage, res: ServerResponse, userId: string): Promise<{ redirectTo: string } | { page: ConsentRequest }> {
+    const interaction = await this.interaction(req, res, userId)
+    if (interaction.rememberedGrant) return { redirectTo: await this.allow(req, res, userId, interaction) }
+    return { page: interaction.page }
+  }
+
+  /**
+   * Ends an interaction with the person's answer and returns where the browser goes next (the
+   * authorization endpoint, which then sends it back to the client).
+   */
+  async decide(req: IncomingMessage, res: ServerResponse, userId: string, allow: boolean): Promise<string> {
+    const interaction = await this.interaction(req, res, userId)
+    if (!allow) {
+      return this.provider.interactionResult(req, res, { error: 'access_denied', error_description: 'The person did not allow access.' })
+    }
+    return this.allow(req, res, userId, interaction)
+  }
+
+  /** What an interaction asks, read once: its parameters, its app, and the person's earlier consent to that app. */
+  private async interaction(req: IncomingMessage, res: ServerResponse, userId: string) {
     const details = await this.details(req, res)
     const clientId = String(details.params.client_id)
     const client = await this.provider.Client.find(clientId)
     if (!client) throw new AppError('NOT_FOUND', 'This app is not registered any more. Start connecting again from the app.')
     const redirectUri = String(details.params.redirect_uri ?? client.redirectUris?.[0] ?? '')
-    const remembered = await this.options.repo.findConnection(userId, clientId)
-    const grant = remembered ? await this.provider.Grant.find(remembered.grant_id) : undefined
-    return {
-      uid: details.uid,
-      clientId,
-      clientName: client.clientName ?? clientId,
-      redirectHost: redirectHost(redirectUri),
-      rememberedGrantId: grant && grant.getResourceScopeFiltered(this.resource, [SCOPE]).length > 0 ? grant.jti : null,
-    }
+    const connection = await this.options.repo.findConnection(userId, clientId)
+    const grant = connection ? await this.provider.Grant.find(connection.grant_id) : undefined
+    const rememberedGrant = grant && grant.getResourceScopeFiltered(this.resource, [SCOPE]).length > 0 ? grant : undefined
+    const page: ConsentRequest = { uid: details.uid, clientId, clientName: client.clientName ?? clientId, redirectHost: redirectHost(redirectUri) }
+    return { details, page, rememberedGrant }
   }
 
-  /**
-   * Ends an interaction with the person's answer and returns where the browser goes next (the
-   * authorization endpoint, which then sends it back to the client). Allowing records the grant
-   * (or reuses the remembered one) and the connection the dashboard lists.
-   */
-  async decide(req: IncomingMessage, res: ServerResponse, userId: string, allow: boolean): Promise<string> {
-    const details = await this.details(req, res)
-    const request = await this.consentRequest(req, res, userId)
-    if (!allow) {
-      return this.provider.interactionResult(req, res, { error: 'access_denied', error_description: 'The person did not allow access.' })
-    }
-    // One grant per person and app: the remembered one, widened to what this request asks.
-    const remembered = request.rememberedGrantId ? await this.provider.Grant.find(request.rememberedGrantId) : undefined
-    const grant = remembered ?? new this.provider.Grant({ accountId: userId, clientId: request.clientId })
+  /** Records the grant (the remembered one, widened to what this request asks) and the connection the dashboard lists. */
+  private async allow(
+    req: IncomingMessage,
+    res: ServerResponse,
+    userId: string,
+    interaction: Awaited<ReturnType<OAuthService['interaction']>>,
+  ): Promise<string> {
+    const { details, page } = interaction
+    // One grant per person and app.
+    const grant = interaction.rememberedGrant ?? new this.provider.Grant({ accountId: userId, clientId: page.clientId })
     const oidcScopes = String(details.params.scope ?? '')
       .split(' ')
       .filter((scope) => OIDC_SCOPES.includes(scope))
@@ -175,14 +192,14 @@ export class OAuthService implements OAuthTokens {
     grant.addResourceScope(this.resource, SCOPE)
     const grantId = await grant.save()
     const at = nowIso()
-    const existing = await this.options.repo.findConnection(userId, request.clientId)
+    // An upsert: a connection made before keeps its first use.
     await this.options.repo.saveConnection({
       user_id: userId,
-      client_id: request.clientId,
+      client_id: page.clientId,
       grant_id: grantId,
-      client_name: request.clientName,
-      redirect_host: request.redirectHost,
-      first_used_at: existing?.first_used_at ?? at,
+      client_name: page.clientName,
+      redirect_host: page.redirectHost,
+      first_used_at: at,
       last_used_at: at,
     })
     return this.provider.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false })

@@ -16,9 +16,10 @@ export function connectRoutes(web: WebContext, oauth: OAuthService) {
     app.get<{ Params: { uid: string } }>('/connect/:uid', { schema: { hide: true } }, async (request: ConnectRequest, reply) => {
       const account = requireAccount(request, reply)
       if (!account) return reply
-      const consent = await oauth.consentRequest(request.raw, reply.raw, account.userId)
+      const step = await oauth.consent(request.raw, reply.raw, account.userId)
       // Allowed before: no question asked again.
-      if (consent.rememberedGrantId) return reply.redirect(await oauth.decide(request.raw, reply.raw, account.userId, true), 303)
+      if ('redirectTo' in step) return reply.redirect(step.redirectTo, 303)
+      const consent = step.page
       const data = { title: `Connect ${consent.clientName} · Plinth`, consent, resource: oauth.resource }
       return sendPage(reply, pageContext(web, request, reply), 'connect', data, { headers: { 'Content-Security-Policy': REDIRECTING_FORM_CSP } })
     })

@@ -55,12 +55,14 @@ type SiteParams = { Params: { websiteId: string }; Querystring: { done?: string 
 
 export function dashboardRoutes(web: WebContext, services: DashboardServices) {
   const { websites, collections, entries } = services
+  /** A site's own fields, for the pages that show them next to its history or content (which they read themselves). */
+  const siteOf = (principal: Principal, websiteId: string) => websites.getWithVersionPage(principal, websiteId, { limit: 1 })
 
   const sitePage = async (request: FastifyRequest<SiteParams>, reply: FastifyReply, account: Account, extra: Record<string, unknown> = {}, status = 200) => {
     const principal = principalOf(account)
     const websiteId = request.params.websiteId
     const [site, history, members, collectionList] = await Promise.all([
-      websites.get(principal, websiteId),
+      siteOf(principal, websiteId),
       websites.history(principal, websiteId),
       websites.members(principal, websiteId),
       collections.list(principal, websiteId),
@@ -83,17 +85,10 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
     app.get<{ Querystring: { done?: string } }>('/dashboard', { schema: { hide: true } }, async (request, reply) => {
       const account = requireAccount(request, reply)
       if (!account) return reply
-      const principal = principalOf(account)
-      const list = await websites.list(principal)
-      // The live version's number, for each site (one small read each; an account has few sites).
-      const live = await Promise.all(
-        list.items.map(async (s) => (s.currentVersionId ? (await websites.getWithVersionPage(principal, s.id, { limit: 1 })).currentVersion?.version : null)),
-      )
-      const sites = list.items.map((s, i) => ({ ...s, liveVersion: live[i] ?? null }))
-      const apps = await services.oauth.connections(account.userId)
+      const [list, apps] = await Promise.all([websites.listWithLiveVersions(principalOf(account)), services.oauth.connections(account.userId)])
       const data = {
         title: 'Dashboard · Plinth',
-        sites,
+        sites: list.items,
         apps,
         limits: list.websiteLimits,
         notice: request.query.done ? NOTICES[request.query.done] : undefined,
@@ -139,7 +134,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       const account = requireAccount(request, reply)
       if (!account) return reply
       const principal = principalOf(account)
-      const site = await websites.get(principal, request.params.websiteId)
+      const site = await siteOf(principal, request.params.websiteId)
       if (site.role !== 'owner') throw new AppError('OWNER_ONLY', "Only the site's owner can delete it.")
       if (field(request, 'confirmSlug') !== site.slug) {
         return sitePage(request, reply, account, { deleteError: { message: `Type the site's address, ${site.slug}, to delete it.` } }, 422)
@@ -157,7 +152,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
         const principal = principalOf(account)
         const { websiteId, collection } = request.params
         const [site, loaded, list] = await Promise.all([
-          websites.get(principal, websiteId),
+          siteOf(principal, websiteId),
           collections.get(principal, websiteId, collection),
           entries.list(principal, websiteId, collection, { cursor: request.query.cursor, limit: 50 }),
         ])

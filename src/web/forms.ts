@@ -4,7 +4,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
-import { AppError } from '../core/errors.ts'
+import { internalError, toAppError } from '../http/errors.http.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
@@ -44,34 +44,25 @@ const TITLES: Record<number, string> = {
 }
 
 /** Every failure on a page of the web site, as a page: its status, a title, the message, and Retry-After when there is one. */
-export async function sendErrorPage(web: WebContext, request: FastifyRequest, reply: FastifyReply, error: FastifyError | AppError): Promise<FastifyReply> {
+export async function sendErrorPage(web: WebContext, request: FastifyRequest, reply: FastifyReply, error: FastifyError): Promise<FastifyReply> {
+  const page = errorPage(request, error)
+  return sendPage(reply, pageContext(web, request, reply), 'message', page.data, { status: page.status, headers: page.headers })
+}
+
+/** The error model of the API (http/errors.http.ts), told as a page; a refused CSRF token gets words of its own. */
+function errorPage(request: FastifyRequest, error: FastifyError) {
   if (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET') {
-    return sendPage(
-      reply,
-      pageContext(web, request, reply),
-      'message',
-      {
-        title: 'This form has expired',
-        lines: ['The form was sent from another site, or was open for too long. Go back, reload the page and send it again.'],
-        link: { href: '/', text: 'Home' },
-      },
-      { status: 403 },
-    )
+    const data = {
+      title: 'This form has expired',
+      lines: ['The form was sent from another site, or was open for too long. Go back, reload the page and send it again.'],
+      link: { href: '/', text: 'Home' },
+    }
+    return { status: 403, data, headers: undefined }
   }
-  if (error instanceof AppError) {
-    return sendPage(
-      reply,
-      pageContext(web, request, reply),
-      'message',
-      { title: TITLES[error.status] ?? 'Something went wrong', lines: [error.message] },
-      {
-        status: error.status,
-        headers: error.headers,
-      },
-    )
+  let known = toAppError(error)
+  if (!known) {
+    request.log.error({ err: error }, 'unhandled error on a web page')
+    known = internalError()
   }
-  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
-  if (status === 500) request.log.error({ err: error }, 'unhandled error on a web page')
-  const message = status === 500 ? 'Something went wrong on our side. The error was logged; try again later.' : 'The request could not be understood.'
-  return sendPage(reply, pageContext(web, request, reply), 'message', { title: TITLES[status] ?? 'Something went wrong', lines: [message] }, { status })
+  return { status: known.status, data: { title: TITLES[known.status] ?? 'Something went wrong', lines: [known.message] }, headers: known.headers }
 }

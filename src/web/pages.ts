@@ -6,8 +6,8 @@
 import { fileURLToPath } from 'node:url'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Liquid } from 'liquidjs'
-import Negotiator from 'negotiator'
 import type { Account } from '../auth/accounts.service.ts'
+import { preferredMediaType } from '../http/negotiation.ts'
 
 const VIEWS = fileURLToPath(new URL('./views/', import.meta.url))
 
@@ -50,8 +50,6 @@ export interface PageContext {
 
 export interface PageOptions {
   status?: number
-  /** Public pages (no account data) may be cached; the rest is `no-store`. */
-  cache?: 'public' | 'private'
   headers?: Record<string, string>
 }
 
@@ -67,7 +65,8 @@ export async function sendPage(
   reply
     .code(options.status ?? 200)
     .headers(PAGE_HEADERS)
-    .header('Cache-Control', options.cache === 'public' ? 'public, max-age=0, must-revalidate' : 'no-store')
+    // Every page may name the person signed in and carries their CSRF token: never stored.
+    .header('Cache-Control', 'no-store')
   if (options.headers) reply.headers(options.headers)
   return reply.type('text/html; charset=utf-8').send(html)
 }
@@ -83,17 +82,18 @@ export function sendMarkdown(reply: FastifyReply, markdown: string, status = 200
 }
 
 export type Representation = 'html' | 'markdown' | 'json'
+const MEDIA_TYPES: Record<Representation, string> = { html: 'text/html', markdown: 'text/markdown', json: 'application/json' }
 
 /**
  * What the client asked for, of `offered`, by its Accept header (quality values honoured). No
  * Accept, or `*\/*`, gets the first offered; browsers send text/html first and get the page.
  */
 export function negotiate(request: FastifyRequest, offered: Representation[]): Representation {
-  const types: Record<Representation, string> = { html: 'text/html', markdown: 'text/markdown', json: 'application/json' }
-  const accept = request.headers.accept
-  if (!accept) return offered[0]
-  const chosen = new Negotiator({ headers: { accept } }).mediaType(offered.map((o) => types[o]))
-  return offered.find((o) => types[o] === chosen) ?? offered[0]
+  const chosen = preferredMediaType(
+    request.headers.accept,
+    offered.map((o) => MEDIA_TYPES[o]),
+  )
+  return offered.find((o) => MEDIA_TYPES[o] === chosen) ?? offered[0]
 }
 
 /** A path inside this site to return to after signing in; anything else (another origin, `//host`) is refused. */

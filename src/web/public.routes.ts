@@ -25,6 +25,10 @@ export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: stri
     if (md || negotiate(request, ['html', 'markdown']) === 'markdown') return sendMarkdown(reply, markdown)
     return html()
   }
+  const homePage = (request: FastifyRequest, reply: FastifyReply, md: boolean) =>
+    answer(request, reply, md, home.markdown, () =>
+      sendPage(reply, pageContext(web, request, reply), 'home', { title: 'Plinth', description: 'Publish a static website in one call.', home }),
+    )
 
   const docPage = (request: FastifyRequest, reply: FastifyReply, page: DocPage, md: boolean) =>
     answer(request, reply, md, page.markdown, () =>
@@ -32,28 +36,28 @@ export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: stri
     )
 
   return async (app: FastifyInstance) => {
-    app.get('/', { schema: { hide: true } }, (request, reply) =>
-      answer(request, reply, false, home.markdown, () =>
-        sendPage(reply, pageContext(web, request, reply), 'home', { title: 'Plinth', description: 'Publish a static website in one call.', home }),
-      ),
-    )
-    app.get('/index.md', { schema: { hide: true } }, (request, reply) => answer(request, reply, true, home.markdown, async () => reply))
+    app.get('/', { schema: { hide: true } }, (request, reply) => homePage(request, reply, false))
+    app.get('/index.md', { schema: { hide: true } }, (request, reply) => homePage(request, reply, true))
     app.get('/docs', { schema: { hide: true } }, (request, reply) => docPage(request, reply, docs.index, false))
     app.get('/docs.md', { schema: { hide: true } }, (request, reply) => docPage(request, reply, docs.index, true))
     app.get<{ Params: { page: string } }>('/docs/:page', { schema: { hide: true } }, (request, reply) => {
       const md = request.params.page.endsWith('.md')
       const page = docs.find(md ? request.params.page.slice(0, -3) : request.params.page)
-      if (!page) return notFound(request, reply)
+      if (!page) return notFoundPage(web, request, reply)
       return docPage(request, reply, page, md)
     })
 
-    app.get('/llms.txt', { schema: { hide: true } }, (_request, reply) => sendText(reply, 'text/plain; charset=utf-8', llmsTxt()))
-    app.get('/llms-full.txt', { schema: { hide: true } }, (_request, reply) => sendText(reply, 'text/plain; charset=utf-8', llmsFullTxt()))
-    app.get('/sitemap.xml', { schema: { hide: true } }, (_request, reply) => sendText(reply, 'application/xml; charset=utf-8', sitemap()))
-    app.get('/robots.txt', { schema: { hide: true } }, (_request, reply) => sendText(reply, 'text/plain; charset=utf-8', robots()))
+    // Made once: they depend on the docs and the settings only.
+    const texts = [
+      ['/llms.txt', 'text/plain; charset=utf-8', llmsTxt()],
+      ['/llms-full.txt', 'text/plain; charset=utf-8', llmsFullTxt()],
+      ['/sitemap.xml', 'application/xml; charset=utf-8', sitemap()],
+      ['/robots.txt', 'text/plain; charset=utf-8', robots()],
+    ]
+    for (const [path, type, text] of texts) app.get(path, { schema: { hide: true } }, (_request, reply) => sendText(reply, type, text))
     app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, (request, reply) => {
       const asset = assets[request.params.file]
-      if (!asset) return notFound(request, reply)
+      if (!asset) return notFoundPage(web, request, reply)
       // Pages link assets with their content tag (?v=...), so a new release is fetched anew.
       return reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff').type(asset.type).send(asset.body)
     })
@@ -109,11 +113,6 @@ export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: stri
       `Sitemap: ${config.siteUrl}/sitemap.xml`,
       '',
     ].join('\n')
-  }
-
-  /** A real 404: the page for a browser, short markdown for anyone else. */
-  async function notFound(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    return notFoundPage(web, request, reply)
   }
 }
 

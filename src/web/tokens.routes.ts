@@ -4,7 +4,7 @@
  * mints tokens (shown once, with ready-made client configs) and revokes them.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { TokensService } from '../auth/tokens.service.ts'
+import { type TokensService, tokenState } from '../auth/tokens.service.ts'
 import { TOKEN_ACCESS } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { field, requireAccount } from './forms.ts'
@@ -21,7 +21,6 @@ export function tokenRoutes(web: WebContext, tokens: TokensService) {
 
   const listPage = async (request: FastifyRequest, reply: FastifyReply, extra: Record<string, unknown> = {}, status = 200) => {
     const account = request.account
-    const now = new Date().toISOString()
     const rows = account ? await tokens.list(account.userId) : []
     const list = rows.map((t) => ({
       id: t.id,
@@ -31,7 +30,7 @@ export function tokenRoutes(web: WebContext, tokens: TokensService) {
       createdAt: t.created_at,
       lastUsedAt: t.last_used_at,
       expiresAt: t.expires_at,
-      state: t.revoked_at ? 'revoked' : t.expires_at && t.expires_at <= now ? 'expired' : 'active',
+      state: tokenState(t),
     }))
     const data = { title: 'Access tokens · Plinth', mcpUrl, apiUrl: `${config.baseUrl}/v1`, tokens: list, expiryDays: EXPIRY_DAYS, ...extra }
     return sendPage(reply, pageContext(web, request, reply), 'tokens', data, { status })

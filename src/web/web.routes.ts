@@ -10,11 +10,12 @@ import { readFileSync } from 'node:fs'
 import cookie from '@fastify/cookie'
 import csrf from '@fastify/csrf-protection'
 import formbody from '@fastify/formbody'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { AccountsService } from '../auth/accounts.service.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
+import { checkOrigin } from '../http/origins.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { accountRoutes } from './account.routes.ts'
 import { connectRoutes } from './connect.routes.ts'
@@ -39,6 +40,7 @@ export interface WebSiteOptions extends DashboardServices {
 const FORM_BODY_LIMIT = 16 * 1024
 /** A CSRF token older than this is refused: a form left open for a day is sent again after a reload. */
 const CSRF_VALIDITY_MS = 24 * 60 * 60 * 1000
+const CROSS_SITE_FORM = 'This form was sent from another site, so it was refused.'
 /** Paths of the API host, where an unknown path is answered in the JSON envelope. */
 const API_PATH = /^\/(?:v1(?:\/|$)|mcp(?:\/|$)|\.well-known\/|openapi\.json$)/
 
@@ -82,11 +84,17 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
   return {
     routes: async (site) => {
       await site.register(formbody, { bodyLimit: FORM_BODY_LIMIT })
+      // A form POST must come from this site: its `Origin` names it, and `Sec-Fetch-Site` (when
+      // sent) is not cross-site. The CSRF token is the real check; this refuses forgeries first.
+      const formOrigin = checkOrigin(config, { sameHost: true, refusal: CROSS_SITE_FORM })
       site.addHook('onRequest', async (request) => {
-        if (request.method === 'POST') refuseCrossSite(config, request)
+        if (request.method === 'POST') {
+          if (request.headers['sec-fetch-site'] === 'cross-site') throw new AppError('ORIGIN_NOT_ALLOWED', CROSS_SITE_FORM)
+          await formOrigin(request)
+        }
         await resolveAccount(request)
       })
-      site.setErrorHandler((error, request, reply) => sendErrorPage(web, request, reply, error as never))
+      site.setErrorHandler((error, request, reply) => sendErrorPage(web, request, reply, error as FastifyError))
       await site.register(publicRoutes(web, docs, home, assets))
       await site.register(accountRoutes(web))
       await site.register(tokens.routes)
@@ -101,19 +109,5 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
       if (API_PATH.test(request.url.split('?')[0]) || negotiate(request, ['markdown', 'html', 'json']) === 'json') return null
       return notFoundPage(web, request, reply)
     },
-  }
-}
-
-/**
- * A form POST must come from this site: the browser's `Origin` (when sent) names this host or a
- * configured origin, and `Sec-Fetch-Site` (when sent) is not cross-site. The CSRF token is the
- * real check; this refuses forged requests before any work.
- */
-function refuseCrossSite(config: Config, request: FastifyRequest): void {
-  const origin = request.headers.origin
-  const site = request.headers['sec-fetch-site']
-  const own = new Set([config.siteUrl, config.baseUrl, `http://${request.headers.host}`, `https://${request.headers.host}`])
-  if ((origin && !own.has(origin)) || site === 'cross-site') {
-    throw new AppError('ORIGIN_NOT_ALLOWED', 'This form was sent from another site, so it was refused.')
   }
 }

@@ -12,6 +12,8 @@ export interface VisibleWebsite extends WebsiteRow {
 
 export interface WebsiteListRow extends VisibleWebsite {
   latest_status: VersionRow['status'] | null
+  /** Number of the live version; null while none is. */
+  live_version: number | null
 }
 
 export interface VersionWithPublisherRow extends VersionRow {
@@ -61,6 +63,7 @@ export class WebsitesRepository {
           .limit(1)
           .as('latest_status'),
       )
+      .select((eb) => eb.selectFrom('versions').select('versions.number').whereRef('versions.id', '=', 'websites.current_version_id').as('live_version'))
       .orderBy('websites.updated_at', 'desc')
       .orderBy('websites.id')
       .limit(limit)

@@ -28,6 +28,7 @@ import type {
   VersionPageQuery,
   Website,
   WebsiteList,
+  WebsiteSummary,
   WebsiteWithVersionPage,
 } from './websites.schemas.ts'
 import { decodeVersionCursor, encodeVersionCursor, jobView, livePageUrl, versionView, websiteSummaryView } from './websites.views.ts'
@@ -100,9 +101,20 @@ export class WebsitesService {
   }
 
   async list(principal: Principal): Promise<WebsiteList> {
+    return (await this.listing(principal)).list
+  }
+
+  /** The list, each site with the number of its live version (the dashboard's). */
+  async listWithLiveVersions(principal: Principal): Promise<WebsiteList & { items: Array<WebsiteSummary & { liveVersion: number | null }> }> {
+    const { rows, list } = await this.listing(principal)
+    return { ...list, items: list.items.map((item, i) => ({ ...item, liveVersion: rows[i].live_version })) }
+  }
+
+  private async listing(principal: Principal) {
     const [rows, count] = await Promise.all([this.repo.listVisible(principal.userId, WEBSITE_LIST_LIMIT), this.repo.countOwned(principal.userId)])
     const items = rows.map((row) => websiteSummaryView(this.config, row))
-    return { items, websites: items, websiteLimits: { count, max: this.config.maxWebsites, canCreate: count < this.config.maxWebsites } }
+    const list: WebsiteList = { items, websites: items, websiteLimits: { count, max: this.config.maxWebsites, canCreate: count < this.config.maxWebsites } }
+    return { rows, list }
   }
 
   async create(principal: Principal, input: PublishWebsiteRequest): Promise<Published<PublishWebsiteResult>> {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import { CONTENT_SCHEMAS, EntryBatchRequestSchema } from '../../src/content/content.schemas.ts'
 import { SHARED_SCHEMAS, statedSchema } from '../../src/core/schemas.ts'
 import { resultShape, schemaRegistry, selfContained, withoutRepeatedDescriptions } from '../../src/mcp/json-schema.ts'
-import { allowedOrigins } from '../../src/mcp/origins.ts'
+import { allowedOrigins } from '../../src/http/origins.ts'
 import { PublishFileSchema } from '../../src/publishing/publishing.schemas.ts'
 import { PublishVersionRequestSchema, WEBSITE_SCHEMAS } from '../../src/websites/websites.schemas.ts'
 

@@ -315,6 +315,17 @@ describe('MCP clients connect to Plinth by OAuth', () => {
     }
   })
 
+  /** A person with an account and one published site, and a Chromium page for them to sign in and allow apps with. */
+  async function personWithSite(email: string, siteName: string): Promise<{ browser: Browser; person: Person; websiteId: string }> {
+    const user = await server.user(email)
+    const published = await server.api('POST', '/v1/websites', { token: user.token, body: { name: siteName, category: 'other', files: bundle() } })
+    assert.equal(published.status, 201, published.text)
+    const browser = await launchChromium()
+    const page = await (await browser.newContext()).newPage()
+    page.setDefaultTimeout(10_000)
+    return { browser, person: new Person(page, user.email, callback), websiteId: published.body.websiteId }
+  }
+
   describe('SDK 1.x client, with the person in Chromium', { skip: browserSkip }, () => {
     let browser: Browser
     let person: Person
@@ -323,14 +334,7 @@ describe('MCP clients connect to Plinth by OAuth', () => {
     const clientName = 'Plinth E2E agent (SDK 1.x)'
 
     before(async () => {
-      const user = await server.user('sdk1-person@example.com')
-      const published = await server.api('POST', '/v1/websites', { token: user.token, body: { name: 'OAuth Bakery', category: 'other', files: bundle() } })
-      assert.equal(published.status, 201, published.text)
-      websiteId = published.body.websiteId
-      browser = await launchChromium()
-      const page = await (await browser.newContext()).newPage()
-      page.setDefaultTimeout(10_000)
-      person = new Person(page, user.email, callback)
+      ;({ browser, person, websiteId } = await personWithSite('sdk1-person@example.com', 'OAuth Bakery'))
       provider = new BrowserOAuthProvider(person, callback.uri, clientName)
     })
     after(async () => {
@@ -540,14 +544,7 @@ describe('MCP clients connect to Plinth by OAuth', () => {
     let websiteId = ''
 
     before(async () => {
-      const user = await server.user('v2-person@example.com')
-      const published = await server.api('POST', '/v1/websites', { token: user.token, body: { name: 'V2 Bakery', category: 'other', files: bundle() } })
-      assert.equal(published.status, 201, published.text)
-      websiteId = published.body.websiteId
-      browser = await launchChromium()
-      const page = await (await browser.newContext()).newPage()
-      page.setDefaultTimeout(10_000)
-      person = new Person(page, user.email, callback)
+      ;({ browser, person, websiteId } = await personWithSite('v2-person@example.com', 'V2 Bakery'))
       provider = new BrowserOAuthProvider(person, callback.uri, 'Plinth E2E agent (SDK v2)')
     })
     after(async () => {

@@ -63,18 +63,23 @@ for (const store of STORES) {
       return url.pathname + url.search
     }
     const authorizePath = (params: Record<string, string>) => `/oauth/authorize?${new URLSearchParams(params)}`
-    const codeRequest = (clientId: string, challenge: string, extra: Record<string, string> = {}) =>
-      authorizePath({
-        client_id: clientId,
-        response_type: 'code',
-        redirect_uri: LOOPBACK,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        resource: RESOURCE,
-        scope: 'mcp offline_access',
-        state: 'st4te',
-        ...extra,
-      })
+    /** An authorization request for the code flow; `extra` overrides parameters, `drop` leaves them out. */
+    const codeRequest = (clientId: string, challenge: string, extra: Record<string, string> = {}, drop: string[] = []) =>
+      authorizePath(
+        Object.fromEntries(
+          Object.entries({
+            client_id: clientId,
+            response_type: 'code',
+            redirect_uri: LOOPBACK,
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+            resource: RESOURCE,
+            scope: 'mcp offline_access',
+            state: 'st4te',
+            ...extra,
+          }).filter(([name]) => !drop.includes(name)),
+        ),
+      )
 
     /** A signed-in person in a browser-like visitor. */
     async function person() {
@@ -252,19 +257,7 @@ for (const store of STORES) {
       const clientId = await newClient()
       const { challenge } = pkce()
       const back = async (extra: Record<string, string>, drop: string[] = []) => {
-        const params: Record<string, string> = Object.fromEntries(
-          Object.entries({
-            client_id: clientId,
-            response_type: 'code',
-            redirect_uri: LOOPBACK,
-            code_challenge: challenge,
-            code_challenge_method: 'S256',
-            resource: RESOURCE,
-            state: 's',
-            ...extra,
-          }).filter(([k]) => !drop.includes(k)),
-        )
-        const response = await visitor.get(authorizePath(params))
+        const response = await visitor.get(codeRequest(clientId, challenge, extra, drop))
         assert.equal(response.status, 303, response.text.slice(0, 200))
         return new URL(response.headers.get('location')!, server.url)
       }

@@ -1,7 +1,7 @@
 /**
- * DNS-rebinding and cross-site protection for /mcp: a browser always names the page that sent a
- * request in `Origin`, so a request from a page that is not Plinth's own is refused before the
- * token is even looked at. Requests without `Origin` (agents, CLIs, SDK clients) pass.
+ * DNS-rebinding and cross-site protection for /mcp and the web site's forms: a browser always
+ * names the page that sent a request in `Origin`, so a request from a page that is not Plinth's
+ * own is refused before any work. Requests without `Origin` (agents, CLIs, SDK clients) pass.
  */
 import type { FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
@@ -35,15 +35,21 @@ function originOf(header: string): string | null {
   }
 }
 
+export interface OriginPolicy {
+  /** Also accept the origin of the host the request was sent to: web forms, reached by whatever address the person uses. */
+  sameHost?: boolean
+  /** The message of the 403, saying what was refused. */
+  refusal: string
+}
+
 /** An onRequest hook refusing, with 403 ORIGIN_NOT_ALLOWED, an Origin that is not Plinth's. */
-export function checkOrigin(config: Pick<Config, 'baseUrl' | 'siteUrl'>) {
+export function checkOrigin(config: Pick<Config, 'baseUrl' | 'siteUrl'>, policy: OriginPolicy) {
   const allowed = allowedOrigins(config)
   return async (request: FastifyRequest): Promise<void> => {
     const header = request.headers.origin
     if (header === undefined) return
     const origin = originOf(header)
-    if (origin === null || !allowed.has(origin)) {
-      throw new AppError('ORIGIN_NOT_ALLOWED', "Requests from web pages are accepted only from Plinth's own origin. MCP clients send no Origin header.")
-    }
+    const own = origin !== null && (allowed.has(origin) || (policy.sameHost === true && new URL(origin).host === request.headers.host))
+    if (!own) throw new AppError('ORIGIN_NOT_ALLOWED', policy.refusal)
   }
 }

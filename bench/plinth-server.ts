@@ -4,8 +4,9 @@
  * through the services. Prints one JSON line {ready, address, pid, token} when listening.
  *
  * IPC requests from the parent (besides profile-start/profile-stop, see lib/child-ipc.ts):
- *   stats  -> process.memoryUsage() and the site server's cache stats
- *   gc     -> two full GCs (needs --expose-gc), then stats
+ *   stats    -> process.memoryUsage() and the site server's cache stats
+ *   settled  -> answers once no compressed variants are being made
+ *   gc       -> two full GCs (needs --expose-gc), then stats
  *
  * With BENCH_SEED_ENTRIES=N set, before reporting ready it also creates the content benchmark's
  * site and collections through the services and bulk-inserts N entries (lib/seed.ts); the ready
@@ -27,6 +28,11 @@ const stats = () => ({ memory: process.memoryUsage(), site: server.siteServer.st
 serveIpc(
   {
     stats,
+    /** Waits until no compressed variants are being made (the work a publish leaves behind it). */
+    async settled() {
+      await server.blobVariants.settled()
+      return {}
+    },
     gc() {
       const gc = (globalThis as { gc?: () => void }).gc
       if (!gc) throw new Error('start the child with --expose-gc')

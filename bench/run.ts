@@ -3,13 +3,17 @@
  * maximal bundle beside the raw cost of its bytes (and of an unchanged republish, which must write
  * no blob bytes), resident memory after 1,000 small sites, and content: upsertEntries latency
  * against its targets, the API's worst latency while maximal rich text renders, listEntries on
- * 100,000 entries, and a warm entry page under load. Servers run in child processes on temp data dirs, listening on
- * 127.0.0.1 only; everything is cleaned up at the end, on failure and on Ctrl-C.
+ * 100,000 entries, and a warm entry page under load; and with DATABASE_URL set, two instances on
+ * PostgreSQL and S3 under clients publishing and reading at once (lost publishes, 5xx), and one
+ * instance's warm serving on S3 against the filesystem store (scale-out.ts). Servers run in child
+ * processes on temp data dirs, listening on 127.0.0.1 only; everything is cleaned up at the end,
+ * on failure and on Ctrl-C.
  *
  * Quick runs: BENCH_DURATION=3 BENCH_WARMUP=1 BENCH_PUBLISH_ITERATIONS=3 BENCH_SITES=100 npm run bench
  * Other knobs: BENCH_CONNECTIONS (50), BENCH_SLICES (5), BENCH_BR=0, BENCH_PROFILE=auto|1|0,
  * BENCH_PROFILE_SECONDS (5), BENCH_PROFILE_OUT=/path/file.cpuprofile, BENCH_DIAGNOSE=1,
- * BENCH_CONTENT_ENTRIES (100000).
+ * BENCH_CONTENT_ENTRIES (100000), BENCH_SCALE_CLIENTS (50), BENCH_SCALE_PUBLISHERS (10),
+ * BENCH_SCALE_SECONDS (30).
  * See bench/README.md.
  */
 import os from 'node:os'
@@ -20,7 +24,8 @@ import { fmtInt, fmtMiB, fmtMs } from './lib/load.ts'
 import { SETTINGS, TARGET_RATIO } from './lib/settings.ts'
 import { type MemoryResult, memoryPhase } from './memory.ts'
 import { PUBLISH_RAW_TARGET, type PublishingResult, publishingPhase } from './publishing.ts'
-import { type ServingResult, servingPhase } from './serving.ts'
+import { type ScaleOutResult, S3_SERVING_TARGET, scaleOutPhase } from './scale-out.ts'
+import { RULES_SERVING_TARGET, type ServingResult, servingPhase } from './serving.ts'
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
@@ -31,7 +36,7 @@ function table(rows: string[][]): string {
 
 const passFail = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
 
-function summary(serving: ServingResult, publishing: PublishingResult, memory: MemoryResult, content: ContentResult): string {
+function summary(serving: ServingResult, publishing: PublishingResult, memory: MemoryResult, content: ContentResult, scaleOut: ScaleOutResult): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`
   const rows = [
     ['Benchmark', 'Figure', 'Value', 'Target', 'Result'],
@@ -43,6 +48,8 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
     ['', 'bare, minimal headers, req/s', `${fmtInt(serving.bare.rps)} req/s`, '(info)', ''],
     ['', 'ratio Plinth / bare (minimal headers)', serving.ratio.toFixed(3), '(info)', ''],
     ['', 'same, per server CPU-second', serving.cpuRatio.toFixed(3), '(info)', ''],
+    ['', 'with 100-rule _redirects + _headers, req/s', `${fmtInt(serving.withRules.rps)} req/s`, '', ''],
+    ['', 'ratio with rules / without', serving.rulesRatio.toFixed(3), `>= ${RULES_SERVING_TARGET}`, passFail(serving.rulesRatio >= RULES_SERVING_TARGET)],
   ]
   if (serving.br) {
     rows.push(['Serving 4 KB page (br)', 'Plinth req/s, p99', `${fmtInt(serving.br.rps)} req/s, ${fmtMs(serving.br.p99)}`, '(info)', ''])
@@ -101,7 +108,29 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
     ['', 'same site, static 4 KB page, req/s, p99', `${fmtInt(content.staticPage.rps)} req/s, ${fmtMs(content.staticPage.p99)}`, '', ''],
     ['', 'ratio entry page / static page', (content.entryPage.rps / content.staticPage.rps).toFixed(3), '(info)', ''],
   )
+  rows.push(...scaleOutRows(scaleOut))
   return table(rows)
+}
+
+function scaleOutRows(r: ScaleOutResult): string[][] {
+  if (r.skipped !== null) return [['Two instances, PostgreSQL + S3', 'skipped', r.skipped, '', '']]
+  const rate = (n: number) => (n < 100 ? n.toFixed(1) : fmtInt(n))
+  return [
+    [
+      `Two instances, PostgreSQL + S3, ${r.clients} clients, ${r.seconds} s`,
+      `publishes/s, p99 (${r.publishers} publishing clients)`,
+      `${rate(r.publishes.perSecond)}/s, ${fmtMs(r.publishes.p99)}`,
+      '',
+      '',
+    ],
+    ['', `reads/s, p99 (${r.clients - r.publishers} reading clients)`, `${rate(r.reads.perSecond)}/s, ${fmtMs(r.reads.p99)}`, '', ''],
+    ['', '5xx responses', String(r.serverErrors), '0', passFail(r.serverErrors === 0)],
+    ['', `lost publishes (of ${fmtInt(r.acknowledged)} acknowledged)`, String(r.lost), '0', passFail(r.lost === 0)],
+    ['', 'stale read on the other instance right after the ack', `${r.readAfterPublish.stale} of ${fmtInt(r.readAfterPublish.checked)}`, '(info)', ''],
+    ['One instance warm, 4 KB page', 'S3 store req/s, p99', `${fmtInt(r.serving.s3.rps)} req/s, ${fmtMs(r.serving.s3.p99)}`, '', ''],
+    ['', 'filesystem store req/s, p99', `${fmtInt(r.serving.fs.rps)} req/s, ${fmtMs(r.serving.fs.p99)}`, '', ''],
+    ['', 'ratio S3 / filesystem', r.serving.ratio.toFixed(3), `>= ${S3_SERVING_TARGET}`, passFail(r.serving.ratio >= S3_SERVING_TARGET)],
+  ]
 }
 
 let cleaning: Promise<void> | null = null
@@ -131,11 +160,14 @@ async function main(): Promise<void> {
     const publishing = await publishingPhase()
     const memory = await memoryPhase()
     const content = await contentPhase()
+    const scaleOut = await scaleOutPhase()
     console.log('\n== Summary ==')
-    console.log(summary(serving, publishing, memory, content))
+    console.log(summary(serving, publishing, memory, content, scaleOut))
     if (!serving.clean || !content.clean) console.log('!! load runs had errors or non-2xx responses (see above)')
+    const scaleOutClean = scaleOut.skipped !== null || scaleOut.clean
+    if (!scaleOutClean) console.log('!! the two-instance run had 5xx responses, failed requests or lost publishes (see above)')
     console.log(`Total time: ${((performance.now() - started) / 1000).toFixed(0)} s`)
-    if (publishing.blobBytesAdded !== 0 || publishing.blobFilesAdded !== 0 || !serving.clean || !content.clean) process.exitCode = 1
+    if (publishing.blobBytesAdded !== 0 || publishing.blobFilesAdded !== 0 || !serving.clean || !content.clean || !scaleOutClean) process.exitCode = 1
   } finally {
     await cleanup()
   }

@@ -13,6 +13,10 @@ import { plinthEnv, SETTINGS, SITE_DOMAIN, TARGET_RATIO } from './lib/settings.t
 
 export interface ServingResult {
   plinth: LoadResult
+  /** The same page on a site with a 100-rule `_redirects` and a `_headers`. */
+  withRules: LoadResult
+  /** withRules req/s over plinth req/s. */
+  rulesRatio: number
   bare: LoadResult
   bareFull: LoadResult
   br: LoadResult | null
@@ -25,6 +29,28 @@ export interface ServingResult {
 
 const SLUG = 'bench-page'
 const HOST = `${SLUG}.${SITE_DOMAIN}`
+const RULES_SLUG = 'bench-rules'
+const RULES_HOST = `${RULES_SLUG}.${SITE_DOMAIN}`
+
+/** The serving rules of the second measured site: 100 redirects (the last one a single-page app rewrite) and the headers of a typical site. */
+function servingRules(): Array<{ path: string; content: string }> {
+  const redirects = Array.from({ length: 99 }, (_, i) => `/old/${i}/*  /new/${i}/:splat  301`)
+  redirects.push('/*  /index.html  200')
+  const headers = [
+    '/assets/*',
+    '  Cache-Control: public, max-age=31536000, immutable',
+    '/api/*',
+    '  Access-Control-Allow-Origin: *',
+    '/*',
+    '  X-Robots-Tag: noarchive',
+    '  Permissions-Policy: camera=(), microphone=()',
+    '  Link: </style.css>; rel=preload; as=style',
+  ]
+  return [
+    { path: '_redirects', content: `${redirects.join('\n')}\n` },
+    { path: '_headers', content: `${headers.join('\n')}\n` },
+  ]
+}
 /** Headers Node adds itself on both servers; left out of the list handed to the bare server. */
 const NODE_ADDED = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
 
@@ -33,6 +59,9 @@ function headerBlockBytes(raw: string[]): number {
   for (let i = 0; i < raw.length; i += 2) n += raw[i].length + 2 + raw[i + 1].length + 2
   return n
 }
+
+/** A site with 100 redirect rules and a _headers serves a file at least this share of the plain site's req/s. */
+export const RULES_SERVING_TARGET = 0.95
 
 export async function servingPhase(): Promise<ServingResult> {
   console.log('\n== 1. Serving a published 4 KB HTML page ==')
@@ -49,6 +78,18 @@ export async function servingPhase(): Promise<ServingResult> {
       { path: 'style.css', content: SMALL_CSS },
     ],
   })
+
+  // The same page again, on a site whose _redirects and _headers apply to every request.
+  await api(plinth.port, token, 'POST', '/v1/websites', {
+    name: 'Bench rules',
+    category: 'other',
+    slug: RULES_SLUG,
+    files: [{ path: 'index.html', content: page }, { path: 'style.css', content: SMALL_CSS }, ...servingRules()],
+  })
+  const ruled = await siteGet(plinth.port, RULES_HOST, '/')
+  if (ruled.status !== 200 || !ruled.body.equals(Buffer.from(page)) || ruled.headers['x-robots-tag'] !== 'noarchive') {
+    throw new Error(`the site with rules served ${ruled.status} without its _headers`)
+  }
 
   // Check what Plinth sends, and hand the bare server the same bytes and the same header list.
   const got = await siteGet(plinth.port, HOST, '/')
@@ -89,6 +130,8 @@ export async function servingPhase(): Promise<ServingResult> {
   ]
   if (s.brotli)
     targets.push({ label: 'Plinth, Accept-Encoding: br', url: `${plinth.info.address}/`, headers: { ...host, 'accept-encoding': 'br' }, pid: plinth.pid })
+  const rulesAt = targets.length
+  targets.push({ label: 'Plinth, identity, 100-rule _redirects + _headers', url: `${plinth.info.address}/`, headers: { host: RULES_HOST }, pid: plinth.pid })
   const extra: Child[] = []
   if (s.diagnose) {
     // Where the gap comes from: the bare handler inside a process running Plinth, and Plinth's
@@ -106,6 +149,11 @@ export async function servingPhase(): Promise<ServingResult> {
   const results = await compare(targets, s)
   const [plinthResult, bareResult, bareFull] = results
   const br = s.brotli ? results[3] : null
+  const withRules = results[rulesAt]!
+  const rulesRatio = withRules.rps / plinthResult.rps
+  console.log(
+    `  ratio with rules / without (req/s): ${rulesRatio.toFixed(3)} (target >= ${RULES_SERVING_TARGET}, the same within noise): ${rulesRatio >= RULES_SERVING_TARGET ? 'PASS' : 'FAIL'}`,
+  )
 
   const ratio = plinthResult.rps / bareResult.rps
   const ratioFull = plinthResult.rps / bareFull.rps
@@ -125,14 +173,14 @@ export async function servingPhase(): Promise<ServingResult> {
       `  note: other processes used up to ${(100 * busy).toFixed(0)}% of a core during these runs; req/s is noisy, the per-CPU-second figures much less`,
     )
   }
-  const clean = [plinthResult, bareResult, bareFull, br].every((r) => r === null || (r.errors === 0 && r.timeouts === 0 && r.non2xx === 0))
+  const clean = [plinthResult, bareResult, bareFull, br, withRules].every((r) => r === null || (r.errors === 0 && r.timeouts === 0 && r.non2xx === 0))
   if (!clean) console.log('  !! some runs had errors, timeouts or non-2xx responses: the figures above are not trustworthy')
 
   const wantProfile = s.profile === '1' || (s.profile === 'auto' && ratioFull < TARGET_RATIO)
   if (wantProfile) await profileBoth(plinth, bare, dataDir)
 
   await Promise.all([plinth.stop(), bare.stop(), ...extra.map((c) => c.stop())])
-  return { plinth: plinthResult, bare: bareResult, bareFull, br, ratio, ratioFull, cpuRatio, headerBytes, clean }
+  return { plinth: plinthResult, withRules, rulesRatio, bare: bareResult, bareFull, br, ratio, ratioFull, cpuRatio, headerBytes, clean }
 }
 
 /**

@@ -14,6 +14,7 @@ import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
 import { contentTools } from './content/content.tools.ts'
 import { entriesRoutes } from './content/entries.routes.ts'
 import { MAX_BODY_BYTES } from './core/limits.ts'
+import { tlsAskRoutes } from './domains/domains.routes.ts'
 import { SHARED_SCHEMAS, STATED_KEYWORD, statedSchema } from './core/schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { success, TOKEN_SCOPE } from './http/openapi.ts'
@@ -23,6 +24,10 @@ import { ASSET_SCHEMAS } from './images/assets.schemas.ts'
 import { imagesTools } from './images/images.tools.ts'
 import type { Logger } from './log.ts'
 import { mcpRoutes } from './mcp/mcp.routes.ts'
+import type { Metrics } from './ops/metrics.ts'
+import { operationsRoutes } from './ops/ops.routes.ts'
+import type { ReadinessProbes } from './ops/readiness.ts'
+import { REQUEST_ID_OPTIONS, trackFastifyRequests, trackFrameworkErrors } from './ops/request-tracking.ts'
 import { uploadContentRoutes, uploadsRoutes } from './uploads/uploads.routes.ts'
 import { UPLOAD_SCHEMAS } from './uploads/uploads.schemas.ts'
 import { websitesRoutes } from './websites/websites.routes.ts'
@@ -33,21 +38,31 @@ import { siteUrlPattern } from './core/site-address.ts'
 
 const API_VERSION = '1.0.0'
 
+/** Paths whose answers are never cached: the REST API and the MCP endpoint. */
+const API_ANSWER = /^\/(?:v1|mcp)(?:[/?]|$)/
+
 export interface AppOptions {
   config: Config
   services: Services
   log: Logger
+  /** Request metrics and /metrics (ops/metrics.ts). */
+  metrics: Metrics
+  /** What /readyz checks (ops/readiness.ts). */
+  readiness: ReadinessProbes
   serverFactory?: FastifyServerFactory
 }
 
-export async function buildApp({ config, services, log, serverFactory }: AppOptions) {
+export async function buildApp({ config, services, log, metrics, readiness, serverFactory }: AppOptions) {
   const app = Fastify({
     // Typed as Fastify's base logger, which registered plugins expect; it is the same pino logger.
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: MAX_BODY_BYTES,
     serverFactory,
+    // request.ip: the client's address as the trusted proxies in front report it (PLINTH_TRUST_PROXY).
+    trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
     forceCloseConnections: 'idle',
-    frameworkErrors,
+    ...REQUEST_ID_OPTIONS,
+    frameworkErrors: trackFrameworkErrors(frameworkErrors, metrics),
     ajv: {
       customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true },
       // Stated constraints are for clients; the services enforce them (core/schemas.ts).
@@ -55,8 +70,14 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.decorateRequest('principal', null)
+  // First, so that every route and the not-found handler return the request id and are counted.
+  trackFastifyRequests(app, metrics)
 
   registerJsonBody(app)
+  // API answers are one caller's data: no shared cache (a CDN, a proxy) may keep them.
+  app.addHook('onSend', async (request, reply) => {
+    if (!reply.hasHeader('cache-control') && API_ANSWER.test(request.url)) reply.header('Cache-Control', 'no-store')
+  })
   // The web site for people (site_url): its pages, and its answer to unknown paths outside the API.
   const webSite = await createWebSite(app, {
     config,
@@ -64,8 +85,10 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
     tokens: services.tokens,
     oauth: services.oauth,
     websites: services.websites,
+    sitePasswords: services.sitePasswords,
     collections: services.collections,
     entries: services.entries,
+    domains: services.domains,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })
@@ -124,7 +147,7 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
-      await v1.register(websitesRoutes(services.websites))
+      await v1.register(websitesRoutes(services.websites, services.sitePasswords))
       await v1.register(uploadsRoutes(services.uploads))
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))
@@ -134,9 +157,13 @@ export async function buildApp({ config, services, log, serverFactory }: AppOpti
   )
   // The upload PUT carries no bearer token (its signed URL is the credential): outside the scope above.
   await app.register(uploadContentRoutes(services.uploads), { prefix: '/v1' })
+  // The TLS proxy's question (on-demand certificates): no token, outside /v1 and the OpenAPI document.
+  await app.register(tlsAskRoutes(services.servedDomains))
+  // Health, readiness and metrics for the operator's tools: no API token, outside /v1 and the OpenAPI document.
+  await app.register(operationsRoutes({ metrics, readiness, metricsToken: config.metricsToken }))
   // One tools file per module, each tool calling the same service function as its REST twin.
   const mcpTools = [
-    ...websitesTools(services.websites, config),
+    ...websitesTools(services.websites, services.sitePasswords, config),
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries }),
     ...imagesTools(services.assets),
   ]

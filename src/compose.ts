@@ -4,15 +4,22 @@
  * Every collaborator is passed explicitly; nothing has a silent default.
  */
 import { readFileSync } from 'node:fs'
+import type { IncomingMessage } from 'node:http'
+import proxyAddr from '@fastify/proxy-addr'
 import path from 'node:path'
 import { AccountsService } from './auth/accounts.service.ts'
+import { SIGN_IN_WINDOW_MS } from './auth/accounts.service.ts'
+import { GuessThrottle } from './auth/guess-throttle.ts'
 import { SessionsRepository } from './auth/sessions.repository.ts'
 import { TokensRepository } from './auth/tokens.repository.ts'
 import { TokensService } from './auth/tokens.service.ts'
 import type { BlobStore } from './blobs/blob-store.ts'
 import { describeSweep, type SweepResult, sweepBlobs } from './blobs/blob-sweep.ts'
+import { BlobVariants } from './blobs/blob-variants.ts'
 import { BlobsRepository } from './blobs/blobs.repository.ts'
 import { FsBlobStore } from './blobs/fs-blob-store.ts'
+import { InstrumentedBlobStore } from './blobs/instrumented-blob-store.ts'
+import { S3BlobStore } from './blobs/s3-blob-store.ts'
 import type { Config } from './config.ts'
 import { CollectionsRepository } from './content/collections.repository.ts'
 import { CollectionsService } from './content/collections.service.ts'
@@ -22,6 +29,11 @@ import { EntriesService } from './content/entries.service.ts'
 import { defaultRichTextPoolOptions, RichTextPool } from './content/rich-text.pool.ts'
 import { WebsiteAccess } from './db/access.ts'
 import { type Db, migrate, openDb } from './db/connect.ts'
+import { DnsChallengeChecker } from './domains/dns-check.ts'
+import { domainRulesOf } from './domains/domain-names.ts'
+import { DomainsRepository } from './domains/domains.repository.ts'
+import { DomainsService } from './domains/domains.service.ts'
+import { ServedDomains } from './domains/served-domains.ts'
 import { ServerSecrets } from './db/server-secrets.ts'
 import { AssetLibrary } from './images/asset-library.ts'
 import { AssetsRepository } from './images/assets.repository.ts'
@@ -29,9 +41,13 @@ import { AssetsService } from './images/assets.service.ts'
 import type { Logger } from './log.ts'
 import { OAuthRepository } from './oauth/oauth.repository.ts'
 import { OAuthService } from './oauth/oauth.service.ts'
+import { Metrics } from './ops/metrics.ts'
+import { ContentScanPool } from './publishing/content-scans.pool.ts'
 import { PublishPipeline } from './publishing/publish-pipeline.ts'
 import { DbSiteLookup } from './serving/db-site-lookup.ts'
 import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
+import { CustomHosts } from './serving/custom-hosts.ts'
+import { SiteLock } from './serving/site-lock.ts'
 import { createSiteServer, type SiteServer } from './serving/site-handler.ts'
 import { SiteContentRepository } from './site-content/site-content.repository.ts'
 import { SiteContent } from './site-content/site-content.ts'
@@ -41,9 +57,25 @@ import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
 import { UsersService } from './users/users.service.ts'
 import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS } from './core/limits.ts'
+import { createPurgeHook } from './websites/purge-hook.ts'
+import { SitePasswords } from './websites/site-passwords.ts'
 import { PublishRateLimiter } from './websites/publish-rate-limit.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import { WebsitesService } from './websites/websites.service.ts'
+
+/** The client's address of a raw request: the connection's, or what the trusted proxies say (as Fastify's request.ip). */
+function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => string {
+  if (trusted.length === 0) return (req) => req.socket.remoteAddress ?? 'unknown'
+  const trust = proxyAddr.compile([...trusted])
+  return (req) => proxyAddr(req, trust)
+}
+
+/** The blob store the settings choose: files under the data dir, or an S3-compatible bucket. */
+export function openBlobStore(config: Config): BlobStore {
+  if (config.blobStore === 'fs' || config.s3 === null) return new FsBlobStore(path.join(config.dataDir, 'blobs'))
+  const { bucket, region, endpoint, forcePathStyle, prefix } = config.s3
+  return new S3BlobStore({ bucket, region, endpoint: endpoint ?? undefined, forcePathStyle, prefix })
+}
 
 /** The services every surface (REST, MCP, CLI) calls. */
 export interface Services {
@@ -56,10 +88,16 @@ export interface Services {
   oauth: OAuthService
   tokens: TokensService
   websites: WebsitesService
+  /** Site passwords: set by owners and editors, checked for the site server's password page. */
+  sitePasswords: SitePasswords
   uploads: UploadsService
   collections: CollectionsService
   entries: EntriesService
   assets: AssetsService
+  /** Custom domains: managed on the dashboard only. */
+  domains: DomainsService
+  /** Which site a custom domain serves, and whether the TLS proxy may get a certificate for a host. */
+  servedDomains: ServedDomains
 }
 
 /** Everything one Plinth process runs on. */
@@ -67,7 +105,12 @@ export interface Composition {
   db: Db
   /** The OAuth authorization server for MCP clients (its endpoints are answered before Fastify). */
   oauth: OAuthService
+  /** The blob store, timed for the metrics. */
   blobs: BlobStore
+  /** This process's Prometheus metrics (ops/metrics.ts): the blob store, publishes, the site caches and the database pool report here. */
+  metrics: Metrics
+  /** Makes the compressed variants of stored blobs; settled() resolves when none are being made. */
+  blobVariants: BlobVariants
   services: Services
   /** Serves published sites ({slug}.{site_domain}). */
   siteServer: SiteServer
@@ -90,17 +133,40 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     await db.close()
     throw error
   }
-  const blobs = new FsBlobStore(path.join(config.dataDir, 'blobs'))
+  const metrics = new Metrics()
+  const blobs = new InstrumentedBlobStore(openBlobStore(config), metrics)
   const assetsRepo = new AssetsRepository(db.kysely)
   const collectionsRepo = new CollectionsRepository(db.kysely, db.dialect)
   const entriesRepo = new EntriesRepository(db.kysely)
 
+  const secrets = new ServerSecrets(db.kysely)
+  const websitesRepo = new WebsitesRepository(db.kysely)
+  const sessionsRepo = new SessionsRepository(db.kysely)
+  // Site passwords: checked by the site server, and made with the site events, which need the
+  // site server: the lock asks them through this holder, filled in below.
+  const passwords: { service?: SitePasswords } = {}
+  const siteLock = new SiteLock({
+    key: await secrets.key('site_unlock_key'),
+    secure: config.siteScheme === 'https',
+    clientAddress: clientAddressOf(config.trustProxy),
+    unlocker: { unlock: (websiteId, password, address) => passwords.service!.unlock(websiteId, password, address) },
+  })
+
+  const domainsRepo = new DomainsRepository(db.kysely)
+  const domainRules = domainRulesOf(config)
+  const servedDomains = new ServedDomains(domainsRepo, domainRules)
+  // Verified custom domains, held in memory by serving (serving/custom-hosts.ts).
+  const customHosts = new CustomHosts(servedDomains)
+  await customHosts.load()
+
   // Content pages are rendered in worker threads, never on the event loop (site-content/site-templates.pool.ts).
   const templates = new TemplatePool(defaultTemplatePoolOptions())
   const siteServer = createSiteServer({
+    lock: siteLock,
+    customHosts,
     siteDomain: config.siteDomain,
     // The API and web site hosts are never site hosts, even when they sit under the site domain.
-    serviceHosts: [new URL(config.baseUrl).hostname, new URL(config.siteUrl).hostname],
+    serviceHosts: domainRules.serviceHosts,
     lookup: new DbSiteLookup(db.kysely),
     blobs,
     cacheBytes: config.serveCacheBytes,
@@ -114,14 +180,39 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       templates,
     }),
   })
-  const siteEvents = await createSiteEvents(db, config.databaseUrl, (slug) => siteServer.invalidate(slug), log)
+  metrics.watchServing(siteServer)
+  if (db.poolUse) metrics.watchDatabasePool(db.poolUse)
+  const reportFailure = (what: string) => (err: unknown) => log.warn({ err }, `reading custom domains again failed (${what})`)
+  const siteEvents = await createSiteEvents(
+    db,
+    config.databaseUrl,
+    {
+      siteChanged: (slug) => {
+        siteServer.invalidate(slug)
+        customHosts.refreshSlug(slug).catch(reportFailure(slug))
+      },
+      domainChanged: (domain) => customHosts.refresh(domain).catch(reportFailure(domain)),
+      resync: () => {
+        siteServer.invalidateAll()
+        customHosts.load().catch(reportFailure('all'))
+      },
+    },
+    log,
+  )
 
   const blobRows = new BlobsRepository(db.kysely)
+  // Compressed variants are made after the bytes are stored, off the request (blobs/blob-variants.ts).
+  const blobVariants = new BlobVariants({ blobs, rows: blobRows, log })
   const access = new WebsiteAccess(db.kysely)
-  const websitesRepo = new WebsitesRepository(db.kysely)
-  const secrets = new ServerSecrets(db.kysely)
+  const purge = createPurgeHook(config.purgeUrl, config, log)
+  const sitePasswords = (passwords.service = new SitePasswords({
+    repo: websitesRepo,
+    throttle: new GuessThrottle(sessionsRepo, SIGN_IN_WINDOW_MS),
+    siteEvents,
+    purge,
+  }))
   const fetchCa = config.fetchCaFile ? readFileSync(config.fetchCaFile, 'utf8') : undefined
-  const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows, secrets })
+  const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows, blobVariants, secrets })
   const collections = new CollectionsService({ repo: collectionsRepo, access, siteEvents })
   const assetLibrary = new AssetLibrary({
     allowHosts: new Set(config.fetchAllowHosts),
@@ -130,14 +221,17 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     repo: assetsRepo,
     blobs,
     blobRows,
+    blobVariants,
   })
+  // A publish's content rules run in worker threads, never on the event loop (publishing/content-scans.pool.ts).
+  const contentScans = new ContentScanPool()
   // Rich text is rendered in worker threads, never on the event loop (content/rich-text.pool.ts).
   const richText = new RichTextPool(defaultRichTextPoolOptions({ timeLimitMs: RICH_TEXT_TIME_LIMIT_MS, memoryMb: RICH_TEXT_MEMORY_MB }))
   const users = new UsersService(new UsersRepository(db.kysely))
   const oauth = await OAuthService.create({ config, db: db.kysely, repo: new OAuthRepository(db.kysely), users, secrets, log, fetchCa })
   const services: Services = {
     users,
-    accounts: new AccountsService({ users, sessions: new SessionsRepository(db.kysely), apps: oauth, signup: config.signup }),
+    accounts: new AccountsService({ users, sessions: sessionsRepo, apps: oauth, signup: config.signup }),
     secrets,
     oauth,
     tokens: new TokensService({ repo: new TokensRepository(db.kysely), oauth }),
@@ -146,14 +240,33 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       repo: websitesRepo,
       blobs,
       blobRows,
-      pipeline: new PublishPipeline({ blobs, blobRows, references: uploads, httpsSites: config.siteScheme === 'https' }),
+      pipeline: new PublishPipeline({
+        blobs,
+        blobRows,
+        variants: blobVariants,
+        scans: contentScans,
+        references: uploads,
+        httpsSites: config.siteScheme === 'https',
+      }),
       rateLimiter: new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),
       siteEvents,
+      purge,
+      onPublished: (bytes) => metrics.published(bytes),
       collections: collectionsRepo,
     }),
+    sitePasswords,
     uploads,
     collections,
     entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary), siteEvents }),
+    domains: new DomainsService({
+      repo: domainsRepo,
+      sites: websitesRepo,
+      rules: domainRules,
+      checker: new DnsChallengeChecker({ servers: config.dnsServers }),
+      events: siteEvents,
+      scheme: config.siteScheme,
+    }),
+    servedDomains,
     assets: new AssetsService({ access, library: assetLibrary, uploads }),
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
@@ -164,20 +277,33 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
           (result) => log.info({ sweep: result }, `blob store swept at start: ${describeSweep(result)}`),
           (error) => log.error({ err: error }, 'sweeping the blob store at start failed'),
         )
+  const resumeVariants =
+    options.sweepAtStart === false
+      ? Promise.resolve()
+      : blobVariants.resumePending().then(
+          () => {},
+          (error) => log.error({ err: error }, 'resuming the pending compressed variants failed'),
+        )
   return {
     db,
     oauth,
     blobs,
+    metrics,
+    blobVariants,
     services,
     siteServer,
     siteEvents,
     sweepBlobs: sweep,
     async close() {
       await startSweep
+      await resumeVariants
+      await blobVariants.close()
       await siteEvents.close()
       await richText.close()
+      await contentScans.close()
       await templates.close()
       await db.close()
+      blobs.close()
     },
   }
 }

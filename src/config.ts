@@ -2,6 +2,8 @@
  * Every setting Plinth reads, parsed once at boot from the environment, validated, frozen and
  * passed down. Nothing else in src/ reads process.env.
  */
+import { isIP } from 'node:net'
+import proxyAddr from '@fastify/proxy-addr'
 import path from 'node:path'
 import { parseHostList } from './net/allow-hosts.ts'
 
@@ -29,6 +31,33 @@ export interface Config {
   fetchCaFile: string | null
   /** Hosts image fetching may reach although they are not public (tests, intranets); normalized `host` or `host:port`. */
   fetchAllowHosts: readonly string[]
+  /** Called with a site's host after it goes live on a new version or is deleted, for a CDN to purge (`PLINTH_PURGE_URL`). */
+  purgeUrl: string | null
+  /** The bearer token `GET /metrics` requires (`PLINTH_METRICS_TOKEN`); null leaves /metrics open to anyone who reaches it. */
+  metricsToken: string | null
+  /** Where blobs live: the filesystem under dataDir (default), or an S3-compatible bucket (`PLINTH_BLOB_STORE=s3`). */
+  blobStore: 'fs' | 's3'
+  /** The bucket's settings when blobStore is s3 (credentials come from the standard AWS variables). */
+  s3: S3Settings | null
+  /**
+   * The proxies in front of Plinth whose `X-Forwarded-For` is believed (`PLINTH_TRUST_PROXY`):
+   * addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`. Empty: the connection's
+   * own address is the client's. Throttles count per client address, so behind a load balancer
+   * they need it.
+   */
+  trustProxy: readonly string[]
+  /** DNS servers that custom domains' TXT challenges are checked with (`PLINTH_DNS_SERVERS`), as `addr:port`; empty: the system's resolver. */
+  dnsServers: readonly string[]
+}
+
+export interface S3Settings {
+  bucket: string
+  region: string
+  /** For MinIO, R2, Ceph and tests; null means AWS. */
+  endpoint: string | null
+  forcePathStyle: boolean
+  /** Put before every key (`PLINTH_S3_PREFIX`), so one bucket can serve several deployments. */
+  prefix: string
 }
 
 export class ConfigError extends Error {}
@@ -96,6 +125,51 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     )
   }
 
+  const purgeUrl = env.PLINTH_PURGE_URL || null
+  if (purgeUrl !== null && !(URL.canParse(purgeUrl) && /^https?:$/.test(new URL(purgeUrl).protocol))) {
+    problems.push(`PLINTH_PURGE_URL must be an http(s) URL, got "${purgeUrl}"`)
+  }
+
+  const metricsToken = env.PLINTH_METRICS_TOKEN || null
+  if (metricsToken !== null && !/^[\x21-\x7e]{16,512}$/.test(metricsToken)) {
+    problems.push('PLINTH_METRICS_TOKEN must be 16 to 512 visible ASCII characters without spaces (e.g. the output of openssl rand -hex 32)')
+  }
+
+  const blobStore = env.PLINTH_BLOB_STORE || 'fs'
+  if (blobStore !== 'fs' && blobStore !== 's3') problems.push(`PLINTH_BLOB_STORE must be fs or s3, got "${blobStore}"`)
+  let s3: S3Settings | null = null
+  if (blobStore === 's3') {
+    const bucket = env.PLINTH_S3_BUCKET ?? ''
+    if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket))
+      problems.push(`PLINTH_S3_BUCKET must name a bucket (3 to 63 lowercase letters, digits, dots and hyphens), got "${bucket}"`)
+    const endpoint = env.PLINTH_S3_ENDPOINT ? origin('PLINTH_S3_ENDPOINT', '') : null
+    const pathStyle = env.PLINTH_S3_FORCE_PATH_STYLE || 'false'
+    if (pathStyle !== 'true' && pathStyle !== 'false') problems.push(`PLINTH_S3_FORCE_PATH_STYLE must be true or false, got "${pathStyle}"`)
+    const prefix = env.PLINTH_S3_PREFIX ?? ''
+    if (!/^[A-Za-z0-9!_.*'()/-]*$/.test(prefix) || prefix.startsWith('/'))
+      problems.push(`PLINTH_S3_PREFIX must be a key prefix of letters, digits and -_.!*'()/ not starting with /, got "${prefix}"`)
+    s3 = { bucket, region: env.PLINTH_S3_REGION || 'us-east-1', endpoint, forcePathStyle: pathStyle === 'true', prefix }
+  } else if (env.PLINTH_S3_BUCKET) {
+    problems.push('PLINTH_S3_BUCKET is set but PLINTH_BLOB_STORE is not s3: set PLINTH_BLOB_STORE=s3 to store blobs in the bucket')
+  }
+
+  const trustProxy = (env.PLINTH_TRUST_PROXY ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+  try {
+    proxyAddr.compile(trustProxy)
+  } catch (error) {
+    problems.push(`PLINTH_TRUST_PROXY must list IP addresses, CIDR ranges or loopback, linklocal, uniquelocal: ${(error as Error).message}`)
+  }
+
+  const dnsServers = parseDnsServers(env.PLINTH_DNS_SERVERS ?? '')
+  if (dnsServers.invalid.length) {
+    problems.push(
+      `PLINTH_DNS_SERVERS must list IP addresses, each with an optional :port (IPv6 as [addr]:port), got ${dnsServers.invalid.map((s) => `"${s}"`).join(', ')}`,
+    )
+  }
+
   const config: Config = {
     port,
     host,
@@ -113,7 +187,34 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     signup: signup === 'closed' ? 'closed' : 'open',
     fetchCaFile: env.PLINTH_FETCH_CA_FILE ? path.resolve(cwd, env.PLINTH_FETCH_CA_FILE) : null,
     fetchAllowHosts: Object.freeze(fetchAllow.hosts),
+    purgeUrl,
+    metricsToken,
+    blobStore: blobStore === 's3' ? 's3' : 'fs',
+    s3: s3 && Object.freeze(s3),
+    dnsServers: Object.freeze(dnsServers.servers),
+    trustProxy: Object.freeze(trustProxy),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)
   return Object.freeze(config)
+}
+
+/**
+ * `PLINTH_DNS_SERVERS`: comma-separated `addr`, `addr:port`, `[v6addr]` or `[v6addr]:port`. Only IP
+ * addresses: the resolver is what turns names into addresses, so it cannot start from a name.
+ */
+function parseDnsServers(raw: string): { servers: string[]; invalid: string[] } {
+  const servers: string[] = []
+  const invalid: string[] = []
+  for (const entry of raw.split(',').map((s) => s.trim())) {
+    if (entry === '') continue
+    // `[v6]:port`, `v4:port`, or an address alone (a bare IPv6 address takes no port).
+    const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry)
+    const plain = /^([^:[\]]+)(?::(\d{1,5}))?$/.exec(entry)
+    const [address, portText] = bracketed ? [bracketed[1], bracketed[2]] : plain ? [plain[1], plain[2]] : [entry, undefined]
+    const family = isIP(address)
+    const port = portText === undefined ? 53 : Number(portText)
+    if (family === 0 || (bracketed && family !== 6) || (plain && family !== 4) || port < 1 || port > 65535) invalid.push(entry)
+    else servers.push(family === 6 ? `[${address}]:${port}` : `${address}:${port}`)
+  }
+  return { servers, invalid }
 }

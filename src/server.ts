@@ -10,6 +10,9 @@ import { type App, buildApp } from './app.ts'
 import { type Composition, compose } from './compose.ts'
 import type { Config } from './config.ts'
 import type { Logger } from './log.ts'
+import { OAUTH_ROUTE, SITE_ROUTE } from './ops/metrics.ts'
+import { storeProbes } from './ops/readiness.ts'
+import { rawRequestTracker } from './ops/request-tracking.ts'
 
 export interface RunningServer extends Omit<Composition, 'close'> {
   app: App
@@ -20,16 +23,26 @@ export interface RunningServer extends Omit<Composition, 'close'> {
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const composition = await compose(config, log)
-  const { siteServer, oauth } = composition
+  const { siteServer, oauth, metrics } = composition
+  metrics.collectProcessMetrics()
+  // Requests answered before Fastify get their request id and are counted here; Fastify does both itself (app.ts).
+  const trackSite = rawRequestTracker({ metrics, route: SITE_ROUTE })
+  const trackOAuth = rawRequestTracker({ metrics, route: OAUTH_ROUTE, log })
   const app: App = await buildApp({
     config,
     services: composition.services,
     log,
+    metrics,
+    readiness: storeProbes(composition.db, composition.blobs),
     serverFactory: (fastifyHandler) =>
       http.createServer((req, res) => {
-        if (siteServer.isSiteHost(req.headers.host)) siteServer.handle(req, res)
-        else if (oauth.handles(req.url)) oauth.handle(req, res)
-        else fastifyHandler(req, res)
+        if (siteServer.isSiteHost(req.headers.host)) {
+          trackSite(req, res)
+          siteServer.handle(req, res)
+        } else if (oauth.handles(req.url)) {
+          trackOAuth(req, res)
+          oauth.handle(req, res)
+        } else fastifyHandler(req, res)
       }),
   })
   app.addHook('onClose', () => composition.close())

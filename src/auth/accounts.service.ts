@@ -10,6 +10,7 @@ import { AppError } from '../core/errors.ts'
 import { nowIso, randomBase62 } from '../core/ids.ts'
 import { EMAIL_REGISTERED, type UsersService } from '../users/users.service.ts'
 import { decoyPasswordHash, verifyPassword } from './passwords.ts'
+import { GuessThrottle } from './guess-throttle.ts'
 import type { SessionsRepository } from './sessions.repository.ts'
 
 /** A session ends after this long unused; each use (at most every few minutes) extends it. */
@@ -57,12 +58,14 @@ const WRONG_CREDENTIALS = 'The email or the password is not right.'
 export class AccountsService {
   private readonly users: UsersService
   private readonly sessions: SessionsRepository
+  private readonly throttle: GuessThrottle
   private readonly apps: ConnectedApps
   readonly signup: Signup
 
   constructor(options: { users: UsersService; sessions: SessionsRepository; apps: ConnectedApps; signup: Signup }) {
     this.users = options.users
     this.sessions = options.sessions
+    this.throttle = new GuessThrottle(options.sessions, SIGN_IN_WINDOW_MS)
     this.apps = options.apps
     this.signup = options.signup
   }
@@ -93,12 +96,10 @@ export class AccountsService {
     const user = await this.users.findByEmail(email)
     const matches = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()))
     if (!user || !matches) {
-      const now = nowIso()
-      await this.sessions.recordFailure(subjects, now)
-      await this.sessions.pruneFailures(new Date(Date.now() - SIGN_IN_WINDOW_MS).toISOString())
+      await this.throttle.recordFailure(subjects)
       throw new AppError('SIGN_IN_FAILED', WRONG_CREDENTIALS, { fields: { email: WRONG_CREDENTIALS } })
     }
-    await this.sessions.clearFailures(emailSubject(email))
+    await this.throttle.clear(emailSubject(email))
     return this.open(user, client)
   }
 
@@ -160,14 +161,9 @@ export class AccountsService {
 
   /** RATE_LIMITED with the seconds to wait when any subject has too many recent failures. */
   private async assertNotThrottled(subjects: string[]): Promise<void> {
-    const now = Date.now()
-    const since = new Date(now - SIGN_IN_WINDOW_MS).toISOString()
-    let waitSeconds = 0
-    for (const subject of subjects) {
-      const limit = subject.startsWith('email:') ? SIGN_IN_FAILURES_PER_ACCOUNT : SIGN_IN_FAILURES_PER_ADDRESS
-      const { count, oldest } = await this.sessions.failuresSince(subject, since)
-      if (count >= limit && oldest) waitSeconds = Math.max(waitSeconds, Math.ceil((Date.parse(oldest) + SIGN_IN_WINDOW_MS - now) / 1000))
-    }
+    const waitSeconds = await this.throttle.waitSeconds(
+      subjects.map((subject) => [subject, subject.startsWith('email:') ? SIGN_IN_FAILURES_PER_ACCOUNT : SIGN_IN_FAILURES_PER_ADDRESS] as const),
+    )
     if (waitSeconds > 0) {
       const minutes = Math.ceil(waitSeconds / 60)
       throw new AppError('RATE_LIMITED', `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {

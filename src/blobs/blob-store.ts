@@ -1,16 +1,16 @@
 /**
  * Content-addressed storage of file bytes. A blob is named by the SHA-256 of its identity bytes;
  * precompressed variants live beside it under the same name. Identical bytes are stored once
- * across versions and sites. The filesystem store is the default; an S3-compatible store can
- * implement the same interface.
+ * across versions and sites. The filesystem store (fs-blob-store.ts) is the default; an
+ * S3-compatible bucket (s3-blob-store.ts) serves several instances at once.
  */
 export type BlobEncoding = 'identity' | 'br' | 'gzip'
 
 export interface BlobStore {
   has(hash: string, encoding?: BlobEncoding): Promise<boolean>
   /**
-   * Atomic and idempotent: readers see the whole blob or none of it. A variant is durable once
-   * the identity bytes of the same hash are put after it (writeBlob's order).
+   * Atomic, idempotent and durable once it resolves: readers see the whole blob or none of it,
+   * and a crash after it resolved keeps it. A put of bytes already stored marks them modified now.
    */
   put(hash: string, bytes: Buffer, encoding?: BlobEncoding): Promise<void>
   /** Throws an error with code 'ENOENT' when the blob is missing. */
@@ -21,10 +21,14 @@ export interface BlobStore {
   list(): AsyncIterable<BlobFile>
   /**
    * Removes one listed file if it was last modified before `beforeMs`, checked again at removal;
-   * false when it is gone or newer. A put of bytes already stored marks the file modified, so a
-   * blob being published again is never taken for an old one.
+   * false when it is gone or newer. A put of bytes already stored marks them modified (see put),
+   * so a blob being published again is never taken for an old one.
    */
   removeIfOlder(file: BlobFile, beforeMs: number): Promise<boolean>
+  /** Rejects unless the store can be read and written now (the readiness probe, /readyz). */
+  check(): Promise<void>
+  /** Lets go of connections; the store is not used afterwards. */
+  close(): void
 }
 
 /** One file of the store: a blob or variant (hash and encoding set), or a temp file (both null). */

@@ -8,12 +8,13 @@
  * period, longer than any publish takes from writing its blobs to committing its rows; references
  * are asked of the database when the files are about to go, not when they were listed; and each
  * file is removed only if it is still older than the grace period at that instant. A publish
- * writing bytes that are stored already marks the file modified (FsBlobStore.put), so a blob
- * being claimed again is young at the moment it matters; and should a sweep unlink it in the
- * instant between that check and the unlink, the publish's confirm() (or storeBlob's check after
- * its row is in) finds the blob gone after its commit and writes it again.
+ * writing bytes that are stored already marks the file modified (BlobStore.put), so a blob
+ * being claimed again is young at the moment it matters; and should a publish claim it between
+ * the sweep's last check and the removal (a round trip on S3), the bytes read beforehand are put
+ * back once the references are asked again (blob-removal.ts).
  */
-import type { BlobFile, BlobStore } from './blob-store.ts'
+import { readBlobFiles, restoreClaimed } from './blob-removal.ts'
+import type { BlobEncoding, BlobFile, BlobStore } from './blob-store.ts'
 import type { BlobsRepository } from './blobs.repository.ts'
 
 /** Blobs younger than this are never swept: far longer than any publish or upload takes. */
@@ -64,19 +65,30 @@ export async function sweepBlobs(store: BlobStore, rows: BlobsRepository, option
       }
       // Identity first: readers take a blob whose identity bytes exist as complete.
       const ordered = [...files].sort((a, b) => (a.encoding === 'identity' ? -1 : b.encoding === 'identity' ? 1 : 0))
+      // Read first, to put back should a publish claim the bytes while they go (blob-removal.ts).
+      const saved = await readBlobFiles(
+        store,
+        hash,
+        ordered.map((f) => f.encoding!),
+      )
+      const removed = new Map<BlobEncoding, Buffer>()
       let freed = 0
-      let removed = 0
       for (const file of ordered) {
         const gone = await store.removeIfOlder(file, blobBefore)
         if (!gone && file.encoding === 'identity') break // written again meanwhile: keep it all
         if (gone) {
-          removed++
+          const bytes = saved.get(file.encoding!)
+          if (bytes !== undefined) removed.set(file.encoding!, bytes)
           freed += file.bytes
         }
       }
-      if (removed > 0) result.orphanBlobs++
+      if (removed.size > 0 && (await restoreClaimed(store, rows, new Map([[hash, removed]]))).has(hash)) {
+        result.keptBlobs++
+        continue
+      }
+      if (removed.size > 0) result.orphanBlobs++
       else result.keptBlobs++
-      result.orphanFiles += removed
+      result.orphanFiles += removed.size
       result.orphanBytes += freed
     }
   }

@@ -13,6 +13,24 @@ export class BlobsRepository {
     return new Map(rows.map((r) => [r.hash, r]))
   }
 
+  /** Blobs whose variants are still to be made, in hash order after `after`: their hash and the content type to make them for. */
+  async pendingVariants(after: string, limit: number): Promise<Array<{ hash: string; contentType: string }>> {
+    const rows = await this.db
+      .selectFrom('blobs')
+      .select(['hash', 'variants_type'])
+      .where('variants_type', 'is not', null)
+      .where('hash', '>', after)
+      .orderBy('hash')
+      .limit(limit)
+      .execute()
+    return rows.map((r) => ({ hash: r.hash, contentType: r.variants_type! }))
+  }
+
+  /** Records the variants made for a blob (null: none worth keeping) and that none are pending. */
+  async settleVariants(hash: string, brSize: number | null, gzipSize: number | null): Promise<void> {
+    await this.db.updateTable('blobs').set({ br_size: brSize, gzip_size: gzipSize, variants_type: null }).where('hash', '=', hash).execute()
+  }
+
   /** Records blobs whose bytes are already durable in the blob store; a known hash is left as is. */
   insertMissing(trx: Kysely<Database> | Transaction<Database>, rows: BlobsTable[]): Promise<unknown> {
     if (rows.length === 0) return Promise.resolve()

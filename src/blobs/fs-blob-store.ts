@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { access, type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { type BlobEncoding, type BlobFile, type BlobStore, SHA256_HEX } from './blob-store.ts'
 
@@ -8,7 +9,7 @@ const ENCODING_OF: Record<string, BlobEncoding> = { '': 'identity', '.br': 'br',
 const BLOB_NAME = /^([0-9a-f]{64})(\.br|\.gz)?$/
 const FAN_OUT = /^[0-9a-f]{2}$/
 
-/** Blobs under {root}/ab/cd/abcd...; writes go to a temp file, are fsynced, renamed, and the folder fsynced. */
+/** Blobs under {root}/ab/cd/abcd...; writes go to a temp file, are fsynced, renamed, and the folder fsynced, variants alike. */
 export class FsBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
@@ -29,28 +30,25 @@ export class FsBlobStore implements BlobStore {
 
   async put(hash: string, bytes: Buffer, encoding: BlobEncoding = 'identity'): Promise<void> {
     const target = this.file(hash, encoding)
-    // Stored already: marked as just written, so a sweep running now does not take it for an orphan.
-    if (await touch(target)) return
-    await mkdir(path.dirname(target), { recursive: true })
+    const folder = path.dirname(target)
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`
-    const handle = await open(temp, 'wx')
+    const handle = await openNew(temp, folder)
     try {
       await handle.writeFile(bytes)
       await handle.sync()
     } finally {
       await handle.close()
     }
+    // Replaces a file of the same bytes if there is one: the blob is then newly modified, so a
+    // sweep running now does not take a blob being stored again for an orphan.
     try {
       await rename(temp, target)
     } catch (error) {
       await unlink(temp).catch(() => {})
       throw error
     }
-    // The rename itself must be durable before the metadata that points at the blob commits. A
-    // variant's is made durable by the folder sync of its identity bytes, which writeBlob always
-    // puts last in the same folder: one folder sync per blob instead of three.
-    if (encoding !== 'identity') return
-    const dir = await open(path.dirname(target), 'r')
+    // The rename itself must be durable before any metadata that points at the blob commits.
+    const dir = await open(folder, 'r')
     try {
       await dir.sync()
     } finally {
@@ -100,6 +98,13 @@ export class FsBlobStore implements BlobStore {
     }
   }
 
+  async check(): Promise<void> {
+    await mkdir(this.root, { recursive: true })
+    await access(this.root, constants.R_OK | constants.W_OK)
+  }
+
+  close(): void {}
+
   async delete(hash: string): Promise<void> {
     // Identity first: readers take a blob whose identity bytes exist as complete.
     for (const encoding of ['identity', 'br', 'gzip'] as const) {
@@ -110,16 +115,15 @@ export class FsBlobStore implements BlobStore {
   }
 }
 
-/** Marks an existing file modified now; false when there is no such file. */
-async function touch(file: string): Promise<boolean> {
-  const now = new Date()
+/** Creates a file that must not exist yet, and its folder when that is missing (the usual case is one call). */
+async function openNew(file: string, folder: string): Promise<FileHandle> {
   try {
-    await utimes(file, now, now)
-    return true
+    return await open(file, 'wx')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
-    throw error
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
+  await mkdir(folder, { recursive: true })
+  return open(file, 'wx')
 }
 
 async function dirNames(dir: string): Promise<string[]> {

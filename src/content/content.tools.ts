@@ -49,7 +49,7 @@ export function contentTools({
     defineTool({
       name: 'create_upload',
       title: 'Reserve uploads for large files',
-      description: `Reserve uploads for binaries too large to inline comfortably (above ~100 KB of base64: images, fonts, PDFs), up to ${MAX_UPLOADS_PER_REQUEST} per call.
+      description: `Reserve uploads for binaries too large to inline (over ~100 KB of base64: images, fonts, PDFs), up to ${MAX_UPLOADS_PER_REQUEST} per call.
 Within ${MINUTES} minutes, HTTP PUT exactly size raw bytes to each uploadUrl with the returned headers and NO Authorization header (the signed URL is the credential); it answers {uploadId, sha256, size}. An upload is written once.
 Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, or in import_asset.`,
       input: ref(CreateUploadsRequestSchema),
@@ -71,7 +71,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
     defineTool({
       name: 'get_collection',
       title: 'Get a collection with its fields',
-      description: `Get one collection. Its fields say what entry data holds: read them before writing entries. removedFields are removed fields whose stored values are kept.`,
+      description: `Get one collection. Its fields say what entry data holds: read them before writing entries. removedFields still hold their stored values.`,
       input: toolArgs({ ...CollectionParams.properties }),
       output: ref(CollectionSchema),
       hints: READ_ONLY,
@@ -81,7 +81,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
     defineTool({
       name: 'create_collection',
       title: 'Create a collection',
-      description: `Create a collection (a typed list of entries, e.g. posts or products) with its fields. Entries of posts are served at /posts-{slug}, a listing at /posts, feeds at /posts.json and /posts.xml: these root paths are reserved, so a name clashing with files of the live version fails with COLLECTION_CONFLICT and later publishes may not add such files. An existing name is COLLECTION_EXISTS.`,
+      description: `Create a collection (a typed list of entries, e.g. posts or products) with its fields. Entries of posts are served at /posts-{slug}, a listing at /posts, feeds at /posts.json and /posts.xml: these root paths are reserved: a name clashing with live files is COLLECTION_CONFLICT, and later publishes may not add such files. A name in use is COLLECTION_EXISTS.`,
       input: toolArgs({ websiteId: WebsiteIdParam, ...CollectionCreateSchema.properties }),
       output: ref(CollectionSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -91,7 +91,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
     defineTool({
       name: 'update_collection',
       title: "Change a collection's label or fields",
-      description: `Change the label or the fields (the complete new list) of a collection. No stored value is lost. A field cannot change type while entries hold values for it (FIELD_IN_USE): add a new field instead. Entries are checked against the new fields from their next write.`,
+      description: `Change the label or the fields (the complete new list) of a collection. No stored value is lost. A field cannot change type while entries hold values for it (FIELD_IN_USE): add a new field instead. Entries meet the new fields at their next write.`,
       input: toolArgs({ ...CollectionParams.properties, ...CollectionUpdateSchema.properties }),
       output: ref(CollectionSchema),
       hints: CHANGES_LIVE_SITE,
@@ -101,7 +101,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
     defineTool({
       name: 'list_entries',
       title: "List a collection's entries",
-      description: `List the entries of a collection, newest publishedAt first (ties by id): id, slug, path on the site, live (false while publishedAt is in the future), data as sent and rendered values. In pages: pass nextCursor as cursor for the next one (null on the last page).`,
+      description: `List the entries of a collection, newest publishedAt first (ties by id): id, slug, path on the site, live (false while publishedAt is in the future), data as sent and rendered values. Paged: pass nextCursor as cursor (null on the last page).`,
       input: toolArgs({ ...CollectionParams.properties, ...EntryListQuery.properties }),
       output: ref(EntryListSchema),
       hints: READ_ONLY,
@@ -122,7 +122,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
       name: 'upsert_entries',
       title: 'Create or update entries',
       description: `Create or update up to ${MAX_BATCH} entries of a collection; they are on the live site at once. The slug is an entry's identity: an existing slug is updated, a new one created, an identical one reported unchanged, so re-running an import makes no duplicates. ${ENTRY_DATA}
-Not all-or-nothing: one result per entry, in order, with its status, and counts. A failed entry's error code is VALIDATION_FAILED, DUPLICATE_SLUG (a slug twice in the call), IMAGE_IMPORT_FAILED, RICH_TEXT_TOO_COSTLY or RICH_TEXT_BUDGET_EXCEEDED (resend those in a later call); fix and resend just those. Only a malformed call (entries not a list, over ${MAX_BATCH}, bad baseUrl) is an error result.`,
+Not all-or-nothing: one result per entry, in order, with its status, and counts. A failed entry has an error code (VALIDATION_FAILED, DUPLICATE_SLUG, IMAGE_IMPORT_FAILED, RICH_TEXT_TOO_COSTLY, RICH_TEXT_BUDGET_EXCEEDED: resend later); fix and resend just those. Only a malformed call (not a list, over ${MAX_BATCH}, bad baseUrl) is an error result.`,
       input: toolArgs({ ...CollectionParams.properties, ...EntryBatchRequestSchema.properties }),
       output: ref(EntryBatchResultSchema),
       hints: CHANGES_LIVE_SITE,
@@ -132,7 +132,7 @@ Not all-or-nothing: one result per entry, in order, with its status, and counts.
     defineTool({
       name: 'put_entry',
       title: 'Create or replace one entry',
-      description: `Create or replace the entry at one slug (entry) of a collection; it is on the live site at once. data replaces the stored values of the current fields (values of removed fields are kept) and is written as by upsert_entries. A bad entry is a VALIDATION_FAILED error result.`,
+      description: `Create or replace the entry at one slug (entry) of a collection, live at once. data replaces the stored values of the current fields (removed fields keep theirs), written as by upsert_entries. A bad entry is a VALIDATION_FAILED error result.`,
       input: toolArgs({ ...SlugParams.properties, ...EntryPutSchema.properties }),
       output: PutEntryResultSchema,
       hints: CHANGES_LIVE_SITE,

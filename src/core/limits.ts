@@ -86,3 +86,7 @@ export const MAX_UPLOADS_PER_REQUEST = BUNDLE_LIMITS.maxFiles
 export const MAX_UPLOAD_BYTES = BUNDLE_LIMITS.maxFileBytes
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000
 export const UPLOAD_RETENTION_MS = 24 * 60 * 60 * 1000
+
+/** A site password's length, in characters (decisions: 8 to 200). */
+export const SITE_PASSWORD_MIN = 8
+export const SITE_PASSWORD_MAX = 200

@@ -10,6 +10,9 @@ import * as assets from './migrations/0003_assets.ts'
 import * as uploads from './migrations/0004_uploads.ts'
 import * as sessions from './migrations/0005_sessions.ts'
 import * as oauth from './migrations/0006_oauth.ts'
+import * as blobVariants from './migrations/0007_blob_variants.ts'
+import * as sitePasswords from './migrations/0008_site_passwords.ts'
+import * as customDomains from './migrations/0009_custom_domains.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -17,8 +20,22 @@ export type Dialect = 'sqlite' | 'postgres'
 export interface Db {
   kysely: Kysely<Database>
   dialect: Dialect
+  /** The connection pool's use now, for the metrics (PostgreSQL; SQLite has one connection and no pool). */
+  poolUse?: () => PoolUse
   close(): Promise<void>
 }
+
+export interface PoolUse {
+  /** Open connections, busy and idle. */
+  total: number
+  idle: number
+  /** Queries waiting for a connection. */
+  waiting: number
+  max: number
+}
+
+/** Connections one instance opens to PostgreSQL at most. */
+const POOL_MAX = 10
 
 /** Migrations are listed explicitly: a reader finds them here, and no directory scan is needed. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +45,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004_uploads': uploads,
   '0005_sessions': sessions,
   '0006_oauth': oauth,
+  '0007_blob_variants': blobVariants,
+  '0008_site_passwords': sitePasswords,
+  '0009_custom_domains': customDomains,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
@@ -38,9 +58,10 @@ pg.types.setTypeParser(20, (value) => Number(value))
 
 export function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
   if (config.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 10 })
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: POOL_MAX })
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-    return { kysely, dialect: 'postgres', close: () => kysely.destroy() }
+    const poolUse = (): PoolUse => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: POOL_MAX })
+    return { kysely, dialect: 'postgres', poolUse, close: () => kysely.destroy() }
   }
   mkdirSync(config.dataDir, { recursive: true })
   const sqlite = new SQLite(path.join(config.dataDir, 'plinth.sqlite'))

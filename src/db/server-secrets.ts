@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely'
 import { nowIso } from '../core/ids.ts'
 import type { Database } from './types.ts'
 
-export type SecretName = 'upload_url_key' | 'csrf_key' | 'oauth_cookie_key' | 'oauth_signing_jwk'
+export type SecretName = 'upload_url_key' | 'csrf_key' | 'oauth_cookie_key' | 'oauth_signing_jwk' | 'site_unlock_key'
 
 export class ServerSecrets {
   private readonly values = new Map<SecretName, Promise<string>>()

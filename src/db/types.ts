@@ -37,6 +37,10 @@ export interface WebsitesTable {
   last_version_number: Generated<number>
   created_at: string
   updated_at: string
+  /** The site password's scrypt hash; null when the site is open to everyone. */
+  password_hash: string | null
+  /** When the password was last set: unlock cookies are bound to it. */
+  password_set_at: string | null
 }
 
 export interface WebsiteMembersTable {
@@ -79,6 +83,8 @@ export interface BlobsTable {
   size: number
   br_size: number | null
   gzip_size: number | null
+  /** The content type its variants are being made for; null once they are settled (blob-variants.ts). */
+  variants_type: string | null
   created_at: string
 }
 
@@ -190,6 +196,21 @@ export interface OAuthConnectionsTable {
   last_used_at: string
 }
 
+/** A domain of a site's own (lowercase ASCII, no trailing dot), served once its TXT challenge is seen. */
+export interface CustomDomainsTable {
+  domain: string
+  website_id: string
+  /** The value the TXT record `_plinth-challenge.{domain}` must hold. */
+  challenge: string
+  created_by: string
+  created_at: string
+  /** Null until the challenge was seen; only verified domains are served. */
+  verified_at: string | null
+  last_checked_at: string | null
+  /** Why the last check failed, as shown to the owner; null after a success or before any check. */
+  last_error: string | null
+}
+
 export interface Database {
   users: UsersTable
   tokens: TokensTable
@@ -207,6 +228,7 @@ export interface Database {
   sign_in_failures: SignInFailuresTable
   oauth_models: OAuthModelsTable
   oauth_connections: OAuthConnectionsTable
+  custom_domains: CustomDomainsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -221,3 +243,4 @@ export type UploadRow = Selectable<UploadsTable>
 export type AssetRow = Selectable<AssetsTable>
 export type SessionRow = Selectable<SessionsTable>
 export type OAuthConnectionRow = Selectable<OAuthConnectionsTable>
+export type CustomDomainRow = Selectable<CustomDomainsTable>

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { BlobStore } from '../blobs/blob-store.ts'
+import type { BlobVariants } from '../blobs/blob-variants.ts'
 import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type ErrorCode } from '../core/errors.ts'
@@ -46,6 +47,7 @@ export interface AssetLibraryOptions {
   repo: AssetsRepository
   blobs: BlobStore
   blobRows: BlobsRepository
+  blobVariants: BlobVariants
 }
 
 const assetView = (row: AssetRow): LibraryAsset => ({
@@ -143,7 +145,7 @@ export class AssetLibrary {
       const same = await this.repo.findUnsourced(websiteId, collectionId, hash)
       if (same) return assetView(same)
     }
-    await storeBlob(this.blobs, this.blobRows, hash, bytes, type.contentType)
+    await storeBlob(this.blobs, this.blobRows, this.options.blobVariants, hash, bytes, type.contentType)
     const row = assetRow(websiteId, collectionId, sourceUrl, hash, bytes.length, type)
     try {
       await this.repo.insert(row)

@@ -1,7 +1,8 @@
 /**
  * Authoring rules for a publish bundle: decode every file and check every rule, collecting all the
  * violations (never stopping at the first) so the agent that sent the bundle can fix everything in
- * one round. Pure and synchronous; no I/O.
+ * one round. Pure and synchronous; no I/O. The content rules can also run apart from the rest
+ * (inspectBundle, scanText, finishCheck), as the publish pipeline runs them in worker threads.
  *
  * Order of violations (deterministic): bundle-level ones first (MISSING_INDEX, TOO_MANY_FILES,
  * BUNDLE_TOO_LARGE, TOO_MANY_PAGES), then per file in input order: INVALID_PATH, DUPLICATE_PATH,
@@ -21,6 +22,8 @@ import { scanCss } from './css-rules.ts'
 import { scanMarkup } from './html-rules.ts'
 import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
 import { reservedPathProblem } from './reserved-paths.ts'
+import { HEADERS_FILE, parseHeaders } from './header-rules.ts'
+import { parseRedirects, REDIRECTS_FILE, type RuleViolation } from './redirect-rules.ts'
 import { isTemplateFile, scanTemplate } from './template-rules.ts'
 
 export interface BundleFileInput {
@@ -78,6 +81,31 @@ export interface BundleCheck<F = DecodedFile> {
   warnings: PublishViolation[]
 }
 
+/** A file's text that the content rules read (html-rules, css-rules, js-rules, template-rules). */
+export interface TextScan {
+  path: string
+  contentType: string
+  text: string
+}
+
+/**
+ * A bundle decoded and checked for everything but its files' content: the content rules, the
+ * costly part, are run apart (inline by checkBundle, or in worker threads by the publish
+ * pipeline) on `scans`, and finishCheck puts the two together.
+ */
+export interface BundleInspection<F = DecodedFile> {
+  files: F[]
+  totalBytes: number
+  /** Bundle-level violations (MISSING_INDEX, TOO_MANY_FILES, ...), which come first. */
+  bundle: PublishViolation[]
+  /** Per input file (same order): its path, encoding and size violations and warnings. */
+  perFile: PublishViolation[][]
+  /** The texts to run the content rules on, each with the index of its input file. */
+  scans: Array<TextScan & { file: number }>
+  options: CheckOptions
+  limits: BundleLimits
+}
+
 export interface CheckOptions {
   /** The site's collections, whose reserved root paths a file may not take (RESERVED_PATH). */
   collectionNames?: readonly string[]
@@ -108,13 +136,22 @@ export function contentTypeFor(path: string, override?: string): string {
 export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, options?: CheckOptions): BundleCheck
 export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, options?: CheckOptions): BundleCheck<DecodedFile | StoredFile>
 export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, options: CheckOptions = {}): BundleCheck<DecodedFile | StoredFile> {
+  const inspection = inspectBundle(files, limits, options)
+  return finishCheck(
+    inspection,
+    inspection.scans.map((scan) => scanText(scan, limits.maxViolations)),
+  )
+}
+
+/** Decodes every file and checks every rule but the content rules (see BundleInspection). */
+export function inspectBundle(
+  files: AnyFileInput[],
+  limits: BundleLimits = BUNDLE_LIMITS,
+  options: CheckOptions = {},
+): BundleInspection<DecodedFile | StoredFile> {
   const collectionNames = options.collectionNames ?? []
-  const perFile = new Collector(limits.maxViolations)
-  const warnings = new Collector(limits.maxViolations)
-  const emit: Emit = (v) => {
-    if (!WARNING_CODES.has(v.code)) perFile.add(v)
-    else if (v.code !== 'MIXED_CONTENT' || options.httpsSites) warnings.add(v)
-  }
+  const perFile: PublishViolation[][] = []
+  const scans: BundleInspection['scans'] = []
   const decoded: Array<DecodedFile | StoredFile> = []
   let totalBytes = 0
   let htmlPages = 0
@@ -124,6 +161,9 @@ export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE
   const reportedDuplicates = new Set<string>()
 
   for (const file of files) {
+    const own: PublishViolation[] = []
+    perFile.push(own)
+    const emit: Emit = (v) => own.push(v)
     const { path } = file
     const problems = pathProblems(path)
     if (problems.length > 0) {
@@ -157,13 +197,13 @@ export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE
     let text: string | undefined
     if ('stored' in file) {
       size = file.stored.size
-      if (needsScanning(contentType)) {
+      if (readsText(path, contentType)) {
         if (!file.stored.bytes) throw new Error(`the bytes of ${path} are needed to check it`)
         text = bytesToText(file.stored.bytes)
-      } else if (file.stored.bytes && isTemplateFile(path, contentType)) text = bytesToText(file.stored.bytes)
+      }
       decoded.push({ path, hash: file.stored.hash, size, contentType })
     } else {
-      const result = decode(file, needsScanning(contentType) || isTemplateFile(path, contentType))
+      const result = decode(file, readsText(path, contentType))
       if (result.encodingError) emit({ code: 'INVALID_ENCODING', path, ...result.encodingError })
       size = result.bytes.length
       text = result.text
@@ -178,13 +218,7 @@ export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE
       })
     }
     totalBytes += size
-
-    if (text === undefined) continue
-    if (contentType === HTML) scanMarkup(text, path, false, emit)
-    else if (MARKUP_XML.has(contentType)) scanMarkup(text, path, true, emit)
-    else if (contentType === 'text/css') scanCss(text, path, path, emit)
-    else if (JS_CONTENT_TYPES.has(contentType)) scanJs(text, path, path, emit)
-    if (isTemplateFile(path, contentType)) scanTemplate(text, path, emit)
+    if (text !== undefined) scans.push({ path, contentType, text, file: perFile.length - 1 })
   }
 
   const bundle: PublishViolation[] = []
@@ -217,10 +251,53 @@ export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE
     })
   }
 
+  return { files: decoded, totalBytes, bundle, perFile, scans, options, limits }
+}
+
+/** The content rules on one file's text: what they report, at most `limit` of a code beyond the first. */
+export function scanText(scan: TextScan, limit: number): PublishViolation[] {
+  const found = new Collector(limit)
+  const emit: Emit = (v) => found.add(v)
+  const { text, path, contentType } = scan
+  if (contentType === HTML) scanMarkup(text, path, false, emit)
+  else if (MARKUP_XML.has(contentType)) scanMarkup(text, path, true, emit)
+  else if (contentType === 'text/css') scanCss(text, path, path, emit)
+  else if (JS_CONTENT_TYPES.has(contentType)) scanJs(text, path, path, emit)
+  if (isTemplateFile(path, contentType)) scanTemplate(text, path, emit)
+  if (path === REDIRECTS_FILE) parseRedirects(text).violations.forEach((v) => emit(withoutLine(v)))
+  else if (path === HEADERS_FILE) parseHeaders(text).violations.forEach((v) => emit(withoutLine(v)))
+  return found.list
+}
+
+/** The interface's PublishViolation has no line field: the line is in `detail` and `message`. */
+const withoutLine = ({ code, path, detail, message }: RuleViolation): PublishViolation => ({ code, path, detail, message })
+
+/**
+ * The check of an inspected bundle, given what the content rules found in each of its scans (same
+ * order): violations in the documented order, warnings apart, both capped.
+ */
+export function finishCheck<F>(inspection: BundleInspection<F>, scanned: PublishViolation[][]): BundleCheck<F> {
+  const { options, limits } = inspection
+  const perFile = new Collector(limits.maxViolations)
+  const warnings = new Collector(limits.maxViolations)
+  const route = (v: PublishViolation) => {
+    if (!WARNING_CODES.has(v.code)) perFile.add(v)
+    else if (v.code !== 'MIXED_CONTENT' || options.httpsSites) warnings.add(v)
+  }
+  const byFile = new Map<number, PublishViolation[][]>()
+  inspection.scans.forEach((scan, i) => {
+    const list = byFile.get(scan.file)
+    if (list) list.push(scanned[i] ?? [])
+    else byFile.set(scan.file, [scanned[i] ?? []])
+  })
+  inspection.perFile.forEach((own, i) => {
+    own.forEach(route)
+    for (const found of byFile.get(i) ?? []) found.forEach(route)
+  })
   return {
-    files: decoded,
-    totalBytes,
-    violations: capViolations([...bundle, ...perFile.list], limits.maxViolations),
+    files: inspection.files,
+    totalBytes: inspection.totalBytes,
+    violations: capViolations([...inspection.bundle, ...perFile.list], limits.maxViolations),
     warnings: capViolations(warnings.list, limits.maxViolations),
   }
 }
@@ -261,6 +338,14 @@ export function needsScanning(contentType: string): boolean {
   return contentType === HTML || MARKUP_XML.has(contentType) || contentType === 'text/css' || JS_CONTENT_TYPES.has(contentType)
 }
 
+/**
+ * Whether the rules read this file's text: by its type (needsScanning), as a template, or as the
+ * serving configuration at the bundle root (`_redirects`, `_headers`), whatever its type.
+ */
+export function readsText(path: string, contentType: string): boolean {
+  return needsScanning(contentType) || isTemplateFile(path, contentType) || path === REDIRECTS_FILE || path === HEADERS_FILE
+}
+
 interface Decoded {
   bytes: Buffer
   /** The text the content rules scan (only for content types that have rules). */
@@ -277,6 +362,8 @@ const NOT_BASE64 = /[^A-Za-z0-9+/_=-]/
 function decode(file: BundleFileInput, wantText: boolean): Decoded {
   const { path, content } = file
   if (file.contentEncoding === 'base64') {
+    const strict = strictBase64(content)
+    if (strict) return { bytes: strict, text: wantText ? bytesToText(strict) : undefined }
     const cleaned = content.replace(BASE64_WHITESPACE, '')
     const bytes = Buffer.from(cleaned, 'base64')
     const problem = base64Problem(cleaned)
@@ -318,6 +405,20 @@ function decode(file: BundleFileInput, wantText: boolean): Decoded {
     }
   }
   return { bytes, text }
+}
+
+/**
+ * The common case, decoded in one pass: padded base64 without whitespace. Node's decoder skips
+ * characters outside the alphabet and stops at padding, so the text is valid exactly when every
+ * character yielded its 6 bits: when the decoded length is the one its length and padding imply.
+ * Anything else (whitespace, a bad character, misplaced padding) goes the careful way, which
+ * names the problem.
+ */
+function strictBase64(content: string): Buffer | undefined {
+  if (content.length % 4 !== 0) return undefined
+  const padding = content.endsWith('==') ? 2 : content.endsWith('=') ? 1 : 0
+  const bytes = Buffer.from(content, 'base64')
+  return bytes.length === (content.length / 4) * 3 - padding ? bytes : undefined
 }
 
 function base64Problem(cleaned: string): { reason: string; detail: string } | undefined {

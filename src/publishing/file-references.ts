@@ -10,7 +10,7 @@ import type { BlobStore } from '../blobs/blob-store.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { type PublishViolation, validationFailed } from '../core/errors.ts'
 import { BUNDLE_LIMITS, MAX_ERROR_FIELDS } from '../core/limits.ts'
-import { type AnyFileInput, type BundleFileInput, contentTypeFor, needsScanning, type StoredFileInput } from './authoring-rules.ts'
+import { type AnyFileInput, type BundleFileInput, contentTypeFor, readsText, type StoredFileInput } from './authoring-rules.ts'
 import { quoted } from './bundle-paths.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
 
@@ -90,7 +90,7 @@ export async function resolveFiles(
       const row = hash === undefined ? undefined : rows.get(hash)
       if (!row) return { path, contentType, unresolved: problem(hash === undefined ? upload : undefined) }
       const stored: StoredFileInput['stored'] = { hash: row.hash, size: Number(row.size) }
-      if (needsScanning(contentTypeFor(path, contentType))) stored.bytes = await read(row.hash)
+      if (readsText(path, contentTypeFor(path, contentType))) stored.bytes = await read(row.hash)
       return { path, contentType, stored }
     }),
   )

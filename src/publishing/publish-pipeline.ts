@@ -8,12 +8,14 @@
  */
 import { createHash } from 'node:crypto'
 import type { BlobStore, StoredFile } from '../blobs/blob-store.ts'
-import { blobRow, writeBlob } from '../blobs/blob-writes.ts'
+import type { BlobVariants } from '../blobs/blob-variants.ts'
+import { restoreClaimed } from '../blobs/blob-removal.ts'
+import { blobRow } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
-import { compressVariants, type Variants } from '../blobs/compression.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
 import type { BlobsTable } from '../db/types.ts'
-import { checkBundle } from './authoring-rules.ts'
+import { type DecodedFile, finishCheck, inspectBundle, scanText } from './authoring-rules.ts'
+import type { ContentScanPool } from './content-scans.pool.ts'
 import { type ContentReferences, resolveFiles } from './file-references.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
 
@@ -21,7 +23,6 @@ import type { PublishFileInput } from './publishing.schemas.ts'
 interface WrittenBlob {
   row: BlobsTable
   bytes: Buffer
-  variants: Variants
 }
 
 export interface StoredBundle {
@@ -39,6 +40,10 @@ export interface StoredBundle {
 export interface PublishPipelineOptions {
   blobs: BlobStore
   blobRows: BlobsRepository
+  /** Makes the precompressed variants of new blobs once their publish committed. */
+  variants: BlobVariants
+  /** Runs the content rules in worker threads; without it they run on the calling thread. */
+  scans?: ContentScanPool
   /** Resolves files given by uploadId or sha256 (the uploads feature implements it). */
   references: ContentReferences
   /** Sites are served over https, so plain-http subresources are reported as mixed content. */
@@ -53,31 +58,81 @@ export interface PublishTarget {
   collectionNames: readonly string[]
 }
 
-/** How many blobs are compressed and written at once: most of a write is waiting for fsync. */
-const WRITE_CONCURRENCY = 16
+/** How many blobs are written at once: a write is mostly waiting for fsync, which the disk batches. */
+const WRITE_CONCURRENCY = 64
 
 export class PublishPipeline {
   private readonly blobs: BlobStore
   private readonly blobRows: BlobsRepository
+  private readonly variants: BlobVariants
+  private readonly scans: ContentScanPool | null
   private readonly references: ContentReferences
   private readonly httpsSites: boolean
 
   constructor(options: PublishPipelineOptions) {
     this.blobs = options.blobs
     this.blobRows = options.blobRows
+    this.variants = options.variants
+    this.scans = options.scans ?? null
     this.references = options.references
     this.httpsSites = options.httpsSites
   }
 
-  /** Checks the bundle (PUBLISH_INVALID with every violation) and writes the blobs it lacks. */
+  /**
+   * Checks the bundle (PUBLISH_INVALID with every violation) and writes the blobs it lacks. The
+   * content rules run in worker threads while the bytes are hashed and stored; a bundle that
+   * breaks one has the blobs it stored removed again before the refusal, so it changes nothing.
+   * Bytes are stored only once every rule that bounds them (count, sizes, paths) has passed.
+   */
   async store(input: PublishFileInput[], target: PublishTarget): Promise<StoredBundle> {
     const resolved = await resolveFiles(input, target.userId, this.references, this.blobRows, this.blobs)
-    const check = checkBundle(resolved, undefined, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
-    if (check.violations.length > 0) throw publishInvalid(check.violations)
+    const inspection = inspectBundle(resolved, undefined, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
+    const limit = inspection.limits.maxViolations
+    const scanning: Promise<{ found: PublishViolation[][] } | { error: unknown }> = (
+      this.scans ? this.scans.scan(inspection.scans, limit) : Promise.resolve(inspection.scans.map((scan) => scanText(scan, limit)))
+    ).then(
+      (found) => ({ found }),
+      (error: unknown) => ({ error }),
+    )
 
+    const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
+    let stored: { files: StoredFile[]; written: WrittenBlob[] } | null = null
+    let storing: { error: unknown } | null = null
+    if (fitsTheLimits) {
+      try {
+        stored = await this.storeBytes(inspection.files)
+      } catch (error) {
+        storing = { error }
+      }
+    }
+    // Awaited whatever happened to the bytes: no scan is left running unobserved.
+    const scanned = await scanning
+    if (storing !== null) throw storing.error
+    if ('error' in scanned) {
+      if (stored) await this.removeUnclaimed(stored.written)
+      throw scanned.error
+    }
+    const check = finishCheck(inspection, scanned.found)
+    if (check.violations.length > 0) {
+      if (stored) await this.removeUnclaimed(stored.written)
+      throw publishInvalid(check.violations)
+    }
+    const { files, written } = stored!
+    return {
+      files,
+      newBlobs: written.map((w) => w.row),
+      written,
+      totalBytes: check.totalBytes,
+      newBlobBytes: written.reduce((sum, { row }) => sum + row.size, 0),
+      warnings: check.warnings,
+    }
+  }
+
+  /** Hashes the inline files and writes the blobs no row knows yet; on a failure, removes what it wrote. */
+  private async storeBytes(decoded: Array<DecodedFile | StoredFile>): Promise<{ files: StoredFile[]; written: WrittenBlob[] }> {
     // Files given by reference are stored already: only inline bytes are hashed, and maybe written.
     const bytesByHash = new Map<string, { bytes: Buffer; contentType: string }>()
-    const files: StoredFile[] = check.files.map((file) => {
+    const files: StoredFile[] = decoded.map((file) => {
       if ('hash' in file) return file
       const hash = createHash('sha256').update(file.bytes).digest('hex')
       bytesByHash.set(hash, { bytes: file.bytes, contentType: file.contentType })
@@ -90,33 +145,34 @@ export class PublishPipeline {
     let next = 0
     const worker = async () => {
       while (next < missing.length) {
-        const [hash, { bytes, contentType }] = missing[next++]
-        const variants = await compressVariants(bytes, contentType)
-        await writeBlob(this.blobs, hash, bytes, variants)
-        written.push({ row: blobRow(hash, bytes, variants), bytes, variants })
+        const [hash, { bytes, contentType }] = missing[next++]!
+        await this.blobs.put(hash, bytes)
+        written.push({ row: blobRow(hash, bytes, contentType), bytes })
       }
     }
-    await Promise.all(Array.from({ length: Math.min(WRITE_CONCURRENCY, missing.length) }, worker))
-
-    return {
-      files,
-      newBlobs: written.map((w) => w.row),
-      written,
-      totalBytes: check.totalBytes,
-      newBlobBytes: written.reduce((sum, { row }) => sum + row.size + (row.br_size ?? 0) + (row.gzip_size ?? 0), 0),
-      warnings: check.warnings,
+    const outcomes = await Promise.allSettled(Array.from({ length: Math.min(WRITE_CONCURRENCY, missing.length) }, worker))
+    const failed = outcomes.find((o) => o.status === 'rejected')
+    if (failed) {
+      await this.removeUnclaimed(written)
+      throw failed.reason
     }
+    return { files, written }
   }
 
   /**
    * After the metadata transaction that records the bundle committed: another publish of the same
    * bytes may have failed meanwhile and removed blobs this one wrote (see abandon), so each new
-   * blob is checked and rewritten if it is gone.
+   * blob is checked and rewritten if it is gone. Then their variants are made, off this request;
+   * `whenVariantsReady` runs once they are (to tell the serving caches).
    */
-  async confirm(bundle: StoredBundle): Promise<void> {
-    for (const blob of bundle.written) {
-      if (!(await this.blobs.has(blob.row.hash))) await writeBlob(this.blobs, blob.row.hash, blob.bytes, blob.variants)
-    }
+  async confirm(bundle: StoredBundle, whenVariantsReady?: () => void): Promise<void> {
+    const present = await Promise.all(bundle.written.map((blob) => this.blobs.has(blob.row.hash)))
+    await Promise.all(bundle.written.map((blob, i) => (present[i] ? undefined : this.blobs.put(blob.row.hash, blob.bytes))))
+    const pending = bundle.written.filter((blob) => blob.row.variants_type !== null)
+    this.variants.schedule(
+      pending.map(({ row, bytes }) => ({ hash: row.hash, contentType: row.variants_type!, bytes })),
+      whenVariantsReady,
+    )
   }
 
   /**
@@ -127,15 +183,20 @@ export class PublishPipeline {
    * succeeding side rewrites any that are gone in confirm().
    */
   async abandon(bundle: StoredBundle): Promise<void> {
-    const written = bundle.written
+    await this.removeUnclaimed(bundle.written)
+  }
+
+  /** Removes the blobs among `written` that no row claims, restoring any a row claims meanwhile (see abandon). */
+  private async removeUnclaimed(written: WrittenBlob[]): Promise<void> {
     if (written.length === 0) return
     const hashes = written.map((w) => w.row.hash)
     const kept = await this.blobRows.findExisting(hashes)
     const orphans = written.filter((w) => !kept.has(w.row.hash))
     for (const blob of orphans) await this.blobs.delete(blob.row.hash)
-    const claimedMeanwhile = await this.blobRows.findExisting(orphans.map((w) => w.row.hash))
-    for (const blob of orphans) {
-      if (claimedMeanwhile.has(blob.row.hash)) await writeBlob(this.blobs, blob.row.hash, blob.bytes, blob.variants)
+    const restored = await restoreClaimed(this.blobs, this.blobRows, new Map(orphans.map((w) => [w.row.hash, new Map([['identity', w.bytes] as const])])))
+    for (const { row, bytes } of orphans) {
+      // The publish that claimed it may have made its variants already, and they went with the delete.
+      if (restored.has(row.hash) && row.variants_type !== null) this.variants.schedule([{ hash: row.hash, contentType: row.variants_type, bytes }])
     }
   }
 }

@@ -28,15 +28,14 @@ export const PublishFileSchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 100,
-        description:
-          'The file is the bytes PUT to this upload (`upl_...`, from createUploads) instead of content. The upload must be yours, complete and unexpired.',
+        description: 'Instead of content: the bytes PUT to this upload (`upl_...`, from createUploads), yours, complete and unexpired.',
       }),
     ),
     sha256: Type.Optional(
       Type.String({
         pattern: '^[0-9a-f]{64}$',
         description:
-          'The file is the bytes with this SHA-256 (lowercase hex) that you have already published (in a version of a site you own or edit) or uploaded, instead of content. Unknown hashes are refused with PUBLISH_INVALID / UNKNOWN_HASH.',
+          'Instead of content: the SHA-256 (lowercase hex) of bytes you already published (to a site you own or edit) or uploaded. Unknown hashes are PUBLISH_INVALID / UNKNOWN_HASH.',
       }),
     ),
   },

@@ -18,7 +18,7 @@ export class DbSiteLookup implements SiteLookup {
     let query = this.db
       .selectFrom('websites')
       .innerJoin('versions', 'versions.website_id', 'websites.id')
-      .select(['websites.id as websiteId', 'websites.slug', 'versions.id as versionId', 'versions.number'])
+      .select(['websites.id as websiteId', 'websites.slug', 'versions.id as versionId', 'versions.number', 'websites.password_set_at as lockedSince'])
       .where('websites.slug', '=', slug)
       .where('websites.status', '!=', 'deleted')
       .where('versions.status', '=', 'ready')
@@ -35,9 +35,14 @@ export class DbSiteLookup implements SiteLookup {
         'version_files.content_type as contentType',
         'blobs.br_size as brSize',
         'blobs.gzip_size as gzipSize',
+        'blobs.variants_type as variantsType',
       ])
       .where('version_files.version_id', '=', version.versionId)
       .execute()
-    return { ...version, number: Number(version.number), files: files.map((f) => ({ ...f, size: Number(f.size) })) }
+    return {
+      ...version,
+      number: Number(version.number),
+      files: files.map(({ variantsType, ...f }) => ({ ...f, size: Number(f.size), variantsPending: variantsType !== null })),
+    }
   }
 }

@@ -2,6 +2,7 @@
  * Response headers shared by every site response, content-type helpers and the built-in pages
  * (404/400/405/500). Everything here is computed once at module load.
  */
+import type { ServerResponse } from 'node:http'
 import { escapeHtml } from '../core/html.ts'
 
 /**
@@ -72,6 +73,13 @@ export function builtin(status: number, contentType: string, text: string, extra
 
 const HTML = 'text/html; charset=utf-8'
 const TEXT = 'text/plain; charset=utf-8'
+
+/** Sends a fixed page (its body unless the request is HEAD). */
+export function sendPage(res: ServerResponse, page: BuiltinPage, head: boolean): void {
+  res.writeHead(page.status, page.headers as string[])
+  if (head) res.end()
+  else res.end(page.body)
+}
 
 /** Unknown slug or version. */
 export const NO_SITE_PAGE = builtin(404, HTML, htmlPage('Site not found', 'No site is published at this address.'))

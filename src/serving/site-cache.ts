@@ -9,7 +9,9 @@ import { LRUCache } from 'lru-cache'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import type { SiteHost } from './site-host.ts'
 import type { ServedFile, SiteLookup } from './site-lookup.ts'
-import { type PreparedVariant, type PreparedVersion, prepareVersion } from './site-version.ts'
+import { parseHeaders } from '../publishing/header-rules.ts'
+import { parseRedirects } from '../publishing/redirect-rules.ts'
+import { type PreparedFile, type PreparedVariant, type PreparedVersion, prepareVersion } from './site-version.ts'
 
 export interface ManifestCacheOptions {
   lookup: SiteLookup
@@ -19,13 +21,24 @@ export interface ManifestCacheOptions {
   maxFiles?: number
   /** How long an unknown label is remembered (default 5 s). */
   negativeTtlMs?: number
+  /**
+   * How long a version whose compressed variants are still being made is kept before it is read
+   * again (default 1 s). The instance that made them says so at once (a site event); this bounds
+   * how long any other instance, or a preview, serves those files uncompressed if that is lost.
+   */
+  pendingVariantsTtlMs?: number
   /** The clock unknown labels expire by, in ms (default Date.now). */
   now?: () => number
   /** Max remembered unknown labels (default 10,000). */
   maxNegative?: number
   /** Called for manifest entries with an invalid hash or size (they are left out). */
   onInvalidFile?: (label: string, file: ServedFile) => void
+  /** Reads a blob's bytes: a version's `_redirects` and `_headers` are read and parsed when it is loaded. */
+  readBlob?: (hash: string) => Promise<Buffer>
 }
+
+/** Parsed `_redirects` and `_headers` files kept by content (a file's rules are parsed once per instance, however often its site is reloaded). */
+const PARSED_RULE_FILES = 1000
 
 interface InFlight {
   promise: Promise<PreparedVersion | null>
@@ -38,21 +51,31 @@ export class ManifestCache {
   /** Unknown label -> when it is forgotten (ms by `now`). */
   private readonly unknown: LRUCache<string, number>
   private readonly negativeTtlMs: number
+  private readonly pendingVariantsTtlMs: number
+  /** label -> when a version cached with variants pending is read again (ms by `now`). */
+  private readonly recheck = new Map<string, number>()
   private readonly now: () => number
   private readonly inFlight = new Map<string, InFlight>()
   /** slug -> cached preview labels, so a re-created site never serves another site's previews. */
   private readonly previews = new Map<string, Set<string>>()
   private readonly lookup: SiteLookup
   private readonly onInvalidFile?: ManifestCacheOptions['onInvalidFile']
+  private readonly readBlob?: ManifestCacheOptions['readBlob']
+  private readonly parsedRules = new LRUCache<string, object>({ max: PARSED_RULE_FILES })
+  /** Lookups answered from the cache (a version, or a label remembered as unknown) and lookups that need the database: for the metrics. */
+  hits = 0
+  misses = 0
 
   constructor(options: ManifestCacheOptions) {
     this.lookup = options.lookup
     this.onInvalidFile = options.onInvalidFile
+    this.readBlob = options.readBlob
     this.versions = new LRUCache<string, PreparedVersion>({
       max: options.maxEntries ?? 10_000,
       maxSize: options.maxFiles ?? 500_000,
       sizeCalculation: (version) => version.files.size + version.templates.size + 1,
       dispose: (version, label) => {
+        this.recheck.delete(label)
         if (!version.preview) return
         const labels = this.previews.get(version.slug)
         if (labels === undefined) return
@@ -64,13 +87,25 @@ export class ManifestCache {
     // follows one clock that the caller chooses.
     this.unknown = new LRUCache<string, number>({ max: options.maxNegative ?? 10_000 })
     this.negativeTtlMs = options.negativeTtlMs ?? 5_000
+    this.pendingVariantsTtlMs = options.pendingVariantsTtlMs ?? 1_000
     this.now = options.now ?? Date.now
   }
 
   /** Cached version, null for a remembered unknown label, undefined when a lookup is needed. */
   get(label: string): PreparedVersion | null | undefined {
+    const cached = this.cached(label)
+    if (cached === undefined) this.misses++
+    else this.hits++
+    return cached
+  }
+
+  private cached(label: string): PreparedVersion | null | undefined {
     const version = this.versions.get(label)
-    if (version !== undefined) return version
+    if (version !== undefined) {
+      if (!version.variantsPending || this.now() < this.recheck.get(label)!) return version
+      this.versions.delete(label)
+      return undefined
+    }
     const until = this.unknown.get(label)
     if (until === undefined) return undefined
     if (this.now() < until) return null
@@ -94,12 +129,14 @@ export class ManifestCache {
     const found = site.version === null ? await this.lookup.findLive(site.slug) : await this.lookup.findVersion(site.slug, site.version)
     const preview = site.version !== null
     const prepared = found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file))
+    if (prepared !== null) await this.readRules(prepared)
     if (entry.stale) return prepared
     if (prepared === null) {
       this.unknown.set(label, this.now() + this.negativeTtlMs)
     } else {
       this.unknown.delete(label)
       this.versions.set(label, prepared)
+      if (prepared.variantsPending) this.recheck.set(label, this.now() + this.pendingVariantsTtlMs)
       if (preview) {
         let labels = this.previews.get(site.slug)
         if (labels === undefined) this.previews.set(site.slug, (labels = new Set()))
@@ -108,6 +145,24 @@ export class ManifestCache {
     }
     if (!preview) this.dropForeignPreviews(site.slug, prepared?.websiteId ?? null)
     return prepared
+  }
+
+  /** Parses the version's `_redirects` and `_headers` (each blob once, then from memory). */
+  private async readRules(version: PreparedVersion): Promise<void> {
+    const { redirects, headers } = version.ruleFiles
+    if (redirects !== null) version.redirects = await this.parsed(redirects, 'redirects', parseRedirects)
+    if (headers !== null) version.headerRules = await this.parsed(headers, 'headers', parseHeaders)
+  }
+
+  private async parsed<T extends object>(file: PreparedFile, kind: string, parse: (text: string) => { rules: T }): Promise<T | null> {
+    if (this.readBlob === undefined) return null
+    const key = `${kind}:${file.identity.hash}`
+    const hit = this.parsedRules.get(key)
+    if (hit !== undefined) return hit as T
+    // Checked at publish: what is stored parses; a rule that fails anyway is simply absent.
+    const { rules } = parse((await this.readBlob(file.identity.hash)).toString('utf8'))
+    this.parsedRules.set(key, rules)
+    return rules
   }
 
   /** Drops cached previews of this slug that belong to another website (the slug changed hands). */
@@ -134,6 +189,14 @@ export class ManifestCache {
     for (const label of [...this.unknown.keys()]) if (label.startsWith(prefix)) this.unknown.delete(label)
   }
 
+  /** Forgets everything: what changed while change notifications were lost is read afresh. */
+  invalidateAll(): void {
+    this.versions.clear()
+    this.unknown.clear()
+    for (const running of this.inFlight.values()) running.stale = true
+    this.inFlight.clear()
+  }
+
   get size(): number {
     return this.versions.size
   }
@@ -145,6 +208,9 @@ export class BlobCache {
   private readonly cache: LRUCache<string, Buffer> | null
   private readonly maxCacheable: number
   private readonly inFlight = new Map<string, Promise<Buffer>>()
+  /** Reads of file bytes answered by the cache, and reads that go to the blob store (or join one under way): for the metrics. */
+  hits = 0
+  misses = 0
 
   constructor(
     private readonly store: BlobStore,
@@ -159,7 +225,10 @@ export class BlobCache {
   peek(v: PreparedVariant): Buffer | undefined {
     if (v.bytes !== null) return v.bytes
     if (v.size === 0) return EMPTY
-    return this.cache === null ? undefined : this.cache.get(v.key)
+    const bytes = this.cache === null ? undefined : this.cache.get(v.key)
+    if (bytes === undefined) this.misses++
+    else this.hits++
+    return bytes
   }
 
   /** Reads the variant from the store (sharing a read already in flight) and caches it if small enough. */

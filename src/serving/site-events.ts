@@ -14,23 +14,46 @@ export interface SiteEvents {
 }
 
 export interface SiteEventBus extends SiteEvents {
+  /** A custom domain started or stopped serving a site. */
+  domainChanged(domain: string): Promise<void>
   close(): Promise<void>
 }
+
+/** What each instance does with the events. */
+export interface SiteEventHandlers {
+  siteChanged(slug: string): void
+  domainChanged(domain: string): void
+  /** Events may have been missed: drop every cache. */
+  resync(): void
+}
+
+/** Domain events travel on the same channel as slugs, marked by a prefix no slug has. */
+const DOMAIN_PREFIX = 'domain:'
+
+/** How often caches are dropped while the listener is away, and how soon it tries to come back. */
+export const RESYNC_INTERVAL_MS = 1000
 
 /**
  * Tells every serving cache that a slug changed. On SQLite there is one server process, so the
  * local cache is all there is. On PostgreSQL, where several instances share the database, the
- * change is also published with NOTIFY and every instance LISTENs, so a promotion made through
- * one instance is visible on the next request to any other.
+ * change is also published with NOTIFY and every instance LISTENs, so a change made through one
+ * instance is visible on the next request to any other.
+ *
+ * NOTIFY reaches every connected listener of a committed change; what a listener misses is what
+ * happens while its connection is down. So when it drops, `onResync` (every cache dropped) runs at
+ * once and then every RESYNC_INTERVAL_MS until the listener is back, and once more when it is:
+ * an instance serves nothing older than about a second, notification or not.
  */
 export async function createSiteEvents(
   db: Db,
   databaseUrl: string | null,
-  onChange: (slug: string) => void,
-  log: { warn(obj: unknown, msg?: string): void },
+  handlers: SiteEventHandlers,
+  log: { warn(obj: unknown, msg?: string): void; info(obj: unknown, msg?: string): void },
 ): Promise<SiteEventBus> {
+  const onChange = (key: string) => (key.startsWith(DOMAIN_PREFIX) ? handlers.domainChanged(key.slice(DOMAIN_PREFIX.length)) : handlers.siteChanged(key))
+  const onResync = () => handlers.resync()
   if (db.dialect !== 'postgres' || !databaseUrl) {
-    return { siteChanged: async (slug) => onChange(slug), close: async () => {} }
+    return { siteChanged: async (slug) => onChange(slug), domainChanged: async (domain) => onChange(DOMAIN_PREFIX + domain), close: async () => {} }
   }
 
   // Our own notifications come back to us: the change was applied locally already, and applying
@@ -43,28 +66,65 @@ export async function createSiteEvents(
   }
   let listener: pg.Client | null = null
   let closed = false
+  let resyncing: NodeJS.Timeout | null = null
+
   const connect = async (): Promise<void> => {
     const client = new pg.Client({ connectionString: databaseUrl })
-    client.on('notification', (message) => message.payload && received(message.payload))
-    client.on('error', (err) => {
-      log.warn({ err }, 'site change listener lost its connection; reconnecting')
-      listener = null
+    let lost = false
+    const onLost = (err?: unknown) => {
+      if (lost) return
+      lost = true
+      if (listener === client) listener = null
       client.end().catch(() => {})
-      if (!closed) setTimeout(() => connect().catch((e) => log.warn({ err: e }, 'reconnect failed')), 1000).unref()
-    })
-    await client.connect()
-    await client.query(`LISTEN ${CHANNEL}`)
+      if (closed) return
+      log.warn({ err }, 'site change listener lost its connection; caches are dropped every second until it is back')
+      onResync()
+      resyncing ??= setInterval(onResync, RESYNC_INTERVAL_MS).unref()
+      setTimeout(reconnect, RESYNC_INTERVAL_MS).unref()
+    }
+    // Until LISTEN holds, a failure is the rejection of connect(); only a working listener is lost.
+    let listening = false
+    client.on('notification', (message) => message.payload && received(message.payload))
+    client.on('error', (err) => listening && onLost(err))
+    client.on('end', () => listening && onLost())
+    try {
+      await client.connect()
+      await client.query(`LISTEN ${CHANNEL}`)
+    } catch (error) {
+      client.end().catch(() => {})
+      throw error
+    }
+    listening = true
     listener = client
+  }
+  const reconnect = (): void => {
+    if (closed) return
+    connect().then(
+      () => {
+        if (resyncing) clearInterval(resyncing)
+        resyncing = null
+        // What changed while nobody listened is read afresh.
+        onResync()
+        log.info({}, 'site change listener is back')
+      },
+      (err) => {
+        log.warn({ err }, 'site change listener could not reconnect; trying again')
+        setTimeout(reconnect, RESYNC_INTERVAL_MS).unref()
+      },
+    )
   }
   await connect()
 
+  const announce = async (key: string): Promise<void> => {
+    onChange(key)
+    await sql`select pg_notify(${CHANNEL}, ${`${instance} ${key}`})`.execute(db.kysely)
+  }
   return {
-    async siteChanged(slug) {
-      onChange(slug)
-      await sql`select pg_notify(${CHANNEL}, ${`${instance} ${slug}`})`.execute(db.kysely)
-    },
+    siteChanged: (slug) => announce(slug),
+    domainChanged: (domain) => announce(DOMAIN_PREFIX + domain),
     async close() {
       closed = true
+      if (resyncing) clearInterval(resyncing)
       await listener?.end()
     },
   }

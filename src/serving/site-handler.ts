@@ -7,24 +7,40 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import { siteLabel } from '../core/site-address.ts'
 import { EncodingNegotiator, etagMatches, parseRange, UNSATISFIABLE } from './http-conditionals.ts'
-import { BAD_REQUEST_PAGE, type BuiltinPage, METHOD_NOT_ALLOWED_PAGE, NO_SITE_PAGE, PAGE_NOT_FOUND_PAGE, SERVER_ERROR_PAGE } from './security-headers.ts'
+import {
+  BAD_REQUEST_PAGE,
+  type BuiltinPage,
+  METHOD_NOT_ALLOWED_PAGE,
+  NO_SITE_PAGE,
+  PAGE_NOT_FOUND_PAGE,
+  SERVER_ERROR_PAGE,
+  sendPage,
+} from './security-headers.ts'
 import { BlobCache, ManifestCache } from './site-cache.ts'
+import type { ServingCounters } from '../ops/metrics.ts'
+import type { CustomHosts } from './custom-hosts.ts'
+import { type SiteLock, UNLOCK_PATH } from './site-lock.ts'
 import { hostName, parseSiteHost, type SiteHost } from './site-host.ts'
 import type { SiteLookup } from './site-lookup.ts'
+import { type HeaderList } from '../publishing/header-rules.ts'
+import { matchRedirect } from '../publishing/redirect-rules.ts'
 import {
-  BAD_PATH,
   chooseVariant,
+  MISSING,
   missingHeaders,
   notModifiedHeaders,
   okHeaders,
-  originForm,
   type PreparedFile,
   type PreparedVariant,
   type PreparedVersion,
   partialHeaders,
   redirectHeaders,
-  resolvePath,
+  parseTarget,
+  type RequestTarget,
+  resolveTarget,
+  siteHeadersFor,
   unsatisfiableHeaders,
+  withSiteHeaders,
 } from './site-version.ts'
 
 export interface SiteServer {
@@ -33,7 +49,10 @@ export interface SiteServer {
   isSiteHost(host: string | undefined): boolean
   /** Forget everything cached for this slug's live site (called after publish/promote, also from other instances). */
   invalidate(slug: string): void
-  stats(): { sites: number; blobBytes: number; blobEntries: number; content: ContentStats }
+  /** Drops every cached version and page (site-events.ts, when change notifications may have been lost). */
+  invalidateAll(): void
+  /** What the caches hold and how often they answered or missed (ops/metrics.ts reads it). */
+  stats(): ServingCounters & { content: ContentStats }
 }
 
 /**
@@ -60,11 +79,12 @@ export interface ContentResponder {
    */
   answer(target: string, version: PreparedVersion): ContentAnswer | Promise<ContentAnswer> | undefined
   invalidate(slug: string): void
+  invalidateAll(): void
   stats(): ContentStats
 }
 
 /** For a site server that serves published files only: every other path is the site's 404. */
-export const NO_CONTENT: ContentResponder = { answer: () => undefined, invalidate: () => {}, stats: () => ({ renders: 0, cached: 0 }) }
+export const NO_CONTENT: ContentResponder = { answer: () => undefined, invalidate: () => {}, invalidateAll: () => {}, stats: () => ({ renders: 0, cached: 0 }) }
 
 export interface SiteServerOptions {
   siteDomain: string
@@ -85,6 +105,10 @@ export interface SiteServerOptions {
   now?: () => number
   /** Content pages served where the version has no file (NO_CONTENT for a server of files only). */
   content: ContentResponder
+  /** Site passwords (site-lock.ts); without it a protected site is served as if it had none. */
+  lock?: SiteLock | null
+  /** Verified custom domains (custom-hosts.ts); without it only `{slug}.{site_domain}` hosts are sites. */
+  customHosts?: CustomHosts | null
 }
 
 interface HostEntry {
@@ -94,14 +118,9 @@ interface HostEntry {
 
 const HOST_MEMO_LIMIT = 4096
 
-function sendPage(res: ServerResponse, page: BuiltinPage, head: boolean): void {
-  res.writeHead(page.status, page.headers as string[])
-  if (head) res.end()
-  else res.end(page.body)
-}
-
 export function createSiteServer(options: SiteServerOptions): SiteServer {
   const { siteDomain, content } = options
+  const lock = options.lock ?? null
   const { log } = options
   const negotiator = new EncodingNegotiator()
   const blobs = new BlobCache(options.blobs, options.cacheBytes)
@@ -112,24 +131,33 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     negativeTtlMs: options.negativeTtlMs,
     now: options.now,
     onInvalidFile: (label, file) => log.error({ label, path: file?.path, hash: file?.hash }, 'manifest entry with an invalid hash or size skipped'),
+    readBlob: (hash) => options.blobs.get(hash),
   })
   /** Host header value -> parsed site host (or null): parsing is skipped for repeat hosts. */
   const hosts = new Map<string, HostEntry | null>()
   const serviceHosts = new Set([...(options.serviceHosts ?? [])].map((h) => h.toLowerCase()))
+  const customHosts = options.customHosts ?? null
+  // A custom domain verified or removed: host parses remembered before are stale.
+  if (customHosts !== null) customHosts.onChange = () => hosts.clear()
 
   function hostEntry(host: string | undefined): HostEntry | null {
     if (host === undefined) return null
     const hit = hosts.get(host)
     if (hit !== undefined) return hit
+    const name = hostName(host)
     const site = parseSiteHost(host, siteDomain)
-    const entry = site === null || serviceHosts.has(hostName(host) ?? '') ? null : { label: siteLabel(site.slug, site.version), site }
+    let entry: HostEntry | null = site === null || serviceHosts.has(name ?? '') ? null : { label: siteLabel(site.slug, site.version), site }
+    // A verified custom domain serves its site's live version, as `{slug}.{site_domain}` does.
+    const custom = site === null && name !== null ? customHosts?.slugOf(name) : undefined
+    if (custom !== undefined) entry = { label: custom, site: { slug: custom, version: null } }
     if (hosts.size >= HOST_MEMO_LIMIT) hosts.clear()
     hosts.set(host, entry)
     return entry
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-    log.error({ err: error, host: req.headers.host, url: req.url }, 'site request failed')
+    // The request id is the one server.ts gave the response (ops/request-tracking.ts).
+    log.error({ err: error, reqId: res.getHeader('x-request-id'), host: req.headers.host, url: req.url }, 'site request failed')
     if (res.headersSent) {
       res.destroy()
       return
@@ -163,9 +191,17 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     )
   }
 
-  function sendPartial(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, file: PreparedFile, start: number, end: number): void {
+  function sendPartial(
+    req: IncomingMessage,
+    res: ServerResponse,
+    version: PreparedVersion,
+    file: PreparedFile,
+    start: number,
+    end: number,
+    extra: HeaderList,
+  ): void {
     const write = (bytes: Buffer): void => {
-      res.writeHead(206, partialHeaders(file, version, start, end))
+      res.writeHead(206, withSiteHeaders(partialHeaders(file, version, start, end), extra, version.preview))
       res.end(bytes.subarray(start, end + 1))
     }
     const bytes = blobs.peek(file.identity)
@@ -177,12 +213,29 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
         .catch((error) => fail(req, res, error))
   }
 
-  function serveFile(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, file: PreparedFile, head: boolean): void {
+  /**
+   * Sends a file of the version (or a content page served like one). `extra` is what the site's
+   * `_headers` adds for the request path; `status` 404 sends it as a not-found page (a `_redirects`
+   * 404 rule), without validators or ranges.
+   */
+  function serveFile(
+    req: IncomingMessage,
+    res: ServerResponse,
+    version: PreparedVersion,
+    file: PreparedFile,
+    head: boolean,
+    extra: HeaderList,
+    status = 200,
+  ): void {
     const headers = req.headers
     const v = file.br === null && file.gzip === null ? file.identity : chooseVariant(file, negotiator.preferred(headers['accept-encoding']))
+    if (status === 404) {
+      sendVariant(req, res, 404, withSiteHeaders(missingHeaders(file, v, version), extra, version.preview), v, head)
+      return
+    }
     const ifNoneMatch = headers['if-none-match']
     if (ifNoneMatch !== undefined && etagMatches(ifNoneMatch, v.etag)) {
-      res.writeHead(304, notModifiedHeaders(file, v, version))
+      res.writeHead(304, withSiteHeaders(notModifiedHeaders(file, v, version), extra, version.preview))
       res.end()
       return
     }
@@ -197,55 +250,80 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
           return
         }
         if (byteRange !== null) {
-          sendPartial(req, res, version, file, byteRange.start, byteRange.end)
+          sendPartial(req, res, version, file, byteRange.start, byteRange.end, extra)
           return
         }
       }
     }
-    sendVariant(req, res, 200, okHeaders(file, v, version), v, head)
+    sendVariant(req, res, 200, withSiteHeaders(okHeaders(file, v, version), extra, version.preview), v, head)
   }
 
   function serve(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean): void {
-    const url = req.url ?? '/'
-    const target = resolvePath(version, url)
-    if (typeof target === 'object') {
-      // The bundle's own sitemap.xml is merged with the site's content by the content responder.
-      if (target.path === 'sitemap.xml') serveContent(req, res, version, head, originForm(url) ?? url, target)
-      else serveFile(req, res, version, target, head)
-    } else if (typeof target === 'string') {
-      res.writeHead(301, redirectHeaders(version, target))
-      res.end()
-    } else if (target === BAD_PATH) {
+    const target = parseTarget(req.url ?? '/')
+    if (target === null) {
       sendPage(res, BAD_REQUEST_PAGE, head)
+      return
+    }
+    // What `_headers` adds for this path (nothing for the many sites without one).
+    const extra = siteHeadersFor(version, target.pathname)
+    const file = resolveTarget(version, target)
+    if (typeof file === 'object') {
+      // A file is served before any rule applies, but for forced (`!`) ones.
+      if (version.redirects?.forced && applyRule(req, res, version, head, target, extra, true)) return
+      // The bundle's own sitemap.xml is merged with the site's content by the content responder.
+      if (file.path === 'sitemap.xml') serveContent(req, res, version, head, target, file, extra)
+      else serveFile(req, res, version, file, head, extra)
+    } else if (typeof file === 'string') {
+      res.writeHead(301, redirectHeaders(version, file))
+      res.end()
     } else {
-      serveContent(req, res, version, head, originForm(url) ?? url, null)
+      serveContent(req, res, version, head, target, null, extra)
     }
   }
 
-  /** A path that is no file of the version (or the bundle's sitemap.xml, `file`): the content responder answers it. */
-  function serveContent(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, target: string, file: PreparedFile | null): void {
-    const answer = content.answer(target, version)
+  /**
+   * A path that is no file of the version (or the bundle's sitemap.xml, `file`): the content
+   * responder answers it, and entry pages and listings come before any `_redirects` rule; where it
+   * has no page either, the rules apply, then the site's 404.
+   */
+  function serveContent(
+    req: IncomingMessage,
+    res: ServerResponse,
+    version: PreparedVersion,
+    head: boolean,
+    target: RequestTarget,
+    file: PreparedFile | null,
+    extra: HeaderList,
+  ): void {
+    const answer = content.answer(target.url, version)
     if (answer === undefined) {
-      if (file === null) sendMissing(req, res, version, head)
-      else serveFile(req, res, version, file, head)
+      if (file === null) notServed(req, res, version, head, target, extra)
+      else serveFile(req, res, version, file, head, extra)
     } else if (answer instanceof Promise) {
       answer.then(
-        (answered) => sendAnswer(req, res, version, head, target, answered),
+        (answered) => sendAnswer(req, res, version, head, target, answered, extra),
         (error) => fail(req, res, error),
       )
     } else {
-      sendAnswer(req, res, version, head, target, answer)
+      sendAnswer(req, res, version, head, target, answer, extra)
     }
   }
 
-  function sendAnswer(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, target: string, answer: ContentAnswer): void {
+  function sendAnswer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    version: PreparedVersion,
+    head: boolean,
+    target: RequestTarget,
+    answer: ContentAnswer,
+    extra: HeaderList,
+  ): void {
     try {
-      if (answer.kind === 'file') serveFile(req, res, version, answer.file, head)
+      if (answer.kind === 'file') serveFile(req, res, version, answer.file, head, extra)
       else if (answer.kind === 'page') sendPage(res, answer.page, head)
-      else if (answer.kind === 'missing') sendMissing(req, res, version, head)
+      else if (answer.kind === 'missing') notServed(req, res, version, head, target, extra)
       else {
-        const q = target.indexOf('?')
-        res.writeHead(301, redirectHeaders(version, q === -1 ? answer.location : answer.location + target.slice(q)))
+        res.writeHead(301, redirectHeaders(version, answer.location + target.search))
         res.end()
       }
     } catch (error) {
@@ -253,21 +331,80 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     }
   }
 
-  function sendMissing(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean): void {
+  /** Nothing at the path: the first `_redirects` rule that matches answers, else the site's 404. */
+  function notServed(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, target: RequestTarget, extra: HeaderList): void {
+    if (version.redirects !== null && applyRule(req, res, version, head, target, extra, false)) return
+    sendMissing(req, res, version, head, extra)
+  }
+
+  /**
+   * Answers the request with the version's first matching `_redirects` rule, if one matches: a
+   * redirect with its status, or the rewritten path of the same version (a file, else a content
+   * page) with 200 or 404. A rewrite goes through the rules no second time; the headers are those
+   * of the path asked for.
+   */
+  function applyRule(
+    req: IncomingMessage,
+    res: ServerResponse,
+    version: PreparedVersion,
+    head: boolean,
+    target: RequestTarget,
+    extra: HeaderList,
+    fileExists: boolean,
+  ): boolean {
+    const match = matchRedirect(version.redirects!, target.pathname, target.search, fileExists)
+    if (match === null) return false
+    if ('location' in match) {
+      res.writeHead(match.status, redirectHeaders(version, match.location))
+      res.end()
+      return true
+    }
+    // The rewritten path is decoded: encoded again (with "?" and "#", which encodeURI keeps) as a request target.
+    const rewritten = parseTarget(encodeURI(match.rewritePath).replace(/[?#]/g, encodeURIComponent) + match.search)
+    const file = rewritten === null ? MISSING : resolveTarget(version, rewritten)
+    if (typeof file === 'object') {
+      serveFile(req, res, version, file, head, extra, match.status)
+      return true
+    }
+    const answer = rewritten === null ? undefined : content.answer(rewritten.url, version)
+    const send = (answered: ContentAnswer | undefined): void => {
+      if (answered?.kind === 'file') serveFile(req, res, version, answered.file, head, extra, match.status)
+      else if (answered?.kind === 'page') sendPage(res, answered.page, head)
+      else sendMissing(req, res, version, head, extra)
+    }
+    if (answer instanceof Promise) answer.then(send, (error) => fail(req, res, error))
+    else send(answer)
+    return true
+  }
+
+  function sendMissing(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, extra: HeaderList): void {
     if (version.notFound === null) {
-      sendPage(res, PAGE_NOT_FOUND_PAGE, head)
+      if (extra.length === 0) sendPage(res, PAGE_NOT_FOUND_PAGE, head)
+      else sendPage(res, { ...PAGE_NOT_FOUND_PAGE, headers: withSiteHeaders(PAGE_NOT_FOUND_PAGE.headers as string[], extra, version.preview) }, head)
     } else {
       const page = version.notFound
       const v = chooseVariant(page, negotiator.preferred(req.headers['accept-encoding']))
-      sendVariant(req, res, 404, missingHeaders(page, v, version), v, head)
+      sendVariant(req, res, 404, withSiteHeaders(missingHeaders(page, v, version), extra, version.preview), v, head)
     }
+  }
+
+  /** A protected site answers its password page until the visitor has unlocked it on this host. */
+  function gated(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, unlocking: boolean): void {
+    if (unlocking) {
+      lock!.unlock(req, res, version).catch((error) => fail(req, res, error))
+      return
+    }
+    if (version.lockedSince !== null && lock !== null && !lock.isUnlocked(req, version)) sendPage(res, lock.lockedPage(req), head)
+    else serve(req, res, version, head)
   }
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     try {
       const method = req.method
       const head = method === 'HEAD'
-      if (method !== 'GET' && !head) {
+      // The one POST a site host takes: the password form of a protected site.
+      const unlocking = method === 'POST' && lock !== null && (req.url === UNLOCK_PATH || req.url?.startsWith(`${UNLOCK_PATH}?`) === true)
+      if (method !== 'GET' && !head && !unlocking) {
         sendPage(res, METHOD_NOT_ALLOWED_PAGE, false)
         return
       }
@@ -279,14 +416,14 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       const version = manifests.get(host.label)
       if (version !== undefined) {
         if (version === null) sendPage(res, NO_SITE_PAGE, head)
-        else serve(req, res, version, head)
+        else gated(req, res, version, head, unlocking)
         return
       }
       manifests
         .load(host.label, host.site)
         .then((loaded) => {
           if (loaded === null) sendPage(res, NO_SITE_PAGE, head)
-          else serve(req, res, loaded, head)
+          else gated(req, res, loaded, head, unlocking)
         })
         .catch((error) => fail(req, res, error))
     } catch (error) {
@@ -301,8 +438,21 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       manifests.invalidate(String(slug).toLowerCase())
       content.invalidate(String(slug).toLowerCase())
     },
+    invalidateAll(): void {
+      manifests.invalidateAll()
+      content.invalidateAll()
+    },
     stats() {
-      return { sites: manifests.size, blobBytes: blobs.bytes, blobEntries: blobs.entries, content: content.stats() }
+      return {
+        sites: manifests.size,
+        blobBytes: blobs.bytes,
+        blobEntries: blobs.entries,
+        blobHits: blobs.hits,
+        blobMisses: blobs.misses,
+        manifestHits: manifests.hits,
+        manifestMisses: manifests.misses,
+        content: content.stats(),
+      }
     },
   }
 }

@@ -11,6 +11,8 @@ export interface ServedFile extends StoredFile {
   brSize: number | null
   /** Byte length of the precompressed gzip variant, null when there is none. */
   gzipSize: number | null
+  /** True while the blob's variants are still being made (blobs/blob-variants.ts): served uncompressed until then. */
+  variantsPending?: boolean
 }
 
 export interface ServedVersion {
@@ -19,6 +21,8 @@ export interface ServedVersion {
   versionId: string
   number: number
   files: ServedFile[]
+  /** When the site's password was set; null (or absent) when the site is open to everyone. */
+  lockedSince?: string | null
 }
 
 export interface SiteLookup {

@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto'
 import { type BlobEncoding, SHA256_HEX } from '../blobs/blob-store.ts'
 import { contentTypeHeader, isCompressible } from '../core/media-types.ts'
 import { siteLabel } from '../core/site-address.ts'
+import { HEADERS_FILE, type HeaderList, type HeaderRules, headersFor } from '../publishing/header-rules.ts'
+import { REDIRECTS_FILE, type RedirectRules } from '../publishing/redirect-rules.ts'
 import { TEMPLATE_DIR } from '../publishing/template-rules.ts'
 import type { ServedEncoding } from './http-conditionals.ts'
 import { CACHE_REVALIDATE, NOINDEX_HEADERS, SITE_SECURITY_HEADERS } from './security-headers.ts'
@@ -53,6 +55,18 @@ export interface PreparedVersion {
   templates: Map<string, PreparedFile>
   /** The bundle's own 404.html, if any. */
   notFound: PreparedFile | null
+  /** Some file's compressed variants are still being made: the cache reads the version again soon. */
+  variantsPending: boolean
+  /** When the site's password was set (unlock cookies are bound to it); null when the site is open. */
+  lockedSince: string | null
+  /** The bundle's `_redirects` and `_headers`: read by serving (parsed when the version is loaded), never served. */
+  ruleFiles: { redirects: PreparedFile | null; headers: PreparedFile | null }
+  /** The parsed `_redirects`, null when the bundle has none. */
+  redirects: RedirectRules | null
+  /** The parsed `_headers`, null when the bundle has none. */
+  headerRules: HeaderRules | null
+  /** Request path -> what `_headers` adds to its answers, worked out once per path (bounded). */
+  headerMemo: Map<string, HeaderList>
 }
 
 function variant(hash: string, encoding: BlobEncoding, size: number, bytes: Buffer | null = null): PreparedVariant {
@@ -125,7 +139,10 @@ export function storedFile(path: string, contentType: string, hash: string, size
 export function prepareVersion(version: ServedVersion, preview: boolean, onInvalid?: (file: ServedFile) => void): PreparedVersion {
   const files = new Map<string, PreparedFile>()
   const templates = new Map<string, PreparedFile>()
+  let variantsPending = false
+  const ruleFiles: PreparedVersion['ruleFiles'] = { redirects: null, headers: null }
   for (const file of version.files) {
+    if (file.variantsPending === true) variantsPending = true
     const prepared = prepareFile(file)
     if (prepared === null) {
       onInvalid?.(file)
@@ -136,6 +153,8 @@ export function prepareVersion(version: ServedVersion, preview: boolean, onInval
     prepared.path = path
     // The templates folder is read by content pages, and is a 404 like any missing page.
     if (path.startsWith(TEMPLATE_DIR)) templates.set(path, prepared)
+    else if (path === REDIRECTS_FILE) ruleFiles.redirects = prepared
+    else if (path === HEADERS_FILE) ruleFiles.headers = prepared
     else files.set(path, prepared)
   }
   return {
@@ -148,7 +167,71 @@ export function prepareVersion(version: ServedVersion, preview: boolean, onInval
     files,
     templates,
     notFound: files.get('404.html') ?? null,
+    variantsPending,
+    lockedSince: version.lockedSince ?? null,
+    ruleFiles,
+    redirects: null,
+    headerRules: null,
+    headerMemo: new Map(),
   }
+}
+
+/** Request paths whose `_headers` result is remembered per version. */
+const HEADER_MEMO_LIMIT = 2048
+
+/** What the version's `_headers` adds to answers for this decoded request path (none when it has no `_headers`). */
+export function siteHeadersFor(version: PreparedVersion, pathname: string): HeaderList {
+  const rules = version.headerRules
+  if (rules === null) return NO_HEADERS
+  const memo = version.headerMemo
+  let found = memo.get(pathname)
+  if (found === undefined) {
+    found = headersFor(rules, pathname)
+    if (memo.size >= HEADER_MEMO_LIMIT) memo.clear()
+    memo.set(pathname, found)
+  }
+  return found
+}
+
+const NO_HEADERS: HeaderList = Object.freeze([])
+
+/** Headers Plinth sets that a `_headers` value replaces rather than joins (the rest are added). */
+const REPLACEABLE = new Set(['cache-control', 'referrer-policy', 'x-robots-tag'])
+
+const merged = new WeakMap<readonly string[], WeakMap<HeaderList, string[]>>()
+
+/**
+ * A header list with the site's own `_headers` values: Cache-Control, Referrer-Policy and
+ * X-Robots-Tag replace Plinth's (a preview keeps its noindex), anything else is added. Only headers
+ * that cannot weaken the site's protection get this far (header-rules.ts refuses the others at
+ * publish). Remembered per (list, additions), both of which are built once and reused.
+ */
+export function withSiteHeaders(base: string[], extra: HeaderList, preview: boolean): string[] {
+  if (extra.length === 0) return base
+  let byExtra = merged.get(base)
+  if (byExtra === undefined) merged.set(base, (byExtra = new WeakMap()))
+  const hit = byExtra.get(extra)
+  if (hit !== undefined) return hit
+  const out = base.slice()
+  for (const [name, value] of extra) {
+    const lower = name.toLowerCase()
+    if (REPLACEABLE.has(lower)) {
+      if (lower === 'x-robots-tag' && preview) continue
+      const at = indexOfHeader(out, lower)
+      if (at !== -1) {
+        out[at + 1] = value
+        continue
+      }
+    }
+    out.push(name, value)
+  }
+  byExtra.set(extra, out)
+  return out
+}
+
+function indexOfHeader(list: string[], lower: string): number {
+  for (let i = 0; i < list.length; i += 2) if (list[i]!.toLowerCase() === lower) return i
+  return -1
 }
 
 /** The variant to send for the client's acceptable encodings (identity when nothing else fits). */
@@ -217,7 +300,7 @@ export function unsatisfiableHeaders(file: PreparedFile, version: PreparedVersio
   return tail(file, version, out)
 }
 
-/** Headers of a 301 to the directory URL. */
+/** Headers of a redirect (whatever its status) to `location`. */
 export function redirectHeaders(version: PreparedVersion, location: string): string[] {
   const out = ['Location', location, 'Content-Length', '0', 'Cache-Control', CACHE_REVALIDATE]
   out.push(...SITE_SECURITY_HEADERS)
@@ -239,29 +322,56 @@ export function originForm(target: string): string | null {
 export const BAD_PATH = 0
 export const MISSING = 1
 
+/** A request target taken apart once per request: what resolving it and matching rules read. */
+export interface RequestTarget {
+  /** The origin-form target, query included (`/path?q`). */
+  url: string
+  /** The path as sent, still percent-encoded. */
+  raw: string
+  /** The path decoded, as files are named and rules matched. */
+  pathname: string
+  /** The query with its `?`, or ''. */
+  search: string
+}
+
+/**
+ * A request target in origin or absolute form, taken apart and decoded; null for one that is
+ * refused (400): neither form, bad percent-encoding, a NUL, a backslash or a `..` segment.
+ */
+export function parseTarget(target: string): RequestTarget | null {
+  const url = originForm(target)
+  if (url === null) return null
+  const q = url.indexOf('?')
+  const raw = q === -1 ? url : url.slice(0, q)
+  let pathname = raw
+  if (raw.includes('%')) {
+    try {
+      pathname = decodeURIComponent(raw)
+    } catch {
+      return null
+    }
+    if (pathname.includes('\0')) return null
+  }
+  if (pathname.includes('\\')) return null
+  if (pathname.includes('..')) {
+    const segments = pathname.split('/')
+    for (let i = 0; i < segments.length; i++) if (segments[i] === '..') return null
+  }
+  return { url, raw, pathname, search: q === -1 ? '' : url.slice(q) }
+}
+
 /**
  * Resolves a request target against a version: the file to send, a redirect location (string),
  * BAD_PATH (400) or MISSING (404). The query string is ignored (and kept on redirects).
  */
 export function resolvePath(version: PreparedVersion, target: string): PreparedFile | string | typeof BAD_PATH | typeof MISSING {
-  const url = originForm(target)
-  if (url === null) return BAD_PATH
-  const q = url.indexOf('?')
-  const raw = q === -1 ? url : url.slice(0, q)
-  let path = raw
-  if (raw.includes('%')) {
-    try {
-      path = decodeURIComponent(raw)
-    } catch {
-      return BAD_PATH
-    }
-    if (path.includes('\0')) return BAD_PATH
-  }
-  if (path.includes('\\')) return BAD_PATH
-  if (path.includes('..')) {
-    const segments = path.split('/')
-    for (let i = 0; i < segments.length; i++) if (segments[i] === '..') return BAD_PATH
-  }
+  const parsed = parseTarget(target)
+  return parsed === null ? BAD_PATH : resolveTarget(version, parsed)
+}
+
+/** resolvePath for a target already taken apart. */
+export function resolveTarget(version: PreparedVersion, target: RequestTarget): PreparedFile | string | typeof MISSING {
+  const { pathname: path, raw, search } = target
   const files = version.files
   const directory = path.charCodeAt(path.length - 1) === 47
   const key = directory ? `${path.slice(1)}index.html` : path.slice(1)
@@ -272,8 +382,7 @@ export function resolvePath(version: PreparedVersion, target: string): PreparedF
   if (html !== undefined) return html
   if (files.has(`${key}/index.html`)) {
     // Never emit a protocol-relative Location (//host/...): collapse leading slashes.
-    const location = `/${raw.replace(/^\/+/, '')}/`
-    return q === -1 ? location : location + url.slice(q)
+    return `/${raw.replace(/^\/+/, '')}/${search}`
   }
   return MISSING
 }

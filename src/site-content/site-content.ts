@@ -66,6 +66,8 @@ export class SiteContent implements ContentResponder {
   /** version id -> its templates (template files are immutable within a version): read once per version, compiled in the threads. */
   private readonly templates = new LRUCache<string, Promise<TemplateRenderer>>({ max: 500 })
   private renders = 0
+  /** Bumped by invalidateAll(): a page built across it is not kept. */
+  private epoch = 0
 
   constructor(private readonly options: SiteContentOptions) {
     // Checked here, not at the first page: a server wired without its threads must not start.
@@ -78,6 +80,12 @@ export class SiteContent implements ContentResponder {
     this.generations.set(slug, (this.generations.get(slug) ?? 0) + 1)
   }
 
+  /** Forgets every page: a page being built now is answered once but not kept. */
+  invalidateAll(): void {
+    this.epoch++
+    this.cache.clear()
+  }
+
   stats(): ContentStats {
     return { renders: this.renders, cached: this.cache.size }
   }
@@ -86,6 +94,7 @@ export class SiteContent implements ContentResponder {
     const route = parseRoute(target)
     if (route === null) return undefined
     const generation = this.generations.get(version.slug) ?? 0
+    const epoch = this.epoch
     const key = this.keyOf(version, generation, route)
     const hit = this.cache.get(key)
     if (hit !== undefined && (hit.validUntil === Number.POSITIVE_INFINITY || Date.now() < hit.validUntil)) return hit.answer
@@ -94,7 +103,7 @@ export class SiteContent implements ContentResponder {
       running = this.build(version, route)
         .then((built) => {
           // Changed while building: answer with it this once, but cache only what is still current.
-          if (built.keep && (this.generations.get(version.slug) ?? 0) === generation) this.cache.set(key, built)
+          if (built.keep && (this.generations.get(version.slug) ?? 0) === generation && this.epoch === epoch) this.cache.set(key, built)
           return built.answer
         })
         .finally(() => this.inFlight.delete(key))

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto'
 import type { Principal } from '../auth/tokens.service.ts'
 import type { BlobStore } from '../blobs/blob-store.ts'
+import type { BlobVariants } from '../blobs/blob-variants.ts'
 import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
@@ -39,9 +40,18 @@ export class UploadsService implements ContentReferences {
   private readonly blobs: BlobStore
   private readonly blobRows: BlobsRepository
   private readonly secrets: ServerSecrets
+  private readonly blobVariants: BlobVariants
 
   /** `baseUrl`: the API origin that signed upload URLs point at. */
-  constructor(options: { baseUrl: string; repo: UploadsRepository; blobs: BlobStore; blobRows: BlobsRepository; secrets: ServerSecrets }) {
+  constructor(options: {
+    baseUrl: string
+    repo: UploadsRepository
+    blobs: BlobStore
+    blobRows: BlobsRepository
+    blobVariants: BlobVariants
+    secrets: ServerSecrets
+  }) {
+    this.blobVariants = options.blobVariants
     this.secrets = options.secrets
     this.baseUrl = options.baseUrl
     this.repo = options.repo
@@ -104,7 +114,7 @@ export class UploadsService implements ContentReferences {
     if (body.contentLength !== null && body.contentLength < size) throw wrongSize(size, body.contentLength)
     const bytes = await readExactly(body.chunks, size)
     const sha256 = createHash('sha256').update(bytes).digest('hex')
-    await storeBlob(this.blobs, this.blobRows, sha256, bytes, contentTypeFor(upload.filename ?? '', upload.content_type ?? undefined))
+    await storeBlob(this.blobs, this.blobRows, this.blobVariants, sha256, bytes, contentTypeFor(upload.filename ?? '', upload.content_type ?? undefined))
     const at = nowIso()
     if (!(await this.repo.complete(upload.id, sha256, at, new Date(Date.now() + UPLOAD_RETENTION_MS).toISOString()))) throw uploadCompleted()
     return { uploadId: upload.id, sha256, size }

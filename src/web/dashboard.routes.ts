@@ -1,7 +1,7 @@
 /**
  * The dashboard: the sites a person owns and edits, and per site its versions (promote any of
- * them: a rollback is a promote of an older one), its editors, its collections and entries, and
- * its deletion. Every action calls the same service as REST and MCP, as the signed-in person.
+ * them: a rollback is a promote of an older one), its editors, its password, its collections and
+ * entries, and its deletion. Every action calls the same service as REST and MCP, as the signed-in person.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
@@ -10,33 +10,28 @@ import type { CollectionsService } from '../content/collections.service.ts'
 import type { EntriesService } from '../content/entries.service.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { AppError } from '../core/errors.ts'
+import type { SitePasswords } from '../websites/site-passwords.ts'
 import type { WebsitesService } from '../websites/websites.service.ts'
-import { field, requireAccount } from './forms.ts'
+import { field, principalOf, requireAccount } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
 export interface DashboardServices {
   websites: WebsitesService
+  sitePasswords: SitePasswords
   /** The apps connected by OAuth, listed under the sites. */
   oauth: Pick<OAuthService, 'connections'>
   collections: CollectionsService
   entries: EntriesService
 }
 
-/** The person as the services know callers; a session reaches what the person's own tokens reach. */
-const principalOf = (account: Account): Principal => ({
-  userId: account.userId,
-  email: account.email,
-  name: account.name,
-  tokenId: 'web-session',
-  access: 'both',
-})
-
 const NOTICES: Record<string, string> = {
   promoted: 'The version is live now.',
   'editor-added': 'The editor was added. They see the site on their dashboard and can publish to it.',
   'editor-removed': 'The editor was removed.',
   deleted: 'The site was deleted. Its address is free again.',
+  'password-set': 'The password is set. Visitors enter it once per browser and address; earlier unlocks no longer work.',
+  'password-removed': 'The password is removed. The site is open to everyone.',
   disconnected: 'The app was disconnected. Its tokens no longer work.',
 }
 
@@ -128,6 +123,26 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       if (!account) return reply
       await websites.removeEditor(principalOf(account), request.params.websiteId, field(request, 'userId'))
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=editor-removed`, 303)
+    })
+
+    app.post<SiteParams>('/dashboard/sites/:websiteId/password', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      const password = field(request, 'password')
+      try {
+        await services.sitePasswords.set(principalOf(account), request.params.websiteId, password)
+      } catch (error) {
+        if (!(error instanceof AppError) || !error.fields?.password) throw error
+        return sitePage(request, reply, account, { passwordError: { message: error.message } }, error.status)
+      }
+      return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=password-set`, 303)
+    })
+
+    app.post<SiteParams>('/dashboard/sites/:websiteId/password/remove', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      await services.sitePasswords.set(principalOf(account), request.params.websiteId, null)
+      return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=password-removed`, 303)
     })
 
     app.post<SiteParams>('/dashboard/sites/:websiteId/delete', protect, async (request, reply) => {

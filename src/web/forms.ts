@@ -4,11 +4,21 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
+import type { Principal } from '../auth/tokens.service.ts'
 import { internalError, toAppError } from '../http/errors.http.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
 /** A form field as one trimmed string ('' when absent, or sent as anything but one value). */
+/** The person as the services know callers; a session reaches what the person's own tokens reach. */
+export const principalOf = (account: Account): Principal => ({
+  userId: account.userId,
+  email: account.email,
+  name: account.name,
+  tokenId: 'web-session',
+  access: 'both',
+})
+
 export function field(request: FastifyRequest, name: string, options: { trim?: boolean } = {}): string {
   const body = request.body as Record<string, unknown> | undefined
   const value = body && typeof body === 'object' ? body[name] : undefined

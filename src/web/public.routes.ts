@@ -61,6 +61,11 @@ export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: stri
       // Pages link assets with their content tag (?v=...), so a new release is fetched anew.
       return reply.header('Cache-Control', 'public, max-age=31536000, immutable').header('X-Content-Type-Options', 'nosniff').type(asset.type).send(asset.body)
     })
+    // Where browsers and feed readers look for an icon without reading a page first.
+    const icon = assets['favicon.svg']!
+    app.get('/favicon.ico', { schema: { hide: true } }, (_request, reply) =>
+      reply.header('Cache-Control', 'public, max-age=86400').header('X-Content-Type-Options', 'nosniff').type(icon.type).send(icon.body),
+    )
   }
 
   function sendText(reply: FastifyReply, type: string, text: string) {

@@ -24,10 +24,10 @@ export interface WebContext {
   secure: boolean
   sessionCookie: string
   csrfCookie: string
-  assets: { css: string; js: string }
+  assets: { css: string; js: string; icon: string }
 }
 
-export function webContext(config: Config, accounts: AccountsService, assets: { css: string; js: string }): WebContext {
+export function webContext(config: Config, accounts: AccountsService, assets: WebContext['assets']): WebContext {
   const secure = config.siteScheme === 'https'
   // `__Host-` cookies are host-only, Secure and Path=/, so no other host (a published site under
   // the same domain included) can set or overwrite them.

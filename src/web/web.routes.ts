@@ -21,13 +21,14 @@ import { accountRoutes } from './account.routes.ts'
 import { connectRoutes } from './connect.routes.ts'
 import { type DashboardServices, dashboardRoutes } from './dashboard.routes.ts'
 import { loadDocs } from './docs.ts'
+import { type DomainPageServices, domainRoutes } from './domains.routes.ts'
 import { sendErrorPage } from './forms.ts'
 import { negotiate } from './pages.ts'
 import { notFoundPage, publicRoutes, type StaticAsset } from './public.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
 import { contentTag, cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
 
-export interface WebSiteOptions extends DashboardServices {
+export interface WebSiteOptions extends DashboardServices, DomainPageServices {
   config: Config
   accounts: AccountsService
   tokens: TokensService
@@ -58,8 +59,16 @@ export interface WebSite {
 /** Registers cookies and CSRF protection on the app and returns the web site's parts. */
 export async function createWebSite(app: FastifyInstance, options: WebSiteOptions): Promise<WebSite> {
   const { config, accounts } = options
-  const assets = { 'plinth.css': asset('plinth.css', 'text/css; charset=utf-8'), 'plinth.js': asset('plinth.js', 'text/javascript; charset=utf-8') }
-  const web = webContext(config, accounts, { css: contentTag(assets['plinth.css'].body), js: contentTag(assets['plinth.js'].body) })
+  const assets = {
+    'plinth.css': asset('plinth.css', 'text/css; charset=utf-8'),
+    'plinth.js': asset('plinth.js', 'text/javascript; charset=utf-8'),
+    'favicon.svg': asset('favicon.svg', 'image/svg+xml'),
+  }
+  const web = webContext(config, accounts, {
+    css: contentTag(assets['plinth.css'].body),
+    js: contentTag(assets['plinth.js'].body),
+    icon: contentTag(assets['favicon.svg'].body),
+  })
   const docs = loadDocs(config)
   const home = docs.render(readFileSync(new URL('./home.md', import.meta.url), 'utf8'))
 
@@ -99,6 +108,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
       await site.register(accountRoutes(web))
       await site.register(tokens.routes)
       await site.register(dashboardRoutes(web, options))
+      await site.register(domainRoutes(web, options))
       await site.register(connectRoutes(web, options.oauth))
     },
     tokenPage: async (request, reply) => {

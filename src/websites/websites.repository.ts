@@ -89,8 +89,29 @@ export class WebsitesRepository {
     return (await this.db.selectFrom('websites').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined
   }
 
-  insertWebsite(trx: Executor, website: Omit<WebsiteRow, 'last_version_number'>): Promise<unknown> {
+  insertWebsite(trx: Executor, website: Omit<WebsiteRow, 'last_version_number' | 'password_hash' | 'password_set_at'>): Promise<unknown> {
     return trx.insertInto('websites').values(website).execute()
+  }
+
+  /** Sets (a scrypt hash) or removes (null) a site's password; false when the site is gone. */
+  async setPassword(websiteId: string, passwordHash: string | null, at: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('websites')
+      .set({ password_hash: passwordHash, password_set_at: passwordHash === null ? null : at, updated_at: at })
+      .where('id', '=', websiteId)
+      .where('status', '!=', 'deleted')
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) > 0
+  }
+
+  /** A site's password hash and when it was set, for checking an unlock; undefined when the site is gone. */
+  async passwordOf(websiteId: string): Promise<{ password_hash: string | null; password_set_at: string | null } | undefined> {
+    return this.db
+      .selectFrom('websites')
+      .select(['password_hash', 'password_set_at'])
+      .where('id', '=', websiteId)
+      .where('status', '!=', 'deleted')
+      .executeTakeFirst()
   }
 
   /**

@@ -12,6 +12,7 @@ import {
   PublishVersionResultSchema,
   PublishWebsiteRequestSchema,
   PublishWebsiteResultSchema,
+  SitePasswordSchema,
   SlugSuggestionSchema,
   SlugSuggestValue,
   VersionIdParam,
@@ -21,13 +22,14 @@ import {
   WebsiteListSchema,
   WebsiteSchema,
 } from './websites.schemas.ts'
+import type { SitePasswords } from './site-passwords.ts'
 import type { WebsitesService } from './websites.service.ts'
 
 const WebsiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const tags = ['Publishing']
 
-/** The eight publishing and inspection operations plus promote and delete, under /v1 (authenticated). */
-export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTypebox {
+/** The eight publishing and inspection operations plus promote, delete and the site password, under /v1 (authenticated). */
+export function websitesRoutes(websites: WebsitesService, passwords: SitePasswords): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/websites',
@@ -101,6 +103,52 @@ export function websitesRoutes(websites: WebsitesService): FastifyPluginAsyncTyp
       },
       async (request, reply) => {
         await websites.delete(principalOf(request), request.params.websiteId)
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.put(
+      '/websites/:websiteId/password',
+      {
+        schema: {
+          operationId: 'setWebsitePassword',
+          tags,
+          security,
+          summary: 'Set or replace the site password',
+          description:
+            'Visitors of every host of the site (its address and its previews) then get a password page (401) until they enter it; entering it unlocks that host for 7 days. A new password ends every earlier unlock. Owner or editor.',
+          params: WebsiteParams,
+          body: ref(SitePasswordSchema),
+          response: {
+            204: Type.Null({ description: 'Set: the site asks for the password from the next request on.' }),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']),
+          },
+        },
+      },
+      async (request, reply) => {
+        await passwords.set(principalOf(request), request.params.websiteId, request.body.password)
+        return reply.code(204).send(null)
+      },
+    )
+
+    app.delete(
+      '/websites/:websiteId/password',
+      {
+        schema: {
+          operationId: 'removeWebsitePassword',
+          tags,
+          security,
+          summary: 'Remove the site password',
+          description: 'The site is open to everyone again from the next request on. Owner or editor; removing a password the site does not have is fine.',
+          params: WebsiteParams,
+          response: {
+            204: Type.Null({ description: 'Removed.' }),
+            ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']),
+          },
+        },
+      },
+      async (request, reply) => {
+        await passwords.set(principalOf(request), request.params.websiteId, null)
         return reply.code(204).send(null)
       },
     )

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CATEGORIES, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
-import { BUNDLE_LIMITS, formatSize, VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX } from '../core/limits.ts'
+import { BUNDLE_LIMITS, formatSize, SITE_PASSWORD_MAX, SITE_PASSWORD_MIN, VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX } from '../core/limits.ts'
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, stated, Timestamp } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
@@ -142,6 +142,7 @@ export const WebsiteSummarySchema = Type.Object(
     role,
     ownerName: Type.Optional(Nullable(Type.String({ description: 'Present when the caller is a collaborator rather than the owner.' }))),
     subscription: SubscriptionSchema,
+    passwordProtected: Type.Boolean(),
     updatedAt: Timestamp,
   },
   { $id: 'WebsiteSummary' },
@@ -235,6 +236,17 @@ export const ApiIndexSchema = Type.Object(
   { $id: 'ApiIndex' },
 )
 
+export const SitePasswordSchema = Type.Object(
+  {
+    password: Type.String({
+      minLength: SITE_PASSWORD_MIN,
+      maxLength: SITE_PASSWORD_MAX,
+      description: `The password visitors must enter, ${SITE_PASSWORD_MIN} to ${SITE_PASSWORD_MAX} characters. Stored hashed; never shown again.`,
+    }),
+  },
+  { $id: 'SitePassword', additionalProperties: false },
+)
+
 export const WEBSITE_SCHEMAS = [
   PublishFileSchema,
   PublishWebsiteRequestSchema,
@@ -249,6 +261,7 @@ export const WEBSITE_SCHEMAS = [
   WebsiteSchema,
   JobSchema,
   SlugSuggestionSchema,
+  SitePasswordSchema,
   ApiIndexSchema,
 ]
 

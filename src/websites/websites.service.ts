@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/tokens.service.ts'
 import type { BlobStore } from '../blobs/blob-store.ts'
+import { readBlobFiles, restoreClaimed } from '../blobs/blob-removal.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import type { Config } from '../config.ts'
 import type { Role } from '../core/enums.ts'
@@ -13,6 +14,7 @@ import { quoted } from '../publishing/bundle-paths.ts'
 import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
 import { collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
+import { NO_PURGE, type PurgeHook } from './purge-hook.ts'
 import type { PublishRateLimiter, RateLimitState } from './publish-rate-limit.ts'
 import { randomSlugVariant, SlugClaims } from './slug-claims.ts'
 import type { Executor, VisibleWebsite, WebsitesRepository } from './websites.repository.ts'
@@ -48,6 +50,10 @@ export interface WebsitesServiceOptions {
   rateLimiter: PublishRateLimiter
   /** Told whenever what a slug serves changes, so every cache (here and on other instances) drops it. */
   siteEvents: SiteEvents
+  /** Told when a site's live version changes or it is deleted, for a CDN to purge (PLINTH_PURGE_URL). */
+  purge?: PurgeHook
+  /** Told of each version published and its decoded bytes, whichever surface asked (the metrics). */
+  onPublished?: (bytes: number) => void
   collections: CollectionNames
 }
 
@@ -85,6 +91,8 @@ export class WebsitesService {
   private readonly pipeline: PublishPipeline
   private readonly rateLimiter: PublishRateLimiter
   private readonly siteEvents: SiteEvents
+  private readonly purge: PurgeHook
+  private readonly onPublished: (bytes: number) => void
   private readonly collections: CollectionNames
   private readonly slugs: SlugClaims
 
@@ -96,6 +104,8 @@ export class WebsitesService {
     this.pipeline = options.pipeline
     this.rateLimiter = options.rateLimiter
     this.siteEvents = options.siteEvents
+    this.purge = options.purge ?? NO_PURGE
+    this.onPublished = options.onPublished ?? (() => {})
     this.collections = options.collections
     this.slugs = new SlugClaims(options.repo)
   }
@@ -123,8 +133,11 @@ export class WebsitesService {
     if (input.slug !== undefined) await this.slugs.assertClaimable(input.slug)
     // A new site has no collections yet: no path is reserved.
     const bundle = await this.pipeline.store(input.files, { userId: principal.userId, collectionNames: [] })
-    const { slug, websiteId, version, rateLimit } = await this.recorded(bundle, this.insertWithFreeSlug(principal, input, bundle))
+    const { slug, websiteId, version, rateLimit } = await this.recorded(bundle, this.insertWithFreeSlug(principal, input, bundle), (inserted) => inserted.slug)
     await this.siteEvents.siteChanged(slug)
+    this.onPublished(bundle.totalBytes)
+    // The slug may have served a deleted site before.
+    this.purge.siteChanged('promote', { id: websiteId, slug })
     const result = {
       websiteId,
       jobId: version.id,
@@ -186,7 +199,7 @@ export class WebsitesService {
       currentVersion: current && currentRow ? { ...current, websiteId: site.id, bytes: Number(currentRow.bytes) } : null,
       freeChangesUsed: Math.max(0, site.last_version_number - 1),
       freeChangesLimit: this.config.freeChangesLimit,
-      passwordProtected: false,
+      passwordProtected: site.password_hash !== null,
       versions: versions.views,
       createdAt: site.created_at,
       updatedAt: site.updated_at,
@@ -227,9 +240,11 @@ export class WebsitesService {
     await this.rateLimiter.take(principal.userId)
     const bundle = await this.pipeline.store(input.files, { userId: principal.userId, collectionNames: await this.collections.namesOf(site.id) })
     const promote = input.promote ?? true
-    const { version, rateLimit } = await this.recorded(bundle, this.insertVersion(principal, site.id, input.message ?? null, promote, bundle))
+    const { version, rateLimit } = await this.recorded(bundle, this.insertVersion(principal, site.id, input.message ?? null, promote, bundle), () => site.slug)
     // Also when not promoted: a preview host probed before this version existed is remembered as unknown.
     await this.siteEvents.siteChanged(site.slug)
+    this.onPublished(bundle.totalBytes)
+    if (promote) this.purge.siteChanged('promote', site)
     const result = {
       websiteId: site.id,
       jobId: version.id,
@@ -264,6 +279,7 @@ export class WebsitesService {
     await this.assertNoReservedPaths(site.id, version.number, files)
     await this.repo.transaction((trx) => this.repo.setCurrentVersion(trx, site.id, version.id, nowIso()))
     await this.siteEvents.siteChanged(site.slug)
+    this.purge.siteChanged('promote', site)
     return versionView(this.config, site.slug, version, files, version.id)
   }
 
@@ -357,6 +373,7 @@ export class WebsitesService {
       return held
     })
     await this.siteEvents.siteChanged(site.slug)
+    this.purge.siteChanged('delete', site)
     await this.removeUnreferencedBlobs(hashes)
   }
 
@@ -368,15 +385,18 @@ export class WebsitesService {
    *   be referred to once deleted (foreign keys): a publish that counted on it fails instead of
    *   serving a missing file.
    * - Bytes stored again after their row went get a new row, written with the bytes: the files of
-   *   a hash are removed only if no row or reference has appeared when they are, and should one
-   *   appear in the instant between that check and the unlink, that publish's confirm() (an
-   *   upload's storeBlob) finds the blob gone after its commit and writes it again. Left uncovered,
-   *   as in the sweep, is a whole commit and confirm() fitting between the check and the unlink.
+   *   a hash are removed only if no row or reference has appeared when they are; should one appear
+   *   while they go, they are put back (blobs/blob-removal.ts), and a publish committing later
+   *   finds them gone in its confirm() and writes them again.
    */
   private async removeUnreferencedBlobs(hashes: string[]): Promise<void> {
     for (let start = 0; start < hashes.length; start += BLOB_CHUNK) {
       for (const hash of await this.blobRows.deleteUnreferenced(hashes.slice(start, start + BLOB_CHUNK))) {
-        if ((await this.blobRows.referencedHashes([hash])).size === 0) await this.blobs.delete(hash)
+        if ((await this.blobRows.referencedHashes([hash])).size > 0) continue
+        // Read first, to put back should a publish claim the bytes while they go (blobs/blob-removal.ts).
+        const saved = await readBlobFiles(this.blobs, hash)
+        await this.blobs.delete(hash)
+        await restoreClaimed(this.blobs, this.blobRows, new Map([[hash, saved]]))
       }
     }
   }
@@ -416,9 +436,10 @@ export class WebsitesService {
 
   /**
    * Waits for the metadata transaction that records a stored bundle, then tells the pipeline how
-   * it went: a failed one has its new blobs removed, a committed one has them checked.
+   * it went: a failed one has its new blobs removed, a committed one has them checked, and the
+   * serving caches of its site are told again once the new blobs' compressed variants are made.
    */
-  private async recorded<T>(bundle: StoredBundle, recording: Promise<T>): Promise<T> {
+  private async recorded<T>(bundle: StoredBundle, recording: Promise<T>, slugOf: (result: T) => string): Promise<T> {
     let result: T
     try {
       result = await recording
@@ -426,7 +447,10 @@ export class WebsitesService {
       await this.pipeline.abandon(bundle)
       throw error
     }
-    await this.pipeline.confirm(bundle)
+    const slug = slugOf(result)
+    await this.pipeline.confirm(bundle, () => {
+      this.siteEvents.siteChanged(slug).catch(() => {})
+    })
     return result
   }
 

@@ -6,7 +6,7 @@
  * history stays a small result.
  */
 import { Type } from 'typebox'
-import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
+import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN, WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { type AnyMcpTool, defineTool, READ_ONLY, toolArgs } from '../mcp/tool-definition.ts'
 import {
@@ -26,10 +26,11 @@ import {
   WebsiteListSchema,
   WebsiteWithVersionPageSchema,
 } from './websites.schemas.ts'
+import type { SitePasswords } from './site-passwords.ts'
 import type { WebsitesService } from './websites.service.ts'
 import { siteUrlPattern } from '../core/site-address.ts'
 
-const VERSION_PAGES = `in pages: pass nextCursor as cursor for older ones (null on the last page).`
+const VERSION_PAGES = `paged: pass nextCursor as cursor for older ones (null on the last page).`
 
 // Said once, in the tool that creates a site: publish_version points here. The limits on files
 // and each file's fields (content, uploadId, sha256) are explained by the files schema.
@@ -39,14 +40,14 @@ const BUNDLE_RULES = `Bundle rules (publish_version's too), all checked at once:
 - /about serves about.html or about/index.html; 404.html, if any, serves missing pages.`
 
 /** `sites`: how this instance's site URLs look, for the descriptions. */
-export function websitesTools(websites: WebsitesService, sites: { siteScheme: string; siteDomain: string }): AnyMcpTool[] {
+export function websitesTools(websites: WebsitesService, passwords: SitePasswords, sites: { siteScheme: string; siteDomain: string }): AnyMcpTool[] {
   const live = siteUrlPattern(sites)
   const preview = siteUrlPattern(sites, true)
   return [
     defineTool({
       name: 'publish_website',
       title: 'Publish a new website',
-      description: `Publish a NEW website from a complete bundle of files, live at once at pageUrl (${live}) as version 1. To change an existing site use publish_version (find its websiteId with list_websites): publishing again makes a second site.
+      description: `Publish a NEW website from a complete bundle of files, live at once at pageUrl (${live}) as version 1. To change a site use publish_version (websiteId from list_websites): publishing again makes a second site.
 Omit slug to derive it from name; pass slug only for an address the user asked for (suggest_slug checks it first).
 ${BUNDLE_RULES}`,
       input: ref(PublishWebsiteRequestSchema),
@@ -58,7 +59,7 @@ ${BUNDLE_RULES}`,
     defineTool({
       name: 'publish_version',
       title: 'Publish a new version of a website',
-      description: `Publish a new version of an existing website: the COMPLETE replacement bundle, not a diff; the bundle rules of publish_website apply. Resend an unchanged file cheaply as { path, sha256 } (the files[].sha256 of get_website or list_versions).
+      description: `Publish a new version of an existing website: the COMPLETE replacement bundle, not a diff; the bundle rules of publish_website apply. Resend an unchanged file cheaply as { path, sha256 } (files[].sha256 from get_website).
 With promote false, the version is served for review at its previewUrl (${preview}): show it to the user and, once approved, call promote_version with versionId = the jobId returned here.`,
       input: toolArgs({ websiteId: WebsiteIdParam, ...PublishVersionRequestSchema.properties }),
       output: ref(PublishVersionResultSchema),
@@ -69,7 +70,7 @@ With promote false, the version is served for review at its previewUrl (${previe
     defineTool({
       name: 'promote_version',
       title: 'Make a version live (review or roll back)',
-      description: `Make a stored version live from the next page view on: one published with promote false, once reviewed, or an older one to roll back to. versionId is its id (the jobId publish_version returned; list_versions lists them). Promoting the live version changes nothing; it does not count toward the publish rate limit.`,
+      description: `Make a stored version live from the next page view on: one published with promote false, once reviewed, or an older one to roll back to. versionId is its id (publish_version's jobId; see list_versions). Not rate limited.`,
       input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
       output: ref(VersionSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -79,7 +80,7 @@ With promote false, the version is served for review at its previewUrl (${previe
     defineTool({
       name: 'list_websites',
       title: 'List your websites',
-      description: `List the websites you own or edit, up to ${WEBSITE_LIST_LIMIT}, most recently updated first, with your role, pageUrl (absent until a version is live) and websiteLimits (count, max, canCreate). Start here to find the websiteId of a site the user mentions.`,
+      description: `List the websites you own or edit, up to ${WEBSITE_LIST_LIMIT}, most recently updated first, with your role, pageUrl (absent until a version is live) and websiteLimits (count, max, canCreate). Start here to find a site's websiteId.`,
       input: toolArgs({}),
       // The REST response also repeats items as the deprecated alias `websites`; MCP has no old clients to keep.
       output: Type.Omit(WebsiteListSchema, ['websites']),
@@ -113,7 +114,7 @@ With promote false, the version is served for review at its previewUrl (${previe
     defineTool({
       name: 'get_job_status',
       title: 'Get a publish job',
-      description: `Get a publish job by jobId: status, progress message, pageUrl and previewUrl. Publishing is synchronous, so there is nothing to poll: use it to recover the URLs of the version a jobId produced.`,
+      description: `Get a publish job by jobId: status, progress message, pageUrl and previewUrl. Publishing is synchronous (nothing to poll): use it to recover a jobId's URLs.`,
       input: toolArgs({ jobId: JobIdParam }),
       output: ref(JobSchema),
       hints: READ_ONLY,
@@ -123,7 +124,7 @@ With promote false, the version is served for review at its previewUrl (${previe
     defineTool({
       name: 'suggest_slug',
       title: 'Check a slug and get a free one',
-      description: `Check a site address (slug: the subdomain in ${live}) from a site name or draft slug: the normalized slug, whether it is valid and free, why not (message), and always a free suggestion with its pageUrl. It reserves nothing: publish soon.`,
+      description: `Check a site address (slug: the subdomain in ${live}) from a site name or draft slug: the normalized slug, whether it is valid and free, why not, and a free suggestion with its pageUrl. It reserves nothing.`,
       input: toolArgs({ value: SlugSuggestValue }),
       output: ref(SlugSuggestionSchema),
       hints: READ_ONLY,
@@ -133,7 +134,7 @@ With promote false, the version is served for review at its previewUrl (${previe
     defineTool({
       name: 'delete_website',
       title: 'Delete a website',
-      description: `Delete a website for good with its versions, collections, entries and images: its live and preview URLs stop at once and its slug is freed. Owner only (editors get OWNER_ONLY). Irreversible: ask the user first.`,
+      description: `Delete a website for good, with its versions, collections, entries and images; its URLs stop at once and its slug is freed. Owner only (OWNER_ONLY). Irreversible: ask the user first.`,
       input: toolArgs({ websiteId: WebsiteIdParam }),
       output: toolArgs({ deleted: Type.Literal(true, { description: 'The website is gone.' }), websiteId: Type.String() }),
       // Deleting it again answers NOT_FOUND and changes nothing more.
@@ -141,6 +142,22 @@ With promote false, the version is served for review at its previewUrl (${previe
       run: async (principal, { websiteId }) => {
         await websites.delete(principal, websiteId)
         return { deleted: true as const, websiteId }
+      },
+    }),
+
+    defineTool({
+      name: 'set_site_password',
+      title: 'Set or remove a site password',
+      description: `Make visitors of every address of a site (live and previews) enter a password (${SITE_PASSWORD_MIN}-${SITE_PASSWORD_MAX} characters) before they see anything; null removes it.`,
+      input: toolArgs({
+        websiteId: WebsiteIdParam,
+        password: Type.Union([Type.String({ minLength: SITE_PASSWORD_MIN, maxLength: SITE_PASSWORD_MAX }), Type.Null()]),
+      }),
+      output: toolArgs({ passwordProtected: Type.Boolean() }),
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: async (principal, { websiteId, password }) => {
+        await passwords.set(principal, websiteId, password)
+        return { passwordProtected: password !== null }
       },
     }),
   ]

@@ -37,6 +37,7 @@ export function websiteSummaryView(config: Config, row: WebsiteListRow): Website
     role: row.role,
     ...(row.role === 'editor' ? { ownerName: row.owner_name } : {}),
     subscription: null,
+    passwordProtected: row.password_hash !== null,
     updatedAt: row.updated_at,
   }
 }

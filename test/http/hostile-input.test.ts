@@ -33,6 +33,8 @@ function filesUnder(dir: string): string[] {
 
 /** What a publish can leave behind: metadata rows and blob files on disk. */
 async function footprint(server: TestServer) {
+  // Compressed variants are written after a publish answers; compare the disk once none is in flight.
+  await server.server.blobVariants.settled()
   const db = server.server.db.kysely as unknown as Kysely<any>
   const rows = async (table: string) =>
     Number(

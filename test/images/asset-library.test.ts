@@ -124,6 +124,7 @@ for (const store of STORES) {
         repo: new AssetsRepository(db()),
         blobs: server.server.blobs,
         blobRows: new BlobsRepository(db()),
+        blobVariants: server.server.blobVariants,
       })
       const url = `${origin}/png/shared.png`
       const blobsBefore = await count('blobs')

@@ -29,6 +29,7 @@ const TOOLS = [
   'publish_version',
   'publish_website',
   'put_entry',
+  'set_site_password',
   'suggest_slug',
   'update_collection',
   'upsert_entries',
@@ -62,7 +63,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 
-    it('lists exactly the twenty tools, with the hints of what each changes', async () => {
+    it('lists exactly the twenty-one tools, with the hints of what each changes', async () => {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
       const hints = (name: string) => {
@@ -77,6 +78,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
       assert.deepEqual(hints('update_collection'), { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false })
       assert.deepEqual(hints('create_collection'), { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false })
       assert.deepEqual(hints('import_asset'), { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true })
+      assert.deepEqual(hints('set_site_password'), { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false })
       for (const name of ['list_collections', 'get_collection', 'get_entry']) {
         assert.deepEqual(hints(name), { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }, name)
       }

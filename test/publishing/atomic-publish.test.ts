@@ -118,7 +118,14 @@ for (const store of STORES) {
       versionFiles: await rows('version_files'),
       blobs: await rows('blobs'),
     })
-    const blobBytes = () => [...filesUnder(blobsDir).values()].reduce((a, b) => a + b, 0)
+    /** Compressed variants are made after a publish answers: disk contents are compared once they are. */
+    const variantsMade = () => server.server.blobVariants.settled()
+    /** The blob files on disk once no compressed variant is being written, so no temp file of one is caught in flight. */
+    const settledBlobFiles = async () => {
+      await variantsMade()
+      return filesUnder(blobsDir)
+    }
+    const blobBytes = async () => [...(await settledBlobFiles()).values()].reduce((a, b) => a + b, 0)
 
     const createSite = async (files: File[], extra: Record<string, unknown> = {}): Promise<ApiResponse> => {
       const res = await server.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files, ...extra } })
@@ -157,8 +164,9 @@ for (const store of STORES) {
 
       const first = await createSite(files, { name: 'Shared one' })
       await assertServes(first.body.slug, files)
+      await variantsMade()
       const afterFirst = await footprint()
-      const blobFiles = filesUnder(blobsDir)
+      const blobFiles = await settledBlobFiles()
       for (const hash of hashes) {
         assert.ok(blobFiles.has(path.join(hash.slice(0, 2), hash.slice(2, 4), hash)), `blob ${hash} is stored`)
         assert.equal(await rows('blobs', ['hash', hash]), 1)
@@ -169,8 +177,9 @@ for (const store of STORES) {
       const third = await publishVersion(first.body.websiteId, files, { message: 'same bytes again' })
       assert.equal(third.body.version, 2)
       await assertServes(first.body.slug, files)
+      await variantsMade()
 
-      assert.deepEqual(filesUnder(blobsDir), blobFiles, 'no blob file was added or changed')
+      assert.deepEqual(await settledBlobFiles(), blobFiles, 'no blob file was added or changed')
       assert.deepEqual(
         await footprint(),
         {
@@ -197,16 +206,18 @@ for (const store of STORES) {
     test('republishing a site unchanged writes no new blob bytes yet creates a new, live version', async () => {
       const files = richBundle('Republish')
       const site = await createSite(files, { name: 'Republish' })
-      const bytesBefore = blobBytes()
-      const filesBefore = filesUnder(blobsDir)
+      await variantsMade()
+      const bytesBefore = await blobBytes()
+      const filesBefore = await settledBlobFiles()
       const before = await footprint()
 
       const again = await publishVersion(site.body.websiteId, files)
+      await variantsMade()
       assert.equal(again.body.version, 2)
       assert.equal(again.body.isCurrent, true)
       assert.equal(again.body.bytesWritten, bundleSize(files), 'bytesWritten is the decoded bundle size, even when nothing new was stored')
-      assert.equal(blobBytes(), bytesBefore, 'no blob bytes were written')
-      assert.deepEqual(filesUnder(blobsDir), filesBefore)
+      assert.equal(await blobBytes(), bytesBefore, 'no blob bytes were written')
+      assert.deepEqual(await settledBlobFiles(), filesBefore)
       assert.deepEqual(await footprint(), { ...before, versions: before.versions + 1, versionFiles: before.versionFiles + files.length })
       const website = await server.api('GET', `/v1/websites/${site.body.websiteId}`, { token: user.token })
       assert.equal(website.body.currentVersionId, again.body.jobId)
@@ -220,7 +231,8 @@ for (const store of STORES) {
       const changed = files.map((f) => (f.path === 'css/site.css' ? { ...f, content: `${f.content}\n.extra { color: red; }` } : f))
       const newHash = sha256(decoded(changed.find((f) => f.path === 'css/site.css')!))
       await publishVersion(site.body.websiteId, changed)
-      const added = [...filesUnder(blobsDir).keys()].filter((f) => !filesBefore.has(f)).sort()
+      await variantsMade()
+      const added = [...(await settledBlobFiles()).keys()].filter((f) => !filesBefore.has(f)).sort()
       const stem = path.join(newHash.slice(0, 2), newHash.slice(2, 4), newHash)
       assert.deepEqual(added, [stem, `${stem}.br`, `${stem}.gz`].sort())
       await assertServes(site.body.slug, changed)
@@ -256,8 +268,9 @@ for (const store of STORES) {
     test('text files get precompressed .br and .gz variants beside their blob when large enough; PNG images do not', async () => {
       const files = richBundle('Variants')
       const site = await createSite(files, { name: 'Variants' })
+      await variantsMade()
       await assertServes(site.body.slug, files)
-      const onDisk = filesUnder(blobsDir)
+      const onDisk = await settledBlobFiles()
       const stem = (bytes: Buffer) => {
         const hash = sha256(bytes)
         return { hash, rel: path.join(hash.slice(0, 2), hash.slice(2, 4), hash) }
@@ -358,9 +371,27 @@ for (const store of STORES) {
       await assertServes(existing.body.slug, newVersionFiles)
     })
 
+    test('a bundle that breaks only a content rule leaves no blob behind: what was stored while its texts were checked is removed', async () => {
+      const files = richBundle('Refused late').map((f) =>
+        f.path === 'index.html' ? { ...f, content: f.content.replace('</body>', '<iframe src="https://elsewhere.example/"></iframe></body>') } : f,
+      )
+      assert.ok(files.some((f) => f.content.includes('<iframe')))
+      const before = await settledBlobFiles()
+      const rowsBefore = await footprint()
+      const res = await server.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files } })
+      assert.equal(res.status, 422, res.text)
+      assert.deepEqual(
+        res.body.error.violations.map((v: { code: string }) => v.code),
+        ['IFRAME'],
+      )
+      await variantsMade()
+      assert.deepEqual(await settledBlobFiles(), before, 'no blob file was left behind')
+      assert.deepEqual(await footprint(), rowsBefore)
+    })
+
     test('a failed publish leaves no blob bytes behind either', async () => {
       const { install, uninstall } = failingVersionFilesInsert(store.name)
-      const before = filesUnder(blobsDir)
+      const before = await settledBlobFiles()
       for (const statement of install) await statement.execute(db)
       try {
         const res = await server.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files: richBundle('Orphans') } })
@@ -368,7 +399,7 @@ for (const store of STORES) {
       } finally {
         for (const statement of uninstall) await statement.execute(db)
       }
-      assert.deepEqual(filesUnder(blobsDir), before, 'no blob file was left behind')
+      assert.deepEqual(await settledBlobFiles(), before, 'no blob file was left behind')
     })
 
     test('publishes racing for the same explicit slug: one wins, the others get 409 SLUG_TAKEN and store no rows', async () => {
@@ -443,7 +474,7 @@ for (const store of STORES) {
 
       assert.equal(await rows('blobs', ['hash', sha256(decoded(shared))]), 1, 'the shared blob has one row')
       assert.deepEqual(
-        [...filesUnder(blobsDir).keys()].filter((f) => f.endsWith('.tmp')),
+        [...(await settledBlobFiles()).keys()].filter((f) => f.endsWith('.tmp')),
         [],
         'no temp file is left',
       )

@@ -40,6 +40,12 @@ class CountingBlobStore implements BlobStore {
   removeIfOlder(file: BlobFile, beforeMs: number) {
     return this.inner.removeIfOlder(file, beforeMs)
   }
+  check() {
+    return this.inner.check()
+  }
+  close() {
+    this.inner.close()
+  }
 }
 
 for (const store of STORES) {
@@ -66,6 +72,7 @@ for (const store of STORES) {
       const pipeline = new PublishPipeline({
         blobs,
         blobRows: new BlobsRepository(server.server.db.kysely),
+        variants: server.server.blobVariants,
         references: server.server.services.uploads,
         httpsSites: false,
       })
@@ -98,6 +105,7 @@ for (const store of STORES) {
       const pipeline = new PublishPipeline({
         blobs: server.server.blobs,
         blobRows: new BlobsRepository(server.server.db.kysely),
+        variants: server.server.blobVariants,
         references: server.server.services.uploads,
         httpsSites: false,
       })

@@ -1,7 +1,9 @@
 /** The publish pipeline on a real store: a failed publish leaves no bytes, a concurrent one keeps its own. */
 import assert from 'node:assert/strict'
 import path from 'node:path'
+import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { after, before, describe, test } from 'node:test'
+import { BlobVariants } from '../../src/blobs/blob-variants.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
@@ -26,20 +28,24 @@ for (const store of STORES) {
     let blobs: FsBlobStore
     let rows: BlobsRepository
     let pipeline: PublishPipeline
+    let variants: BlobVariants
     before(async () => {
       testStore = await createStore(store.name)
       db = openDb({ dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl })
       await migrate(db)
       blobs = new FsBlobStore(path.join(testStore.dataDir, 'blobs'))
       rows = new BlobsRepository(db.kysely)
+      variants = new BlobVariants({ blobs, rows, log: { warn() {}, info() {} } })
       pipeline = new PublishPipeline({
         blobs,
         blobRows: rows,
+        variants,
         references: new UploadsService({
           baseUrl: 'http://localhost',
           repo: new UploadsRepository(db.kysely),
           blobs,
           blobRows: rows,
+          blobVariants: variants,
           secrets: new ServerSecrets(db.kysely),
         }),
         httpsSites: false,
@@ -50,23 +56,49 @@ for (const store of STORES) {
       await testStore?.dispose()
     })
 
-    test('a publish whose metadata transaction fails removes the blobs and variants it wrote', async () => {
+    test('a publish whose metadata transaction fails removes the blobs it wrote', async () => {
       const bundle = await pipeline.store(files('failed'), target)
       const hashes = bundle.newBlobs.map((b) => b.hash)
       assert.equal(hashes.length, 2)
       for (const hash of hashes) assert.equal(await blobs.has(hash), true)
-      assert.ok(
-        bundle.newBlobs.some((b) => b.br_size !== null),
-        'the HTML got a brotli variant',
-      )
+      const html = bundle.newBlobs.find((b) => b.variants_type === 'text/html')
+      assert.ok(html, 'the HTML is recorded with its variants pending')
+      assert.equal(html.br_size, null, 'no variant is made before the publish commits')
 
       // The metadata transaction failed.
       await pipeline.abandon(bundle)
+      await variants.settled()
       for (const hash of hashes) {
         assert.equal(await blobs.has(hash), false)
         assert.equal(await blobs.has(hash, 'br'), false)
         assert.equal(await blobs.has(hash, 'gzip'), false)
       }
+    })
+
+    test('a committed publish gets its variants after it answers, and a restart resumes those left pending', async () => {
+      const bundle = await pipeline.store(files('variants'), target)
+      await rows.insertMissing(db.kysely, bundle.newBlobs)
+      let told = 0
+      await pipeline.confirm(bundle, () => told++)
+      await variants.settled()
+      assert.equal(told, 1, 'the caller is told once every variant is made')
+      const html = bundle.newBlobs.find((b) => b.variants_type === 'text/html')!
+      const row = (await rows.findExisting([html.hash])).get(html.hash)!
+      assert.equal(row.variants_type, null, 'the row is settled')
+      assert.ok(row.br_size !== null && row.gzip_size !== null, 'both variants were worth keeping')
+      assert.deepEqual(brotliDecompressSync(await blobs.get(html.hash, 'br')), await blobs.get(html.hash))
+      assert.deepEqual(gunzipSync(await blobs.get(html.hash, 'gzip')), await blobs.get(html.hash))
+      const script = bundle.newBlobs.find((b) => b.hash !== html.hash)!
+      assert.equal(script.variants_type, null, 'a script of a few bytes gains nothing from compression')
+
+      // A process that stopped before making them leaves the row pending; the next one makes them.
+      const left = await pipeline.store(files('left pending'), target)
+      await rows.insertMissing(db.kysely, left.newBlobs)
+      const pendingHtml = left.newBlobs.find((b) => b.variants_type === 'text/html')!
+      const restarted = new BlobVariants({ blobs, rows, log: { warn() {}, info() {} } })
+      assert.ok((await restarted.resumePending()) >= 1)
+      assert.equal((await rows.findExisting([pendingHtml.hash])).get(pendingHtml.hash)!.variants_type, null)
+      assert.equal(await blobs.has(pendingHtml.hash, 'br'), true)
     })
 
     test('a failing publish keeps blobs that a concurrent publish recorded meanwhile', async () => {
@@ -84,8 +116,9 @@ for (const store of STORES) {
       // The failing publish of the same bytes cleaned up before our rows were visible to it.
       await blobs.delete(victim.hash)
       await pipeline.confirm(bundle)
+      await variants.settled()
       assert.equal(await blobs.has(victim.hash), true)
-      if (victim.br_size !== null) assert.equal(await blobs.has(victim.hash, 'br'), true)
+      if (victim.variants_type !== null) assert.equal(await blobs.has(victim.hash, 'br'), true)
     })
 
     test('an unchanged bundle writes nothing: its blobs are known by their rows', async () => {

@@ -87,6 +87,12 @@ for (const store of STORES) {
 
     test('text is served precompressed when the client accepts it; HEAD and Range work on the stored bytes', async () => {
       await publish('compressed', [{ path: 'index.html', content: bigText }])
+      // Served at once, uncompressed, while its variants are made off the publish's request.
+      const early = await server.site('compressed', '/', { headers: { 'accept-encoding': 'gzip, br' } })
+      assert.equal(early.status, 200)
+      assert.ok(early.headers['content-encoding'] === undefined || early.headers['content-encoding'] === 'br', 'identity until the variants exist')
+      assert.equal(early.headers.vary, 'Accept-Encoding')
+      await server.server.blobVariants.settled()
       const br = await server.site('compressed', '/', { headers: { 'accept-encoding': 'gzip, br' } })
       assert.equal(br.headers['content-encoding'], 'br')
       assert.equal(brotliDecompressSync(br.body).toString(), bigText)

@@ -642,6 +642,7 @@ describe('content answers', () => {
         return async ? Promise.resolve(answers[path]!) : answers[path]!
       },
       invalidate: () => {},
+      invalidateAll: () => {},
       stats: () => ({ renders: asked.length, cached: 0 }),
     }
     return { content, asked }
@@ -706,6 +707,7 @@ describe('content answers', () => {
     const content: ContentResponder = {
       answer: () => Promise.reject(new Error('database is down')),
       invalidate: () => {},
+      invalidateAll: () => {},
       stats: () => ({ renders: 0, cached: 0 }),
     }
     const server = await start(lookup, 1 << 20, undefined, undefined, content)

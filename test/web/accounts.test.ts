@@ -286,6 +286,24 @@ describe('web accounts: throttling per client address, closed sign-up, https coo
     }
   })
 
+  test('behind a trusted proxy (PLINTH_TRUST_PROXY) the throttle counts the forwarded client address', async () => {
+    const server = await startTestServer('sqlite', { PLINTH_TRUST_PROXY: '127.0.0.1' })
+    try {
+      const signIn = async (visitor: WebVisitor, address: string, password: string, client: string) => {
+        await visitor.get('/sign-in')
+        return visitor.post('/sign-in', { email: address, password }, { 'x-forwarded-for': client })
+      }
+      const guesser = new WebVisitor(server)
+      for (let i = 0; i < SIGN_IN_FAILURES_PER_ADDRESS; i++) assert.equal((await signIn(guesser, email(`spray${i}`), 'wrong', '203.0.113.5')).status, 401)
+      const address = email('behind-proxy')
+      await server.server.services.users.create({ email: address, password: PASSWORD })
+      assert.equal((await signIn(guesser, address, PASSWORD, '203.0.113.5')).status, 429, 'the guessing client waits')
+      assert.equal((await signIn(new WebVisitor(server), address, PASSWORD, '203.0.113.6')).status, 303, 'everyone else behind the same proxy signs in')
+    } finally {
+      await server.close()
+    }
+  })
+
   test('PLINTH_SIGNUP=closed closes the sign-up page and form; the admin still creates users', async () => {
     const server = await startTestServer('sqlite', { PLINTH_SIGNUP: 'closed' })
     try {

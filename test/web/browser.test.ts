@@ -1,7 +1,8 @@
 /**
  * The web site for people in real Chromium, as a person uses it: sign up, mint a token, publish
  * over REST with it, then on the dashboard see the versions, roll back, add and remove an editor,
- * read a collection, revoke the token, delete the site, and sign out, in and out everywhere. Every
+ * read a collection, protect the site with a password and unlock it as a visitor, add a custom
+ * domain, revoke the token, delete the site, and sign out, in and out everywhere. Every
  * page visited is checked with axe-core (no serious or critical violation) and at a phone's width
  * (no horizontal scroll of the document), and none breaks the page's Content-Security-Policy.
  * Four pages are also saved as screenshots: to docs/screenshots/ with PLINTH_SCREENSHOTS=1
@@ -285,6 +286,73 @@ describe('the web site in Chromium', { skip: browserSkip }, () => {
     await checkPage('collection page')
   })
 
+  test('a site password set on the dashboard; a visitor unlocks the site with it; it is removed again', async () => {
+    await open(`/dashboard/sites/${website.id}`)
+    await page.getByLabel('Protect with a password').fill('short')
+    await page.getByLabel('Protect with a password').evaluate((input: HTMLInputElement) => input.removeAttribute('minlength'))
+    await page.getByRole('button', { name: 'Set password' }).click()
+    await page.getByRole('alert').filter({ hasText: '8 to 200 characters' }).waitFor()
+    await checkPage('site page with a password error')
+    await page.getByLabel('Protect with a password').fill('open sesame please')
+    await page.getByRole('button', { name: 'Set password' }).click()
+    await page.waitForURL(`${site}/dashboard/sites/${website.id}?done=password-set`)
+    assert.match(await notice().innerText(), /The password is set/)
+    await page.getByText('Visitors must enter a password to see this site').waitFor()
+    await checkPage('site page with a password')
+
+    // A visitor, in a browser of their own (no cookie of the owner's).
+    const visitorContext = await browser.newContext({ viewport: DESKTOP })
+    const visitor = await visitorContext.newPage()
+    visitor.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text())
+    })
+    const saved = page
+    try {
+      const liveUrl = `http://${website.slug}.${server.config.siteDomain}/`
+      const locked = await visitor.goto(liveUrl)
+      assert.equal(locked?.status(), 401)
+      assert.equal(await visitor.getByRole('heading', { level: 1 }).innerText(), 'This site is protected')
+      page = visitor
+      await checkPage('site password page')
+      await visitor.getByLabel('Password').fill('wrong password')
+      await visitor.getByRole('button', { name: 'Unlock' }).click()
+      await visitor.getByRole('alert').filter({ hasText: 'That password is not right' }).waitFor()
+      await checkPage('site password page with an error')
+      await visitor.getByLabel('Password').fill('open sesame please')
+      await visitor.getByRole('button', { name: 'Unlock' }).click()
+      await visitor.waitForURL(liveUrl)
+      assert.equal(await visitor.locator('h1').innerText(), 'v1', 'the site itself, once unlocked')
+      const cookies = await visitorContext.cookies(liveUrl)
+      assert.equal(cookies.length, 1)
+      assert.equal(cookies[0]!.httpOnly, true)
+      assert.equal(cookies[0]!.sameSite, 'Lax')
+      assert.equal(cookies[0]!.domain, `${website.slug}.plinth.test`, 'a cookie of this host alone')
+    } finally {
+      page = saved
+      await visitorContext.close()
+    }
+
+    await page.getByRole('button', { name: 'Remove the password' }).click()
+    await page.waitForURL(`${site}/dashboard/sites/${website.id}?done=password-removed`)
+    assert.match(await notice().innerText(), /open to everyone/)
+    assert.equal((await server.site(website.slug)).status, 200)
+  })
+
+  test('the custom domains page: a domain added shows the TXT record to create', async () => {
+    await open(`/dashboard/sites/${website.id}`)
+    await page.getByRole('link', { name: 'Manage custom domains' }).click()
+    await page.waitForURL(`${site}/dashboard/sites/${website.id}/domains`)
+    assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Custom domains')
+    await checkPage('custom domains page')
+    await page.getByLabel('Domain name').fill('www.browser-test.example')
+    await page.getByRole('button', { name: 'Add domain' }).click()
+    await page.getByText('_plinth-challenge.www.browser-test.example').waitFor()
+    assert.match(await page.locator('main').innerText(), /pending: waiting for its TXT record/)
+    await checkPage('custom domains page with a pending domain')
+    await page.getByRole('button', { name: 'Remove www.browser-test.example' }).click()
+    await page.getByText('This site has no custom domain.').waitFor()
+  })
+
   test('a revoked token is refused by the REST API', async () => {
     assert.equal((await server.api('GET', '/v1/websites', { token })).status, 200, 'the token works before')
     await open('/mcp')
@@ -378,6 +446,10 @@ describe('the web site in Chromium', { skip: browserSkip }, () => {
       'dashboard with a site',
       'site page',
       'collection page',
+      'site page with a password',
+      'site password page',
+      'custom domains page',
+      'custom domains page with a pending domain',
       'account',
       '404',
     ]

@@ -165,4 +165,19 @@ describe('web site public pages', () => {
     }
     assert.equal((await get('/assets/nope.css')).status, 404)
   })
+
+  test('pages name an icon, and /favicon.ico answers with it rather than a 404', async () => {
+    const html = await (await get('/', 'text/html')).text()
+    const href = /<link rel="icon" href="(\/assets\/favicon\.svg\?v=[^"]+)" type="image\/svg\+xml">/.exec(html)?.[1]
+    assert.ok(href, 'the layout links the icon')
+    const linked = await get(href)
+    assert.equal(linked.status, 200)
+    assert.equal(linked.headers.get('content-type'), 'image/svg+xml')
+    const svg = await linked.text()
+    assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/)
+    const fallback = await get('/favicon.ico', 'image/avif,image/webp,image/*,*/*;q=0.8')
+    assert.equal(fallback.status, 200)
+    assert.equal(fallback.headers.get('content-type'), 'image/svg+xml')
+    assert.equal(await fallback.text(), svg)
+  })
 })

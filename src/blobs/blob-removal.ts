@@ -1,0 +1,51 @@
+/**
+ * Removing a blob that nothing seemed to refer to, safely against a publish of the same bytes on
+ * any instance. Between the check that found no reference and the removal answering, a publish
+ * may store those bytes again (a put that finds them already stored only marks them), commit its
+ * rows and check that its blobs are there (confirm()); the removal would then take bytes a live
+ * version needs. On a filesystem that window is two system calls; against a bucket it is a round
+ * trip, and longer under load. So the bytes are read before they are removed (a publish that
+ * abandons its own blobs holds them already), the references are asked again once the removal has
+ * answered, and if one has appeared the bytes are put back.
+ * Whatever commits after that second check finds the blob gone in its confirm() and writes it
+ * again, as it already must when a failing publish of the same bytes removes them.
+ */
+import type { BlobEncoding, BlobStore } from './blob-store.ts'
+import type { BlobsRepository } from './blobs.repository.ts'
+
+const ENCODINGS: readonly BlobEncoding[] = ['identity', 'br', 'gzip']
+
+/** The stored files of a blob (those that exist), read whole. */
+export async function readBlobFiles(store: BlobStore, hash: string, encodings: readonly BlobEncoding[] = ENCODINGS): Promise<Map<BlobEncoding, Buffer>> {
+  const saved = new Map<BlobEncoding, Buffer>()
+  for (const encoding of encodings) {
+    try {
+      saved.set(encoding, await store.get(hash, encoding))
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+    }
+  }
+  return saved
+}
+
+/**
+ * After removals answered: the blobs among `removed` (hash -> the files removed, with their bytes)
+ * that something refers to now get those files back (variants first, then the identity bytes,
+ * which readers take as complete). Answers the hashes put back. One query for all of them.
+ */
+export async function restoreClaimed(
+  store: BlobStore,
+  rows: BlobsRepository,
+  removed: ReadonlyMap<string, ReadonlyMap<BlobEncoding, Buffer>>,
+): Promise<Set<string>> {
+  const hashes = [...removed].filter(([, files]) => files.size > 0).map(([hash]) => hash)
+  const claimed = await rows.referencedHashes(hashes)
+  for (const hash of claimed) {
+    const files = removed.get(hash)!
+    for (const encoding of ['br', 'gzip', 'identity'] as const) {
+      const bytes = files.get(encoding)
+      if (bytes !== undefined) await store.put(hash, bytes, encoding)
+    }
+  }
+  return claimed
+}

@@ -1,0 +1,103 @@
+/**
+ * Asks DNS whether a domain's TXT challenge is in place. The resolver is node's (c-ares), pointed
+ * at `PLINTH_DNS_SERVERS` when set, with a short timeout and a bounded number of tries, and the
+ * whole question is cut off after a few seconds: the owner is waiting on a page for the answer.
+ */
+import { Resolver } from 'node:dns/promises'
+import { challengeRecordName } from './domain-names.ts'
+
+/** Whether the challenge was found, or why not in words for the domain's owner; `unreachable` when DNS could not be asked. */
+export type ChallengeCheck = { found: true } | { found: false; problem: string; unreachable: boolean }
+
+/** Asks whether the TXT record of a domain's challenge holds the expected value. */
+export interface ChallengeChecker {
+  check(domain: string, challenge: string): Promise<ChallengeCheck>
+}
+
+export interface DnsCheckOptions {
+  /** `addr:port` entries (config.dnsServers); empty: the system's resolver. */
+  servers: readonly string[]
+  /** The first try's timeout per server; c-ares doubles it for each retry. */
+  timeoutMs?: number
+  /** Tries per server. */
+  tries?: number
+  /** The most the whole question may take, whatever the servers do. */
+  deadlineMs?: number
+}
+
+/** Values found that are shown back to the owner, each shortened. */
+const SHOWN_VALUES = 3
+const SHOWN_VALUE_CHARS = 80
+
+/** Error codes of node's resolver that mean "the DNS could not be asked", not "the answer is no". */
+const UNREACHABLE = new Set(['ETIMEOUT', 'ECONNREFUSED', 'ESERVFAIL', 'EREFUSED', 'ECANCELLED', 'EBADRESP', 'ECONNRESET', 'EFORMERR', 'ENOTIMP', 'EDEADLINE'])
+
+export class DnsChallengeChecker implements ChallengeChecker {
+  private readonly servers: readonly string[]
+  private readonly timeoutMs: number
+  private readonly tries: number
+  private readonly deadlineMs: number
+
+  constructor(options: DnsCheckOptions) {
+    this.servers = options.servers
+    this.timeoutMs = options.timeoutMs ?? 1500
+    this.tries = options.tries ?? 2
+    this.deadlineMs = options.deadlineMs ?? 8000
+  }
+
+  async check(domain: string, challenge: string): Promise<ChallengeCheck> {
+    const name = challengeRecordName(domain)
+    let records: string[][]
+    try {
+      records = await this.resolveTxt(name)
+    } catch (error) {
+      const code = (error as { code?: string }).code
+      return { found: false, problem: describeFailure(name, code), unreachable: code !== undefined && UNREACHABLE.has(code) }
+    }
+    // A TXT record longer than 255 bytes arrives in chunks, and providers split long values
+    // anywhere: the value is the chunks joined. Quotes pasted around the value are forgiven.
+    const values = records.map((chunks) =>
+      chunks
+        .join('')
+        .trim()
+        .replace(/^"(.*)"$/, '$1'),
+    )
+    if (values.includes(challenge)) return { found: true }
+    if (values.length === 0) return { found: false, problem: describeFailure(name, 'ENODATA'), unreachable: false }
+    const shown = values.slice(0, SHOWN_VALUES).map((v) => `"${v.length > SHOWN_VALUE_CHARS ? `${v.slice(0, SHOWN_VALUE_CHARS - 1)}…` : v}"`)
+    const more = values.length > SHOWN_VALUES ? ` and ${values.length - SHOWN_VALUES} more` : ''
+    return {
+      found: false,
+      problem: `The TXT record ${name} holds ${shown.join(', ')}${more}, not the value shown here. Change it to that value, then verify again.`,
+      unreachable: false,
+    }
+  }
+
+  /** One resolver per question: cancelling it ends only this question's queries. */
+  private async resolveTxt(name: string): Promise<string[][]> {
+    const resolver = new Resolver({ timeout: this.timeoutMs, tries: this.tries })
+    if (this.servers.length) resolver.setServers([...this.servers])
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        resolver.cancel()
+        reject(Object.assign(new Error('DNS deadline passed'), { code: 'EDEADLINE' }))
+      }, this.deadlineMs)
+    })
+    try {
+      return await Promise.race([resolver.resolveTxt(name), deadline])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+}
+
+function describeFailure(name: string, code: string | undefined): string {
+  const wait = 'New records can take a few minutes to appear; verify again then.'
+  if (code === 'ENOTFOUND') return `No DNS record named ${name} exists yet. Create the TXT record shown here. ${wait}`
+  if (code === 'ENODATA') return `${name} has no TXT record. Create the TXT record shown here. ${wait}`
+  if (code !== undefined && UNREACHABLE.has(code)) {
+    return `The DNS could not be asked about ${name} (${code === 'EDEADLINE' ? 'no answer in time' : code}), so the record could not be checked. Try again in a minute.`
+  }
+  return `Looking up ${name} failed (${code ?? 'unknown error'}). Check the record, then verify again.`
+}

@@ -1,0 +1,91 @@
+/**
+ * Request ids and request metrics on both ways into the server: Fastify (the API, MCP, the web
+ * site) through its options and hooks, and the requests answered before Fastify (published sites,
+ * the OAuth server) through one cheap step in the HTTP listener. The site path is the hot one:
+ * it gets a header, a timestamp and one shared `finish` listener, no closure per request.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
+import type { Logger } from '../log.ts'
+import { type Metrics, UNMATCHED_ROUTE } from './metrics.ts'
+import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts'
+
+/** The header as responses spell it. */
+const RESPONSE_HEADER = 'X-Request-Id'
+
+/**
+ * Fastify's request id options. Its own `requestIdHeader` takes any incoming value as it is, so it
+ * is off and `genReqId` reads the header, keeping only a sane id. Fastify puts the id on every log
+ * line of the request as `reqId`.
+ */
+export const REQUEST_ID_OPTIONS = {
+  requestIdHeader: false,
+  genReqId: (req: IncomingMessage) => requestIdOf(req.headers[REQUEST_ID_HEADER]),
+} satisfies Pick<FastifyServerOptions, 'requestIdHeader' | 'genReqId'>
+
+type FrameworkErrors = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void
+
+/**
+ * Fastify answers a URL its router refuses (bad percent-encoding, an over-long parameter) with
+ * `frameworkErrors`, before any hook: this gives those answers their id and counts them too, as
+ * `unmatched`.
+ */
+export function trackFrameworkErrors(handler: FrameworkErrors, metrics: Metrics): FrameworkErrors {
+  return (error, request, reply) => {
+    const started = performance.now()
+    reply.header(RESPONSE_HEADER, request.id)
+    reply.raw.once('finish', () => metrics.observeRequest(UNMATCHED_ROUTE, request.method, reply.statusCode, (performance.now() - started) / 1000))
+    handler(error, request, reply)
+  }
+}
+
+/**
+ * Returns each request's id as `X-Request-Id` and counts it by route pattern (never the raw URL,
+ * so the number of series stays bounded; a request that matched no route is `unmatched`).
+ * Registered first, so every route and the not-found handler have these hooks.
+ */
+export function trackFastifyRequests(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(RESPONSE_HEADER, request.id)
+    done()
+  })
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observeRequest(request.routeOptions.url ?? UNMATCHED_ROUTE, request.method, reply.statusCode, reply.elapsedTime / 1000)
+    done()
+  })
+}
+
+const STARTED_AT = Symbol('plinth.startedAt')
+
+type TrackedResponse = ServerResponse & { [STARTED_AT]?: number }
+
+export interface RawRequestTracking {
+  metrics: Metrics
+  /** The route label the requests are counted under (metrics.ts SITE_ROUTE, OAUTH_ROUTE). */
+  route: string
+  /**
+   * Logs a line with the request id for each answer of 500 or more. For handlers that log their
+   * failures without the request (oidc-provider); the site server logs its own, with the id.
+   */
+  log?: Logger
+}
+
+/**
+ * For requests answered before Fastify: gives the response its `X-Request-Id` and counts the
+ * request when its response is finished. Call it with the request before handing it over.
+ */
+export function rawRequestTracker({ metrics, route, log }: RawRequestTracking): (req: IncomingMessage, res: ServerResponse) => void {
+  function finished(this: TrackedResponse): void {
+    const status = this.statusCode
+    metrics.observeRequest(route, this.req.method ?? 'GET', status, (performance.now() - this[STARTED_AT]!) / 1000)
+    if (log !== undefined && status >= 500) {
+      log.error({ reqId: this.getHeader(RESPONSE_HEADER), route, method: this.req.method, url: this.req.url, statusCode: status }, `${route} request failed`)
+    }
+  }
+  return (req, res) => {
+    res.setHeader(RESPONSE_HEADER, requestIdOf(req.headers[REQUEST_ID_HEADER]))
+    ;(res as TrackedResponse)[STARTED_AT] = performance.now()
+    res.on('finish', finished)
+  }
+}

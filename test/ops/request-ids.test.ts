@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict'
+import { rmSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { loadConfig } from '../../src/config.ts'
+import { createLogger } from '../../src/log.ts'
+import { Metrics } from '../../src/ops/metrics.ts'
+import { rawRequestTracker } from '../../src/ops/request-tracking.ts'
+import { startServer } from '../../src/server.ts'
+import { BASE_URL, bundle, SITE_DOMAIN, TestServer } from '../helpers/server.ts'
+import { createStore } from '../helpers/stores.ts'
+import { parseExposition } from './exposition.ts'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+interface LogLine {
+  reqId?: string
+  msg?: string
+  level: number
+  [key: string]: unknown
+}
+
+/** A server like startTestServer's, logging at info level into `lines`. */
+async function startLoggedServer(lines: LogLine[]): Promise<TestServer> {
+  const store = await createStore('sqlite')
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    PLINTH_DATA_DIR: store.dataDir,
+    PLINTH_BASE_URL: BASE_URL,
+    PLINTH_SITE_DOMAIN: SITE_DOMAIN,
+  })
+  const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) })
+  try {
+    return new TestServer(await startServer(config, log), config, store)
+  } catch (error) {
+    await store.dispose()
+    throw error
+  }
+}
+
+describe('request ids (X-Request-Id)', () => {
+  const lines: LogLine[] = []
+  let server: TestServer
+  let slug: string
+  before(async () => {
+    server = await startLoggedServer(lines)
+    const owner = await server.user()
+    const created = await server.api('POST', '/v1/websites', { token: owner.token, body: { name: 'Traced', category: 'other', files: bundle('Traced') } })
+    assert.equal(created.status, 201, created.text)
+    slug = created.body.slug
+  })
+  after(() => server?.close())
+
+  /** One request of each kind: the API, the web site, a published site, the OAuth server, and a URL Fastify's router refuses. */
+  const surfaces = (headers: Record<string, string> = {}) => ({
+    api: () => server.api('GET', '/v1', { headers }).then((res) => res.headers.get('x-request-id')),
+    web: () => server.api('GET', '/', { headers }).then((res) => res.headers.get('x-request-id')),
+    site: () => server.site(slug, '/', { headers }).then((res) => res.headers['x-request-id'] as string | undefined),
+    siteMissing: () => server.site('no-such-site', '/', { headers }).then((res) => res.headers['x-request-id'] as string | undefined),
+    oauth: () => server.api('GET', '/.well-known/oauth-authorization-server', { headers }).then((res) => res.headers.get('x-request-id')),
+    badUrl: () => server.api('GET', '/v1/websites/%E0%A4%A', { headers }).then((res) => res.headers.get('x-request-id')),
+    health: () => server.api('GET', '/healthz', { headers }).then((res) => res.headers.get('x-request-id')),
+  })
+
+  test('every kind of response carries a new id when the request came without one', async () => {
+    const seen = new Set<string>()
+    for (const [surface, request] of Object.entries(surfaces())) {
+      for (let i = 0; i < 2; i++) {
+        const id = await request()
+        assert.match(id ?? '', UUID, surface)
+        assert.ok(!seen.has(id!), `${surface}: a new id for each request`)
+        seen.add(id!)
+      }
+    }
+  })
+
+  test('a sane incoming id is echoed', async () => {
+    for (const given of ['a', 'req-42', '01HZX5K3Q8W7Y6V5T4S3R2P1N0', '7f3c5f9e-8b1d-4c2e-9a6f-0d1e2f3a4b5c', 'trace.span:01_ab', 'x'.repeat(128)]) {
+      for (const [surface, request] of Object.entries(surfaces({ 'x-request-id': given }))) {
+        assert.equal(await request(), given, `${surface} ${given}`)
+      }
+    }
+  })
+
+  test('an incoming id that is too long or has other characters is replaced', async () => {
+    for (const given of ['x'.repeat(129), 'Root=1-67891233-abcdef', 'has space', 'quote"d', 'semi;colon', 'é', '<script>']) {
+      for (const [surface, request] of Object.entries(surfaces({ 'x-request-id': given }))) {
+        assert.match((await request()) ?? '', UUID, `${surface} ${JSON.stringify(given)}`)
+      }
+    }
+  })
+
+  test("an API request's log lines carry its id", async () => {
+    await server.api('GET', '/v1/websites/web_unknown', { headers: { 'x-request-id': 'trace-api-1' } })
+    const mine = lines.filter((line) => line.reqId === 'trace-api-1')
+    assert.ok(mine.length >= 2, JSON.stringify(mine))
+    assert.ok(mine.some((line) => line.msg === 'incoming request'))
+    assert.ok(mine.some((line) => line.msg === 'request completed'))
+  })
+
+  test("a failing site request's log line carries its id, and so does its 500", async () => {
+    // Files of the live version that are gone from the blob store, and not cached yet: reading them fails.
+    await server.server.blobVariants.settled()
+    rmSync(path.join(server.config.dataDir, 'blobs'), { recursive: true, force: true })
+    const res = await server.site(slug, '/style.css', { headers: { 'x-request-id': 'trace-site-1' } })
+    assert.equal(res.status, 500)
+    assert.equal(res.headers['x-request-id'], 'trace-site-1')
+    const failure = lines.find((line) => line.msg === 'site request failed' && line.reqId === 'trace-site-1')
+    assert.ok(failure, JSON.stringify(lines.filter((line) => line.level >= 50)))
+    assert.equal(failure.url, '/style.css')
+  })
+})
+
+describe('rawRequestTracker (requests answered before Fastify)', () => {
+  test('gives the response its id, counts it under its route, and logs an answer of 500 or more with the id', async () => {
+    const lines: LogLine[] = []
+    const metrics = new Metrics()
+    const track = rawRequestTracker({ metrics, route: 'oauth', log: createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) }) })
+    const server = http.createServer((req, res) => {
+      track(req, res)
+      res.writeHead(req.url === '/fail' ? 502 : 200, ['Content-Type', 'text/plain'])
+      res.end('answer')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    try {
+      const ok = await fetch(`${base}/fine`, { headers: { 'x-request-id': 'raw-ok' } })
+      assert.equal(ok.headers.get('x-request-id'), 'raw-ok', 'kept beside headers given to writeHead as an array')
+      assert.equal(ok.headers.get('content-type'), 'text/plain')
+      const failed = await fetch(`${base}/fail`, { headers: { 'x-request-id': 'raw-fail' } })
+      assert.equal(failed.status, 502)
+      await failed.text()
+      // 'finish' comes after the client has its answer: wait for the count.
+      for (let i = 0; i < 100 && !lines.length; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+      assert.deepEqual(
+        lines.map((line) => [line.reqId, line.msg, line.statusCode, line.url]),
+        [['raw-fail', 'oauth request failed', 502, '/fail']],
+      )
+      const exposition = parseExposition(await metrics.registry.metrics())
+      assert.equal(exposition.value('plinth_http_requests_total', { route: 'oauth', method: 'GET', status: '200' }), 1)
+      assert.equal(exposition.value('plinth_http_requests_total', { route: 'oauth', method: 'GET', status: '502' }), 1)
+      assert.equal(exposition.value('plinth_http_request_duration_seconds_count', { route: 'oauth', method: 'GET' }), 2)
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+})

@@ -1,4 +1,4 @@
-import { isUtf8 } from 'node:buffer'
+import { isAscii, isUtf8 } from 'node:buffer'
 import type { FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { AppError } from '../core/errors.ts'
@@ -14,6 +14,10 @@ const POISONING = { protoAction: 'error', constructorAction: 'error' } as const
  * than running its pre-check regular expressions over the text: a publish body is megabytes of
  * file content in a few dozen objects, so walking the objects costs nothing and the text scan
  * cost as much as the parse itself.
+ *
+ * A body of ASCII bytes only (base64 content and most HTML, CSS and JS are) is decoded as ASCII,
+ * which gives the same string as UTF-8 decoding at a fraction of its cost: for a maximal publish
+ * body, about 2 ms against 8.
  */
 export function registerJsonBody(app: FastifyInstance): void {
   // Plinth speaks JSON only: any other body type is 415 UNSUPPORTED_MEDIA_TYPE, not a schema error.
@@ -21,10 +25,11 @@ export function registerJsonBody(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     const bytes = body as Buffer
     if (bytes.length === 0) return done(new AppError('INVALID_JSON', 'The request declares a JSON body but sends none.'), undefined)
-    if (!isUtf8(bytes)) return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8.'), undefined)
+    const ascii = isAscii(bytes)
+    if (!ascii && !isUtf8(bytes)) return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8.'), undefined)
     let parsed: unknown
     try {
-      parsed = JSON.parse(bytes.toString('utf8'))
+      parsed = JSON.parse(bytes.toString(ascii ? 'ascii' : 'utf8'))
     } catch (error) {
       return done(new AppError('INVALID_JSON', `The request body is not valid JSON: ${(error as Error).message}`), undefined)
     }

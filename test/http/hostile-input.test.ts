@@ -243,6 +243,25 @@ for (const store of STORES) {
       }
     })
 
+    test('a body of raw UTF-8 and the same body written in ASCII with \\u escapes publish the same bytes', async () => {
+      const text = '<!doctype html><title>Café ☕ 𝄞</title><p>Grüße, 東京</p>'
+      const raw = Buffer.from(JSON.stringify({ category: 'other', files: [{ path: 'index.html', content: text }] }))
+      const escaped = Buffer.from(
+        JSON.stringify({ category: 'other', files: [{ path: 'index.html', content: text }] }).replace(
+          /[^\x00-\x7f]/g,
+          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+        ),
+      )
+      assert.ok(raw.some((byte) => byte > 0x7f) && escaped.every((byte) => byte < 0x80), 'one body has multi-byte characters, the other is ASCII only')
+      for (const body of [raw, escaped]) {
+        const res = await server.api('POST', '/v1/websites', { token: owner.token, body, headers: { 'content-type': 'application/json' } })
+        assert.equal(res.status, 201, res.text)
+        const served = await server.site(res.body.slug, '/')
+        assert.equal(served.status, 200)
+        assert.equal(served.body.toString('utf8'), text)
+      }
+    })
+
     test('a lone surrogate in utf8 content is INVALID_ENCODING and in a path is INVALID_PATH', async () => {
       await storesNothing(server, async () => {
         // JSON.stringify writes the lone surrogate as the escape \ud800: valid JSON, invalid text.

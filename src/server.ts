@@ -12,7 +12,7 @@ import type { Config } from './config.ts'
 import type { Logger } from './log.ts'
 import { OAUTH_ROUTE, SITE_ROUTE } from './ops/metrics.ts'
 import { storeProbes } from './ops/readiness.ts'
-import { rawRequestTracker } from './ops/request-tracking.ts'
+import { PlinthResponse, rawRequestTracker } from './ops/request-tracking.ts'
 
 export interface RunningServer extends Omit<Composition, 'close'> {
   app: App
@@ -35,7 +35,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     metrics,
     readiness: storeProbes(composition.db, composition.blobs),
     serverFactory: (fastifyHandler) =>
-      http.createServer((req, res) => {
+      http.createServer({ ServerResponse: PlinthResponse }, (req, res) => {
         if (siteServer.isSiteHost(req.headers.host)) {
           trackSite(req, res)
           siteServer.handle(req, res)

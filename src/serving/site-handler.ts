@@ -156,8 +156,8 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-    // The request id is the one server.ts gave the response (ops/request-tracking.ts).
-    log.error({ err: error, reqId: res.getHeader('x-request-id'), host: req.headers.host, url: req.url }, 'site request failed')
+    // The request id is the one server.ts gave the response (PlinthResponse, ops/request-tracking.ts).
+    log.error({ err: error, reqId: (res as { requestId?: string }).requestId, host: req.headers.host, url: req.url }, 'site request failed')
     if (res.headersSent) {
       res.destroy()
       return

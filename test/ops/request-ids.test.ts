@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
 import { Metrics } from '../../src/ops/metrics.ts'
-import { rawRequestTracker } from '../../src/ops/request-tracking.ts'
+import { PlinthResponse, rawRequestTracker } from '../../src/ops/request-tracking.ts'
 import { startServer } from '../../src/server.ts'
 import { BASE_URL, bundle, SITE_DOMAIN, TestServer } from '../helpers/server.ts'
 import { createStore } from '../helpers/stores.ts'
@@ -119,9 +119,14 @@ describe('rawRequestTracker (requests answered before Fastify)', () => {
     const lines: LogLine[] = []
     const metrics = new Metrics()
     const track = rawRequestTracker({ metrics, route: 'oauth', log: createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) }) })
-    const server = http.createServer((req, res) => {
+    const server = http.createServer({ ServerResponse: PlinthResponse }, (req, res) => {
       track(req, res)
-      res.writeHead(req.url === '/fail' ? 502 : 200, ['Content-Type', 'text/plain'])
+      // Every way of giving a response its headers.
+      if (req.url === '/object') res.writeHead(201, { 'Content-Type': 'text/plain' })
+      else if (req.url === '/message') res.writeHead(202, 'Accepted here', ['Content-Type', 'text/plain'])
+      else if (req.url === '/implicit') res.setHeader('Content-Type', 'text/plain')
+      else if (req.url === '/own-id') res.writeHead(200, { 'X-Request-Id': 'set-by-the-handler' })
+      else res.writeHead(req.url === '/fail' ? 502 : 200, ['Content-Type', 'text/plain'])
       res.end('answer')
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -130,6 +135,20 @@ describe('rawRequestTracker (requests answered before Fastify)', () => {
       const ok = await fetch(`${base}/fine`, { headers: { 'x-request-id': 'raw-ok' } })
       assert.equal(ok.headers.get('x-request-id'), 'raw-ok', 'kept beside headers given to writeHead as an array')
       assert.equal(ok.headers.get('content-type'), 'text/plain')
+      for (const [url, status] of [
+        ['/object', 201],
+        ['/message', 202],
+        ['/implicit', 200],
+      ] as const) {
+        const res = await fetch(`${base}${url}`, { headers: { 'x-request-id': `raw${url.replace('/', '-')}` } })
+        assert.equal(res.status, status, url)
+        assert.equal(res.headers.get('x-request-id'), `raw${url.replace('/', '-')}`, url)
+        assert.equal(res.headers.get('content-type'), 'text/plain', url)
+        assert.equal(await res.text(), 'answer')
+      }
+      const own = await fetch(`${base}/own-id`, { headers: { 'x-request-id': 'raw-own' } })
+      assert.equal(own.headers.get('x-request-id'), 'set-by-the-handler', 'a handler that sets the header itself is not overruled')
+      await own.text()
       const failed = await fetch(`${base}/fail`, { headers: { 'x-request-id': 'raw-fail' } })
       assert.equal(failed.status, 502)
       await failed.text()
@@ -140,9 +159,10 @@ describe('rawRequestTracker (requests answered before Fastify)', () => {
         [['raw-fail', 'oauth request failed', 502, '/fail']],
       )
       const exposition = parseExposition(await metrics.registry.metrics())
-      assert.equal(exposition.value('plinth_http_requests_total', { route: 'oauth', method: 'GET', status: '200' }), 1)
+      assert.equal(exposition.value('plinth_http_requests_total', { route: 'oauth', method: 'GET', status: '200' }), 3)
+      assert.equal(exposition.value('plinth_http_requests_total', { route: 'oauth', method: 'GET', status: '201' }), 1)
       assert.equal(exposition.value('plinth_http_requests_total', { route: 'oauth', method: 'GET', status: '502' }), 1)
-      assert.equal(exposition.value('plinth_http_request_duration_seconds_count', { route: 'oauth', method: 'GET' }), 2)
+      assert.equal(exposition.value('plinth_http_request_duration_seconds_count', { route: 'oauth', method: 'GET' }), 6)
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }

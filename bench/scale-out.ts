@@ -28,6 +28,7 @@ import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { type Child, makeTempDir, spawnChild } from './lib/children.ts'
 import { type BundleFile, fourKbPage, SMALL_CSS, smallSite } from './lib/content.ts'
+import { pool } from './lib/http.ts'
 import { compare, fmtInt, fmtMs, type LoadResult, percentile } from './lib/load.ts'
 import { plinthEnv, SETTINGS, SITE_DOMAIN } from './lib/settings.ts'
 
@@ -94,15 +95,6 @@ function send(agent: http.Agent, port: number, method: string, path: string, hea
     req.on('error', () => resolve({ status: 0, body: Buffer.alloc(0), ms: performance.now() - started }))
     req.end(body)
   })
-}
-
-/** Runs `task(i)` for i in [0, count) with at most `limit` at once. */
-async function pool(count: number, limit: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0
-  const worker = async () => {
-    while (next < count) await task(next++)
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, count) }, worker))
 }
 
 /** Whether a process of this machine with this id is running. */

@@ -59,6 +59,7 @@ import { UsersService } from './users/users.service.ts'
 import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS } from './core/limits.ts'
 import { createPurgeHook } from './websites/purge-hook.ts'
 import { SitePasswords } from './websites/site-passwords.ts'
+import { SiteUnlocks } from './websites/site-unlocks.ts'
 import { PublishRateLimiter } from './websites/publish-rate-limit.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import { WebsitesService } from './websites/websites.service.ts'
@@ -142,14 +143,13 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const secrets = new ServerSecrets(db.kysely)
   const websitesRepo = new WebsitesRepository(db.kysely)
   const sessionsRepo = new SessionsRepository(db.kysely)
-  // Site passwords: checked by the site server, and made with the site events, which need the
-  // site server: the lock asks them through this holder, filled in below.
-  const passwords: { service?: SitePasswords } = {}
+  // Wrong sign-in and site passwords, counted in the database by every instance alike.
+  const guesses = new GuessThrottle(sessionsRepo, SIGN_IN_WINDOW_MS)
   const siteLock = new SiteLock({
     key: await secrets.key('site_unlock_key'),
     secure: config.siteScheme === 'https',
     clientAddress: clientAddressOf(config.trustProxy),
-    unlocker: { unlock: (websiteId, password, address) => passwords.service!.unlock(websiteId, password, address) },
+    unlocker: new SiteUnlocks(websitesRepo, guesses),
   })
 
   const domainsRepo = new DomainsRepository(db.kysely)
@@ -205,12 +205,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const blobVariants = new BlobVariants({ blobs, rows: blobRows, log })
   const access = new WebsiteAccess(db.kysely)
   const purge = createPurgeHook(config.purgeUrl, config, log)
-  const sitePasswords = (passwords.service = new SitePasswords({
-    repo: websitesRepo,
-    throttle: new GuessThrottle(sessionsRepo, SIGN_IN_WINDOW_MS),
-    siteEvents,
-    purge,
-  }))
+  const sitePasswords = new SitePasswords({ repo: websitesRepo, siteEvents, purge })
   const fetchCa = config.fetchCaFile ? readFileSync(config.fetchCaFile, 'utf8') : undefined
   const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows, blobVariants, secrets })
   const collections = new CollectionsService({ repo: collectionsRepo, access, siteEvents })
@@ -231,7 +226,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const oauth = await OAuthService.create({ config, db: db.kysely, repo: new OAuthRepository(db.kysely), users, secrets, log, fetchCa })
   const services: Services = {
     users,
-    accounts: new AccountsService({ users, sessions: sessionsRepo, apps: oauth, signup: config.signup }),
+    accounts: new AccountsService({ users, sessions: sessionsRepo, throttle: guesses, apps: oauth, signup: config.signup }),
     secrets,
     oauth,
     tokens: new TokensService({ repo: new TokensRepository(db.kysely), oauth }),

@@ -10,7 +10,7 @@ import { AppError } from '../core/errors.ts'
 import { nowIso, randomBase62 } from '../core/ids.ts'
 import { EMAIL_REGISTERED, type UsersService } from '../users/users.service.ts'
 import { decoyPasswordHash, verifyPassword } from './passwords.ts'
-import { GuessThrottle } from './guess-throttle.ts'
+import type { GuessThrottle } from './guess-throttle.ts'
 import type { SessionsRepository } from './sessions.repository.ts'
 
 /** A session ends after this long unused; each use (at most every few minutes) extends it. */
@@ -62,10 +62,11 @@ export class AccountsService {
   private readonly apps: ConnectedApps
   readonly signup: Signup
 
-  constructor(options: { users: UsersService; sessions: SessionsRepository; apps: ConnectedApps; signup: Signup }) {
+  /** `throttle` counts wrong sign-ins over a window of SIGN_IN_WINDOW_MS. */
+  constructor(options: { users: UsersService; sessions: SessionsRepository; throttle: GuessThrottle; apps: ConnectedApps; signup: Signup }) {
     this.users = options.users
     this.sessions = options.sessions
-    this.throttle = new GuessThrottle(options.sessions, SIGN_IN_WINDOW_MS)
+    this.throttle = options.throttle
     this.apps = options.apps
     this.signup = options.signup
   }

@@ -43,6 +43,17 @@ export interface BlobFile {
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/
 
+const SUFFIX: Readonly<Record<BlobEncoding, string>> = { identity: '', br: '.br', gzip: '.gz' }
+
+/** The encoding a blob file's suffix names ('' is the identity bytes). */
+export const ENCODING_OF_SUFFIX: Readonly<Record<string, BlobEncoding>> = { '': 'identity', '.br': 'br', '.gz': 'gzip' }
+
+/** Where every store keeps a blob: `ab/cd/{hash}{suffix}`, fanned out by the hash's first two bytes. */
+export function blobPath(hash: string, encoding: BlobEncoding): string {
+  if (!SHA256_HEX.test(hash)) throw new Error(`not a sha256 hex digest: ${hash}`)
+  return `${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}${SUFFIX[encoding]}`
+}
+
 /** A file of a site version: a path naming a stored blob. */
 export interface StoredFile {
   /** Path inside the site, without a leading slash: `index.html`, `about/index.html`. */

@@ -82,12 +82,11 @@ export async function sweepBlobs(store: BlobStore, rows: BlobsRepository, option
           freed += file.bytes
         }
       }
-      if (removed.size > 0 && (await restoreClaimed(store, rows, new Map([[hash, removed]]))).has(hash)) {
+      if (removed.size === 0 || (await restoreClaimed(store, rows, new Map([[hash, removed]]))).has(hash)) {
         result.keptBlobs++
         continue
       }
-      if (removed.size > 0) result.orphanBlobs++
-      else result.keptBlobs++
+      result.orphanBlobs++
       result.orphanFiles += removed.size
       result.orphanBytes += freed
     }

@@ -2,10 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { access, type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { type BlobEncoding, type BlobFile, type BlobStore, SHA256_HEX } from './blob-store.ts'
+import { type BlobEncoding, type BlobFile, type BlobStore, blobPath, ENCODING_OF_SUFFIX } from './blob-store.ts'
 
-const SUFFIX: Record<BlobEncoding, string> = { identity: '', br: '.br', gzip: '.gz' }
-const ENCODING_OF: Record<string, BlobEncoding> = { '': 'identity', '.br': 'br', '.gz': 'gzip' }
 const BLOB_NAME = /^([0-9a-f]{64})(\.br|\.gz)?$/
 const FAN_OUT = /^[0-9a-f]{2}$/
 
@@ -14,8 +12,7 @@ export class FsBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
   private file(hash: string, encoding: BlobEncoding): string {
-    if (!SHA256_HEX.test(hash)) throw new Error(`not a sha256 hex digest: ${hash}`)
-    return path.join(this.root, hash.slice(0, 2), hash.slice(2, 4), hash + SUFFIX[encoding])
+    return path.join(this.root, blobPath(hash, encoding))
   }
 
   async has(hash: string, encoding: BlobEncoding = 'identity'): Promise<boolean> {
@@ -76,7 +73,7 @@ export class FsBlobStore implements BlobStore {
           yield {
             name: path.join(first, second, name),
             hash: blob ? blob[1]! : null,
-            encoding: blob ? ENCODING_OF[blob[2] ?? '']! : null,
+            encoding: blob ? ENCODING_OF_SUFFIX[blob[2] ?? '']! : null,
             bytes: info.size,
             modifiedMs: info.mtimeMs,
           }

@@ -9,10 +9,8 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3'
-import { type BlobEncoding, type BlobFile, type BlobStore, SHA256_HEX } from './blob-store.ts'
+import { type BlobEncoding, type BlobFile, type BlobStore, blobPath, ENCODING_OF_SUFFIX } from './blob-store.ts'
 
-const SUFFIX: Record<BlobEncoding, string> = { identity: '', br: '.br', gzip: '.gz' }
-const ENCODING_OF: Record<string, BlobEncoding> = { '': 'identity', '.br': 'br', '.gz': 'gzip' }
 /** A blob's name below the prefix: the filesystem store's layout, `ab/cd/{hash}{suffix}`. */
 const BLOB_NAME = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})(\.br|\.gz)?$/
 const CONTENT_TYPE = 'application/octet-stream'
@@ -85,8 +83,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   private key(hash: string, encoding: BlobEncoding): string {
-    if (!SHA256_HEX.test(hash)) throw new Error(`not a sha256 hex digest: ${hash}`)
-    return `${this.prefix}${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}${SUFFIX[encoding]}`
+    return this.prefix + blobPath(hash, encoding)
   }
 
   async has(hash: string, encoding: BlobEncoding = 'identity'): Promise<boolean> {
@@ -169,7 +166,7 @@ export class S3BlobStore implements BlobStore {
         yield {
           name,
           hash: match[3]!,
-          encoding: ENCODING_OF[match[4] ?? '']!,
+          encoding: ENCODING_OF_SUFFIX[match[4] ?? '']!,
           bytes: object.Size ?? 0,
           modifiedMs: object.LastModified?.getTime() ?? 0,
         }

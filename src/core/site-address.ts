@@ -135,3 +135,12 @@ export function siteUrlPattern(site: { siteScheme: string; siteDomain: string },
 export function pageUrlFor(site: { siteScheme: string; siteDomain: string }, slug: string, previewVersion?: number): string {
   return `${site.siteScheme}://${siteLabel(slug, previewVersion ?? null)}.${site.siteDomain}/`
 }
+
+/**
+ * A path of the same site to go on to (after signing in, after unlocking a protected site); null
+ * for anything else: another origin, `//host`, `/\host`, control characters, over 2,000 characters.
+ */
+export function safeReturnPath(value: unknown): string | null {
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.length > 2000) return null
+  return /[\u0000-\u001f]/.test(value) ? null : value
+}

@@ -1,7 +1,8 @@
 /**
  * A pool of worker threads (piscina) for work that must never run on the event loop because an
- * untrusted input decides its cost: rich text (content/rich-text.pool.ts) and Liquid templates
- * (site-content/site-templates.pool.ts). Each task has a time limit that really stops it (the
+ * untrusted input decides its cost: rich text (content/rich-text.pool.ts), Liquid templates
+ * (site-content/site-templates.pool.ts) and the content rules of a publish
+ * (publishing/content-scans.pool.ts). Each task has a time limit that really stops it (the
  * thread is terminated and replaced) and runs in a thread with a heap limit (a task over it kills
  * only that thread); either way run() throws WorkerTaskStopped, and the caller says what failed.
  *

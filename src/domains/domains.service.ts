@@ -10,7 +10,7 @@ import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { nowIso } from '../core/ids.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { CustomDomainRow } from '../db/types.ts'
-import type { SiteEvents } from '../serving/site-events.ts'
+import type { SiteEventBus } from '../serving/site-events.ts'
 import type { ChallengeChecker } from './dns-check.ts'
 import { challengeRecordName, checkDomain, type DomainRules, domainUrl, requestedHost } from './domain-names.ts'
 import type { WebsitesRepository } from '../websites/websites.repository.ts'
@@ -22,10 +22,7 @@ export const DOMAINS_PER_SITE = 10
 export const PENDING_CLAIM_DAYS = 7
 
 /** Serving is told when a domain starts or stops serving a site, on every instance. */
-export interface DomainEvents extends SiteEvents {
-  /** The domain was verified or removed: whatever serving resolved for it is stale. */
-  domainChanged(domain: string): Promise<void>
-}
+export type DomainEvents = Pick<SiteEventBus, 'domainChanged'>
 
 export interface DomainsServiceOptions {
   repo: DomainsRepository
@@ -150,7 +147,8 @@ export class DomainsService {
       throw new AppError(result.unreachable ? 'FETCH_FAILED' : 'VALIDATION_FAILED', result.problem, { fields: { domain: result.problem } })
     }
     if (!(await this.repo.recordCheck(row.domain, site.id, { at, verifiedAt: at, error: null }))) throw notFound('Domain')
-    await this.announce(row.domain, site.slug)
+    // Every instance reads the domain's mapping again (and forgets the host parses it remembered).
+    await this.events.domainChanged(row.domain)
     return this.view({ ...row, verified_at: at, last_checked_at: at, last_error: null })
   }
 
@@ -159,13 +157,7 @@ export class DomainsService {
     const site = await this.requireOwner(principal, websiteId, 'remove domains')
     const row = await this.requireDomain(site, domain)
     if (!(await this.repo.delete(row.domain, site.id))) throw notFound('Domain')
-    await this.announce(row.domain, site.slug)
-  }
-
-  /** Every serving cache, here and on other instances, forgets what it resolved for the domain and the site. */
-  private async announce(domain: string, slug: string): Promise<void> {
-    await this.events.domainChanged(domain)
-    await this.events.siteChanged(slug)
+    await this.events.domainChanged(row.domain)
   }
 
   private view(row: CustomDomainRow): CustomDomainView {

@@ -3,7 +3,7 @@
  * whether a certificate may be issued for a name. Kept apart from the dashboard's operations so it
  * needs nothing but the repository and can be built before the site server that asks it.
  */
-import { parseSiteLabel } from '../core/site-address.ts'
+import { parseSiteHost } from '../serving/site-host.ts'
 import { type DomainRules, requestedHost } from './domain-names.ts'
 import type { DomainsRepository, ServedSite } from './domains.repository.ts'
 
@@ -34,11 +34,8 @@ export class ServedDomains {
   async isCertificateAllowed(host: string): Promise<boolean> {
     const name = requestedHost(host)
     if (name === null) return false
-    const suffix = `.${this.rules.siteDomain}`
-    if (name.endsWith(suffix)) {
-      const label = parseSiteLabel(name.slice(0, -suffix.length))
-      return label !== null && label.version === null && (await this.repo.isLive(label.slug))
-    }
+    const site = parseSiteHost(name, this.rules.siteDomain)
+    if (site !== null) return site.version === null && (await this.repo.isLive(site.slug))
     return (await this.repo.findServed(name)) !== undefined
   }
 }

@@ -17,7 +17,7 @@ import { lookup } from 'mime-types'
 import type { StoredFile } from '../blobs/blob-store.ts'
 import type { PublishViolation } from '../core/errors.ts'
 import { BUNDLE_LIMITS, type BundleLimits } from '../core/limits.ts'
-import { type Emit, pathProblems, quoted } from './bundle-paths.ts'
+import { type Emit, LONE_SURROGATE, pathProblems, quoted } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
 import { scanMarkup } from './html-rules.ts'
 import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
@@ -284,15 +284,11 @@ export function finishCheck<F>(inspection: BundleInspection<F>, scanned: Publish
     if (!WARNING_CODES.has(v.code)) perFile.add(v)
     else if (v.code !== 'MIXED_CONTENT' || options.httpsSites) warnings.add(v)
   }
-  const byFile = new Map<number, PublishViolation[][]>()
-  inspection.scans.forEach((scan, i) => {
-    const list = byFile.get(scan.file)
-    if (list) list.push(scanned[i] ?? [])
-    else byFile.set(scan.file, [scanned[i] ?? []])
-  })
+  // inspectBundle gives a file one scan at most.
+  const byFile = new Map(inspection.scans.map((scan, i) => [scan.file, scanned[i] ?? []]))
   inspection.perFile.forEach((own, i) => {
     own.forEach(route)
-    for (const found of byFile.get(i) ?? []) found.forEach(route)
+    byFile.get(i)?.forEach(route)
   })
   return {
     files: inspection.files,
@@ -334,7 +330,7 @@ function capViolations(all: PublishViolation[], max: number): PublishViolation[]
 }
 
 /** Whether the content rules read files of this type (so their bytes are needed). */
-export function needsScanning(contentType: string): boolean {
+function needsScanning(contentType: string): boolean {
   return contentType === HTML || MARKUP_XML.has(contentType) || contentType === 'text/css' || JS_CONTENT_TYPES.has(contentType)
 }
 
@@ -355,7 +351,6 @@ interface Decoded {
 
 // C0 controls except TAB, LF, FF and CR.
 const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000b\u000e-\u001f]/
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 const BASE64_WHITESPACE = /[\t\n\f\r ]+/g
 const NOT_BASE64 = /[^A-Za-z0-9+/_=-]/
 

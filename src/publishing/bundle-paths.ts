@@ -13,7 +13,8 @@ const DETAIL_CHARS = 200
 
 // C0 controls, DEL and C1 controls.
 const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+/** A UTF-16 surrogate without its pair: text no UTF-8 file can hold. */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 /**
  * Why a bundle path is unusable, as short phrases ("it starts with /", ...); empty when the path is

@@ -19,7 +19,7 @@ export const CONTENT_SCAN_MEMORY_MB = 512
 
 export function defaultContentScanPoolOptions(): WorkerPoolOptions {
   return {
-    threads: Math.max(1, Math.min(2, os.availableParallelism())),
+    threads: Math.min(2, os.availableParallelism()),
     idleTimeoutMs: 10_000,
     timeLimitMs: CONTENT_SCAN_TIME_LIMIT_MS,
     memoryMb: CONTENT_SCAN_MEMORY_MB,

@@ -24,6 +24,7 @@ import {
   matchPattern,
   MAX_RULE_VIOLATIONS,
   type PathPattern,
+  PLACEHOLDER_REF,
   requestPath,
   type RuleViolation,
   ruleViolation,
@@ -87,7 +88,6 @@ const PROXY_INSTRUCTION = /^x-(accel-|sendfile|lighttpd-|litespeed-)/
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 // Visible ASCII, spaces and tabs: the file is UTF-8 text, and anything else would reach browsers as Latin-1.
 const BAD_VALUE_CHAR = /[^\t\x20-\x7e]/
-const PLACEHOLDER_REF = /:([A-Za-z]\w*)/g
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:\/\//i
 
 export interface HeaderRule {
@@ -107,7 +107,8 @@ export interface HeaderRules {
 
 export type HeaderList = ReadonlyArray<readonly [string, string]>
 
-const NONE: HeaderList = Object.freeze([])
+/** What a path without `_headers` rules gets. */
+export const NO_HEADERS: HeaderList = Object.freeze([])
 
 /** Why a header name may not be set, or null when it may. */
 export function headerNameProblem(name: string): string | null {
@@ -212,9 +213,9 @@ export function parseHeaders(text: string): { rules: HeaderRules; violations: Ru
  * path) and keeps it with the file's header lists.
  */
 export function headersFor(rules: HeaderRules, pathname: string): HeaderList {
-  if (rules.list.length === 0) return NONE
+  if (rules.list.length === 0) return NO_HEADERS
   const path = requestPath(pathname)
-  if (path === null) return NONE
+  if (path === null) return NO_HEADERS
   const out: Array<{ name: string; lower: string; value: string }> = []
   const captures: string[] = []
   for (const rule of rules.list) {
@@ -229,5 +230,5 @@ export function headersFor(rules: HeaderRules, pathname: string): HeaderList {
       else same.value = `${same.value}, ${header.value}`
     }
   }
-  return out.length === 0 ? NONE : Object.freeze(out.map(({ name, value }) => Object.freeze([name, value] as const)))
+  return out.length === 0 ? NO_HEADERS : Object.freeze(out.map(({ name, value }) => Object.freeze([name, value] as const)))
 }

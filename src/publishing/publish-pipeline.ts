@@ -88,36 +88,18 @@ export class PublishPipeline {
     const resolved = await resolveFiles(input, target.userId, this.references, this.blobRows, this.blobs)
     const inspection = inspectBundle(resolved, undefined, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
     const limit = inspection.limits.maxViolations
-    const scanning: Promise<{ found: PublishViolation[][] } | { error: unknown }> = (
-      this.scans ? this.scans.scan(inspection.scans, limit) : Promise.resolve(inspection.scans.map((scan) => scanText(scan, limit)))
-    ).then(
-      (found) => ({ found }),
-      (error: unknown) => ({ error }),
-    )
-
+    const scanning = this.scans ? this.scans.scan(inspection.scans, limit) : Promise.resolve(inspection.scans.map((scan) => scanText(scan, limit)))
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
-    let stored: { files: StoredFile[]; written: WrittenBlob[] } | null = null
-    let storing: { error: unknown } | null = null
-    if (fitsTheLimits) {
-      try {
-        stored = await this.storeBytes(inspection.files)
-      } catch (error) {
-        storing = { error }
-      }
+    const storing = fitsTheLimits ? this.storeBytes(inspection.files) : Promise.resolve(null)
+    // Both are awaited whatever happens to the other: no scan is left running unobserved.
+    const [scanned, stored] = await Promise.allSettled([scanning, storing])
+    if (stored.status === 'rejected') throw stored.reason
+    const check = scanned.status === 'fulfilled' ? finishCheck(inspection, scanned.value) : null
+    if (check === null || check.violations.length > 0) {
+      if (stored.value !== null) await this.removeUnclaimed(stored.value.written)
+      throw scanned.status === 'rejected' ? scanned.reason : publishInvalid(check!.violations)
     }
-    // Awaited whatever happened to the bytes: no scan is left running unobserved.
-    const scanned = await scanning
-    if (storing !== null) throw storing.error
-    if ('error' in scanned) {
-      if (stored) await this.removeUnclaimed(stored.written)
-      throw scanned.error
-    }
-    const check = finishCheck(inspection, scanned.found)
-    if (check.violations.length > 0) {
-      if (stored) await this.removeUnclaimed(stored.written)
-      throw publishInvalid(check.violations)
-    }
-    const { files, written } = stored!
+    const { files, written } = stored.value!
     return {
       files,
       newBlobs: written.map((w) => w.row),
@@ -169,6 +151,8 @@ export class PublishPipeline {
     const present = await Promise.all(bundle.written.map((blob) => this.blobs.has(blob.row.hash)))
     await Promise.all(bundle.written.map((blob, i) => (present[i] ? undefined : this.blobs.put(blob.row.hash, blob.bytes))))
     const pending = bundle.written.filter((blob) => blob.row.variants_type !== null)
+    // Nothing to make: the caller's own event already told the caches all there is.
+    if (pending.length === 0) return
     this.variants.schedule(
       pending.map(({ row, bytes }) => ({ hash: row.hash, contentType: row.variants_type!, bytes })),
       whenVariantsReady,

@@ -24,7 +24,7 @@
  */
 
 import type { PublishViolation } from '../core/errors.ts'
-import { snippet } from './bundle-paths.ts'
+import { LONE_SURROGATE, snippet } from './bundle-paths.ts'
 
 export const REDIRECTS_FILE = '_redirects'
 export const INVALID_REDIRECTS = 'INVALID_REDIRECTS'
@@ -68,10 +68,10 @@ export interface RequestPath {
 }
 
 const PLACEHOLDER_NAME = /^[A-Za-z]\w*$/
-const PLACEHOLDER_REF = /:([A-Za-z]\w*)/g
+/** A `:name` placeholder where a value refers to one (targets, and `_headers` values). */
+export const PLACEHOLDER_REF = /:([A-Za-z]\w*)/g
 const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/
 const CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f]/
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i
 const HTTP_URL = /^https?:\/\//i
 
@@ -254,8 +254,8 @@ function compileTarget(to: string, pattern: PathPattern, rewrite: boolean): Targ
   return { origin, path: path as Piece[], query: query as Piece[] | null, fragment: fragment as Piece[] | null }
 }
 
-/** A captured (decoded) value in a URL path: escaped, but "/" and the characters paths allow kept. */
-const pathValue = (value: string): string => encodeURI(value).replace(/[?#]/g, encodeURIComponent)
+/** A decoded path (or a value captured from one) as a URL path: escaped, but "/" and the characters paths allow kept. */
+export const pathValue = (value: string): string => encodeURI(value).replace(/[?#]/g, encodeURIComponent)
 
 function fill(parts: Piece[], captures: string[], encode: ((value: string) => string) | null): string {
   let out = ''

@@ -34,7 +34,7 @@ export interface ManifestCacheOptions {
   /** Called for manifest entries with an invalid hash or size (they are left out). */
   onInvalidFile?: (label: string, file: ServedFile) => void
   /** Reads a blob's bytes: a version's `_redirects` and `_headers` are read and parsed when it is loaded. */
-  readBlob?: (hash: string) => Promise<Buffer>
+  readBlob: (hash: string) => Promise<Buffer>
 }
 
 /** Parsed `_redirects` and `_headers` files kept by content (a file's rules are parsed once per instance, however often its site is reloaded). */
@@ -52,15 +52,13 @@ export class ManifestCache {
   private readonly unknown: LRUCache<string, number>
   private readonly negativeTtlMs: number
   private readonly pendingVariantsTtlMs: number
-  /** label -> when a version cached with variants pending is read again (ms by `now`). */
-  private readonly recheck = new Map<string, number>()
   private readonly now: () => number
   private readonly inFlight = new Map<string, InFlight>()
   /** slug -> cached preview labels, so a re-created site never serves another site's previews. */
   private readonly previews = new Map<string, Set<string>>()
   private readonly lookup: SiteLookup
   private readonly onInvalidFile?: ManifestCacheOptions['onInvalidFile']
-  private readonly readBlob?: ManifestCacheOptions['readBlob']
+  private readonly readBlob: ManifestCacheOptions['readBlob']
   private readonly parsedRules = new LRUCache<string, object>({ max: PARSED_RULE_FILES })
   /** Lookups answered from the cache (a version, or a label remembered as unknown) and lookups that need the database: for the metrics. */
   hits = 0
@@ -75,7 +73,6 @@ export class ManifestCache {
       maxSize: options.maxFiles ?? 500_000,
       sizeCalculation: (version) => version.files.size + version.templates.size + 1,
       dispose: (version, label) => {
-        this.recheck.delete(label)
         if (!version.preview) return
         const labels = this.previews.get(version.slug)
         if (labels === undefined) return
@@ -102,7 +99,7 @@ export class ManifestCache {
   private cached(label: string): PreparedVersion | null | undefined {
     const version = this.versions.get(label)
     if (version !== undefined) {
-      if (!version.variantsPending || this.now() < this.recheck.get(label)!) return version
+      if (this.now() < version.recheckAt) return version
       this.versions.delete(label)
       return undefined
     }
@@ -128,7 +125,7 @@ export class ManifestCache {
   private async fetch(label: string, site: SiteHost, entry: InFlight): Promise<PreparedVersion | null> {
     const found = site.version === null ? await this.lookup.findLive(site.slug) : await this.lookup.findVersion(site.slug, site.version)
     const preview = site.version !== null
-    const prepared = found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file))
+    const prepared = found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file), this.now() + this.pendingVariantsTtlMs)
     if (prepared !== null) await this.readRules(prepared)
     if (entry.stale) return prepared
     if (prepared === null) {
@@ -136,7 +133,6 @@ export class ManifestCache {
     } else {
       this.unknown.delete(label)
       this.versions.set(label, prepared)
-      if (prepared.variantsPending) this.recheck.set(label, this.now() + this.pendingVariantsTtlMs)
       if (preview) {
         let labels = this.previews.get(site.slug)
         if (labels === undefined) this.previews.set(site.slug, (labels = new Set()))
@@ -154,8 +150,7 @@ export class ManifestCache {
     if (headers !== null) version.headerRules = await this.parsed(headers, 'headers', parseHeaders)
   }
 
-  private async parsed<T extends object>(file: PreparedFile, kind: string, parse: (text: string) => { rules: T }): Promise<T | null> {
-    if (this.readBlob === undefined) return null
+  private async parsed<T extends object>(file: PreparedFile, kind: string, parse: (text: string) => { rules: T }): Promise<T> {
     const key = `${kind}:${file.identity.hash}`
     const hit = this.parsedRules.get(key)
     if (hit !== undefined) return hit as T

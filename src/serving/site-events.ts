@@ -53,7 +53,7 @@ export async function createSiteEvents(
   const onChange = (key: string) => (key.startsWith(DOMAIN_PREFIX) ? handlers.domainChanged(key.slice(DOMAIN_PREFIX.length)) : handlers.siteChanged(key))
   const onResync = () => handlers.resync()
   if (db.dialect !== 'postgres' || !databaseUrl) {
-    return { siteChanged: async (slug) => onChange(slug), domainChanged: async (domain) => onChange(DOMAIN_PREFIX + domain), close: async () => {} }
+    return { siteChanged: async (slug) => handlers.siteChanged(slug), domainChanged: async (domain) => handlers.domainChanged(domain), close: async () => {} }
   }
 
   // Our own notifications come back to us: the change was applied locally already, and applying

@@ -23,7 +23,7 @@ import { type SiteLock, UNLOCK_PATH } from './site-lock.ts'
 import { hostName, parseSiteHost, type SiteHost } from './site-host.ts'
 import type { SiteLookup } from './site-lookup.ts'
 import { type HeaderList } from '../publishing/header-rules.ts'
-import { matchRedirect } from '../publishing/redirect-rules.ts'
+import { matchRedirect, pathValue } from '../publishing/redirect-rules.ts'
 import {
   chooseVariant,
   MISSING,
@@ -359,8 +359,8 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       res.end()
       return true
     }
-    // The rewritten path is decoded: encoded again (with "?" and "#", which encodeURI keeps) as a request target.
-    const rewritten = parseTarget(encodeURI(match.rewritePath).replace(/[?#]/g, encodeURIComponent) + match.search)
+    // The rewritten path is decoded: encoded again as a request target.
+    const rewritten = parseTarget(pathValue(match.rewritePath) + match.search)
     const file = rewritten === null ? MISSING : resolveTarget(version, rewritten)
     if (typeof file === 'object') {
       serveFile(req, res, version, file, head, extra, match.status)
@@ -382,9 +382,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       if (extra.length === 0) sendPage(res, PAGE_NOT_FOUND_PAGE, head)
       else sendPage(res, { ...PAGE_NOT_FOUND_PAGE, headers: withSiteHeaders(PAGE_NOT_FOUND_PAGE.headers as string[], extra, version.preview) }, head)
     } else {
-      const page = version.notFound
-      const v = chooseVariant(page, negotiator.preferred(req.headers['accept-encoding']))
-      sendVariant(req, res, 404, withSiteHeaders(missingHeaders(page, v, version), extra, version.preview), v, head)
+      serveFile(req, res, version, version.notFound, head, extra, 404)
     }
   }
 

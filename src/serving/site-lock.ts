@@ -12,6 +12,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parse as parseCookies } from 'cookie'
 import { escapeHtml } from '../core/html.ts'
+import { safeReturnPath } from '../core/site-address.ts'
 import { type BuiltinPage, builtin, sendPage } from './security-headers.ts'
 import type { PreparedVersion } from './site-version.ts'
 
@@ -128,10 +129,7 @@ function hostOf(origin: string): string | null {
 }
 
 /** Where to go after unlocking: a path of this site only (never `//elsewhere`). */
-function safeNext(next: string | null): string {
-  if (next === null || !next.startsWith('/') || next.startsWith('//') || next.includes('\\') || /[\r\n]/.test(next)) return '/'
-  return next.slice(0, 2000)
-}
+const safeNext = (next: string | null): string => safeReturnPath(next) ?? '/'
 
 /** The urlencoded form of the request, null when it is larger than a password form can be. */
 function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {

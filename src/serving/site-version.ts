@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto'
 import { type BlobEncoding, SHA256_HEX } from '../blobs/blob-store.ts'
 import { contentTypeHeader, isCompressible } from '../core/media-types.ts'
 import { siteLabel } from '../core/site-address.ts'
-import { HEADERS_FILE, type HeaderList, type HeaderRules, headersFor } from '../publishing/header-rules.ts'
+import { HEADERS_FILE, type HeaderList, type HeaderRules, headersFor, NO_HEADERS } from '../publishing/header-rules.ts'
 import { REDIRECTS_FILE, type RedirectRules } from '../publishing/redirect-rules.ts'
 import { TEMPLATE_DIR } from '../publishing/template-rules.ts'
 import type { ServedEncoding } from './http-conditionals.ts'
@@ -55,8 +55,11 @@ export interface PreparedVersion {
   templates: Map<string, PreparedFile>
   /** The bundle's own 404.html, if any. */
   notFound: PreparedFile | null
-  /** Some file's compressed variants are still being made: the cache reads the version again soon. */
-  variantsPending: boolean
+  /**
+   * When the cache reads the version again (ms): soon while some file's compressed variants are
+   * still being made, else never (Infinity).
+   */
+  recheckAt: number
   /** When the site's password was set (unlock cookies are bound to it); null when the site is open. */
   lockedSince: string | null
   /** The bundle's `_redirects` and `_headers`: read by serving (parsed when the version is loaded), never served. */
@@ -135,8 +138,11 @@ export function storedFile(path: string, contentType: string, hash: string, size
   return preparedFile(path, contentType, cacheControl, variant(hash, 'identity', size), null, null)
 }
 
-/** Builds the prepared form of a version. Files with an invalid hash or size are left out and reported. */
-export function prepareVersion(version: ServedVersion, preview: boolean, onInvalid?: (file: ServedFile) => void): PreparedVersion {
+/**
+ * Builds the prepared form of a version. Files with an invalid hash or size are left out and
+ * reported. `pendingRecheckAt` is its recheckAt when some file's variants are pending.
+ */
+export function prepareVersion(version: ServedVersion, preview: boolean, onInvalid?: (file: ServedFile) => void, pendingRecheckAt = Infinity): PreparedVersion {
   const files = new Map<string, PreparedFile>()
   const templates = new Map<string, PreparedFile>()
   let variantsPending = false
@@ -167,7 +173,7 @@ export function prepareVersion(version: ServedVersion, preview: boolean, onInval
     files,
     templates,
     notFound: files.get('404.html') ?? null,
-    variantsPending,
+    recheckAt: variantsPending ? pendingRecheckAt : Infinity,
     lockedSince: version.lockedSince ?? null,
     ruleFiles,
     redirects: null,
@@ -192,8 +198,6 @@ export function siteHeadersFor(version: PreparedVersion, pathname: string): Head
   }
   return found
 }
-
-const NO_HEADERS: HeaderList = Object.freeze([])
 
 /** Headers Plinth sets that a `_headers` value replaces rather than joins (the rest are added). */
 const REPLACEABLE = new Set(['cache-control', 'referrer-policy', 'x-robots-tag'])
@@ -311,7 +315,7 @@ export function redirectHeaders(version: PreparedVersion, location: string): str
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
 
 /** The path and query of a request target (absolute-form `http://host/path` too), null when it is neither form. */
-export function originForm(target: string): string | null {
+function originForm(target: string): string | null {
   if (target.charCodeAt(0) === 47 /* / */) return target
   const origin = ABSOLUTE_FORM.exec(target)
   if (origin === null) return null
@@ -319,7 +323,7 @@ export function originForm(target: string): string | null {
   return url.charCodeAt(0) === 47 ? url : `/${url}`
 }
 
-export const BAD_PATH = 0
+/** No file at the path (a 404, unless content or a rule answers it). */
 export const MISSING = 1
 
 /** A request target taken apart once per request: what resolving it and matching rules read. */
@@ -361,15 +365,9 @@ export function parseTarget(target: string): RequestTarget | null {
 }
 
 /**
- * Resolves a request target against a version: the file to send, a redirect location (string),
- * BAD_PATH (400) or MISSING (404). The query string is ignored (and kept on redirects).
+ * Resolves a request target against a version: the file to send, a redirect location (string:
+ * `/dir` to `/dir/`) or MISSING. The query string is ignored, and kept on redirects.
  */
-export function resolvePath(version: PreparedVersion, target: string): PreparedFile | string | typeof BAD_PATH | typeof MISSING {
-  const parsed = parseTarget(target)
-  return parsed === null ? BAD_PATH : resolveTarget(version, parsed)
-}
-
-/** resolvePath for a target already taken apart. */
 export function resolveTarget(version: PreparedVersion, target: RequestTarget): PreparedFile | string | typeof MISSING {
   const { pathname: path, raw, search } = target
   const files = version.files

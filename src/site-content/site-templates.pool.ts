@@ -25,7 +25,7 @@ export const TEMPLATE_TIME_LIMIT_MS = 5_000
 /** Heap of each template thread: a render's own data is bounded by LiquidJS's memoryLimit, the rest holds parsed templates. */
 export const TEMPLATE_MEMORY_MB = 256
 
-/** The pool of a web server: one thread kept warm, a second one when two pages render at once. */
+/** The pool of a web server: a thread when a page renders, a second one when two render at once, none after 30 s without a render. */
 export function defaultTemplatePoolOptions(): TemplatePoolOptions {
   return { threads: Math.min(2, os.availableParallelism()), idleTimeoutMs: 30_000, timeLimitMs: TEMPLATE_TIME_LIMIT_MS, memoryMb: TEMPLATE_MEMORY_MB }
 }

@@ -4,7 +4,8 @@ import type { OpenedSession } from '../auth/accounts.service.ts'
 import { AppError } from '../core/errors.ts'
 import { MIN_PASSWORD_LENGTH } from '../users/users.service.ts'
 import { field, requireAccount } from './forms.ts'
-import { REDIRECTING_FORM_CSP, safeReturnPath, sendPage } from './pages.ts'
+import { safeReturnPath } from '../core/site-address.ts'
+import { REDIRECTING_FORM_CSP, sendPage } from './pages.ts'
 import { clientInfo, cookieOptions, pageContext, type WebContext } from './web-context.ts'
 
 /** Signing in may continue into an OAuth authorization that ends at the app's own address. */

@@ -10,6 +10,7 @@ import type { CollectionsService } from '../content/collections.service.ts'
 import type { EntriesService } from '../content/entries.service.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { AppError } from '../core/errors.ts'
+import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
 import type { SitePasswords } from '../websites/site-passwords.ts'
 import type { WebsitesService } from '../websites/websites.service.ts'
 import { field, principalOf, requireAccount } from './forms.ts'
@@ -69,6 +70,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       members,
       collections: collectionList.items,
       notice: request.query.done ? NOTICES[request.query.done] : undefined,
+      passwordLength: { min: SITE_PASSWORD_MIN, max: SITE_PASSWORD_MAX },
       ...extra,
     }
     return sendPage(reply, pageContext(web, request, reply), 'site', data, { status })

@@ -9,7 +9,6 @@ import { internalError, toAppError } from '../http/errors.http.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
-/** A form field as one trimmed string ('' when absent, or sent as anything but one value). */
 /** The person as the services know callers; a session reaches what the person's own tokens reach. */
 export const principalOf = (account: Account): Principal => ({
   userId: account.userId,
@@ -19,6 +18,7 @@ export const principalOf = (account: Account): Principal => ({
   access: 'both',
 })
 
+/** A form field as one trimmed string ('' when absent, or sent as anything but one value). */
 export function field(request: FastifyRequest, name: string, options: { trim?: boolean } = {}): string {
   const body = request.body as Record<string, unknown> | undefined
   const value = body && typeof body === 'object' ? body[name] : undefined

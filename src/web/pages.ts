@@ -95,9 +95,3 @@ export function negotiate(request: FastifyRequest, offered: Representation[]): R
   )
   return offered.find((o) => MEDIA_TYPES[o] === chosen) ?? offered[0]
 }
-
-/** A path inside this site to return to after signing in; anything else (another origin, `//host`) is refused. */
-export function safeReturnPath(value: unknown): string | null {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.length > 2000) return null
-  return /[\u0000-\u001f]/.test(value) ? null : value
-}

@@ -105,13 +105,8 @@ export class WebsitesRepository {
   }
 
   /** A site's password hash and when it was set, for checking an unlock; undefined when the site is gone. */
-  async passwordOf(websiteId: string): Promise<{ password_hash: string | null; password_set_at: string | null } | undefined> {
-    return this.db
-      .selectFrom('websites')
-      .select(['password_hash', 'password_set_at'])
-      .where('id', '=', websiteId)
-      .where('status', '!=', 'deleted')
-      .executeTakeFirst()
+  async passwordOf(websiteId: string): Promise<{ password_hash: string | null } | undefined> {
+    return this.db.selectFrom('websites').select('password_hash').where('id', '=', websiteId).where('status', '!=', 'deleted').executeTakeFirst()
   }
 
   /**

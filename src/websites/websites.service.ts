@@ -14,7 +14,7 @@ import { quoted } from '../publishing/bundle-paths.ts'
 import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
 import { collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
-import { NO_PURGE, type PurgeHook } from './purge-hook.ts'
+import type { PurgeHook } from './purge-hook.ts'
 import type { PublishRateLimiter, RateLimitState } from './publish-rate-limit.ts'
 import { randomSlugVariant, SlugClaims } from './slug-claims.ts'
 import type { Executor, VisibleWebsite, WebsitesRepository } from './websites.repository.ts'
@@ -51,9 +51,9 @@ export interface WebsitesServiceOptions {
   /** Told whenever what a slug serves changes, so every cache (here and on other instances) drops it. */
   siteEvents: SiteEvents
   /** Told when a site's live version changes or it is deleted, for a CDN to purge (PLINTH_PURGE_URL). */
-  purge?: PurgeHook
+  purge: PurgeHook
   /** Told of each version published and its decoded bytes, whichever surface asked (the metrics). */
-  onPublished?: (bytes: number) => void
+  onPublished: (bytes: number) => void
   collections: CollectionNames
 }
 
@@ -104,8 +104,8 @@ export class WebsitesService {
     this.pipeline = options.pipeline
     this.rateLimiter = options.rateLimiter
     this.siteEvents = options.siteEvents
-    this.purge = options.purge ?? NO_PURGE
-    this.onPublished = options.onPublished ?? (() => {})
+    this.purge = options.purge
+    this.onPublished = options.onPublished
     this.collections = options.collections
     this.slugs = new SlugClaims(options.repo)
   }

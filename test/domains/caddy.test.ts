@@ -12,19 +12,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Principal } from '../../src/auth/tokens.service.ts'
+import { freePort } from '../helpers/net.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { TestDnsServer } from './dns-server.ts'
 
 const caddyMissing = spawnSync('caddy', ['version']).status !== 0 || spawnSync('curl', ['--version']).status !== 0
 const skip = caddyMissing ? 'caddy or curl is not installed (apt-get install -y caddy curl): the end-to-end TLS test is skipped' : false
-
-async function freePort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
 
 async function waitForPort(port: number, child: ChildProcess): Promise<void> {
   for (let tries = 0; tries < 200; tries++) {

@@ -74,10 +74,7 @@ for (const store of STORES) {
     const pageOf = (siteId: string) => `/dashboard/sites/${siteId}/domains`
     const ask = async (domain: string) => (await server.api('GET', `/tls/ask?domain=${encodeURIComponent(domain)}`)).status
 
-    async function addDomain(visitor: WebVisitor, siteId: string, domain: string) {
-      await visitor.get(pageOf(siteId))
-      return visitor.post(pageOf(siteId), { domain })
-    }
+    const addDomain = (visitor: WebVisitor, siteId: string, domain: string) => visitor.submit(pageOf(siteId), pageOf(siteId), { domain })
     async function verified(siteId: string, domain: string) {
       const page = await owner.get(pageOf(siteId))
       dns.txt.set(`_plinth-challenge.${domain}`, [[challengeOf(page.text, domain)]])
@@ -181,8 +178,7 @@ for (const store of STORES) {
       const site = await publishSite('Edited Domains')
       const domain = domainName('team')
       assert.equal((await addDomain(owner, site.id, domain)).status, 303)
-      await owner.get(`/dashboard/sites/${site.id}`)
-      assert.equal((await owner.post(`/dashboard/sites/${site.id}/editors`, { email: editorEmail })).status, 303)
+      assert.equal((await owner.submit(`/dashboard/sites/${site.id}`, `/dashboard/sites/${site.id}/editors`, { email: editorEmail })).status, 303)
 
       const sitePage = await editor.get(`/dashboard/sites/${site.id}`)
       assert.match(sitePage.text, /See custom domains/)
@@ -270,8 +266,7 @@ for (const store of STORES) {
       const domain = domainName('deleted')
       assert.equal((await addDomain(owner, site.id, domain)).status, 303)
       await verified(site.id, domain)
-      await owner.get(`/dashboard/sites/${site.id}`)
-      assert.equal((await owner.post(`/dashboard/sites/${site.id}/delete`, { confirmSlug: site.slug })).status, 303)
+      assert.equal((await owner.submit(`/dashboard/sites/${site.id}`, `/dashboard/sites/${site.id}/delete`, { confirmSlug: site.slug })).status, 303)
       assert.equal(await ask(domain), 404)
       assert.equal(await ask(`${site.slug}.plinth.test`), 404)
     })
@@ -321,8 +316,7 @@ for (const store of STORES) {
 
     test('every form needs its CSRF token', async () => {
       const site = await publishSite('Csrf Domains')
-      await owner.get(pageOf(site.id))
-      const forged = await owner.post(pageOf(site.id), { _csrf: null, domain: domainName('forged') })
+      const forged = await owner.submit(pageOf(site.id), pageOf(site.id), { _csrf: null, domain: domainName('forged') })
       assert.equal(forged.status, 403)
       assert.match((await owner.get(pageOf(site.id))).text, /This site has no custom domain\./)
     })

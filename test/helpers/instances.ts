@@ -7,11 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { loadConfig } from '../../src/config.ts'
-import { createLogger } from '../../src/log.ts'
-import { startServer } from '../../src/server.ts'
 import type { TestS3 } from './s3.ts'
-import { BASE_URL, SITE_DOMAIN, TestServer } from './server.ts'
+import { startOnStore, type TestServer, testConfig } from './server.ts'
 
 export interface Instance {
   server: TestServer
@@ -30,13 +27,7 @@ export async function startInstance(name: string, databaseUrl: string, s3: TestS
   const applicationName = `plinth-${name}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   const url = new URL(databaseUrl)
   url.searchParams.set('application_name', applicationName)
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PLINTH_DATA_DIR: dataDir,
-    PLINTH_BASE_URL: BASE_URL,
-    PLINTH_SITE_DOMAIN: SITE_DOMAIN,
-    PLINTH_LOG_LEVEL: 'silent',
+  const config = testConfig(dataDir, {
     DATABASE_URL: url.toString(),
     PLINTH_BLOB_STORE: 's3',
     PLINTH_S3_BUCKET: s3.bucket,
@@ -45,21 +36,15 @@ export async function startInstance(name: string, databaseUrl: string, s3: TestS
     PLINTH_S3_FORCE_PATH_STYLE: 'true',
     ...env,
   })
-  const removeDir = async () => rmSync(dataDir, { recursive: true, force: true })
-  try {
-    const running = await startServer(config, createLogger('silent'))
-    return { server: new TestServer(running, config, { dataDir, databaseUrl: config.databaseUrl, dispose: removeDir }), applicationName, dataDir }
-  } catch (error) {
-    await removeDir()
-    throw error
-  }
+  const store = { dataDir, databaseUrl: config.databaseUrl, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) }
+  return { server: await startOnStore(store, config), applicationName, dataDir }
 }
 
 /**
  * Sets AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY to the test server's key pair, where the S3
  * store's default credential chain reads them; the returned function puts the old values back.
  */
-export function useS3Credentials(s3: TestS3): () => void {
+export function useS3Credentials(s3: Pick<TestS3, 'credentials'>): () => void {
   const saved = { AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY }
   process.env.AWS_ACCESS_KEY_ID = s3.credentials.accessKeyId
   process.env.AWS_SECRET_ACCESS_KEY = s3.credentials.secretAccessKey

@@ -1,7 +1,7 @@
 /** A real Plinth server on 127.0.0.1 (random port) over a real store, and clients for it. */
 import http from 'node:http'
 import { type Config, loadConfig } from '../../src/config.ts'
-import { createLogger } from '../../src/log.ts'
+import { createLogger, type Logger } from '../../src/log.ts'
 import { type RunningServer, startServer } from '../../src/server.ts'
 import { createStore, type StoreName, type TestStore } from './stores.ts'
 
@@ -89,24 +89,37 @@ export class TestServer {
   }
 }
 
-export async function startTestServer(storeName: StoreName, env: Record<string, string> = {}): Promise<TestServer> {
-  const store = await createStore(storeName)
-  const config = loadConfig({
+/**
+ * The configuration a test server runs with: port 0 on 127.0.0.1, the test domains, no logging,
+ * its data in `dataDir`; `env` adds to it or overrides it.
+ */
+export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
-    PLINTH_DATA_DIR: store.dataDir,
+    PLINTH_DATA_DIR: dataDir,
     PLINTH_BASE_URL: BASE_URL,
     PLINTH_SITE_DOMAIN: SITE_DOMAIN,
     PLINTH_LOG_LEVEL: 'silent',
-    ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}),
     ...env,
   })
+}
+
+/** Starts a server with `config` over `store`; if it fails to start, the store is disposed of. */
+export async function startOnStore(store: TestStore, config: Config, log: Logger = createLogger('silent')): Promise<TestServer> {
   try {
-    return new TestServer(await startServer(config, createLogger('silent')), config, store)
+    return new TestServer(await startServer(config, log), config, store)
   } catch (error) {
     await store.dispose()
     throw error
   }
+}
+
+/** A server over a new store of `storeName`, logging nowhere unless given a logger. */
+export async function startTestServer(storeName: StoreName, env: Record<string, string> = {}, log?: Logger): Promise<TestServer> {
+  const store = await createStore(storeName)
+  const config = testConfig(store.dataDir, { ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}), ...env })
+  return startOnStore(store, config, log)
 }
 
 /** A small valid bundle. */

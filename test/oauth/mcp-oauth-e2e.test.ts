@@ -40,6 +40,7 @@ import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { Browser, ConsoleMessage, Page, Response as PageResponse } from 'playwright-core'
 import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
+import { freePort } from '../helpers/net.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 
 const PASSWORD = 'correct horse battery'
@@ -50,15 +51,6 @@ const INIT = JSON.stringify({
   method: 'initialize',
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 })
-
-/** A port nothing listens on right now: bound on 127.0.0.1, read, released. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer()
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as net.AddressInfo
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  return port
-}
 
 /**
  * The MCP client's loopback redirect URI, as a desktop client runs it: a small HTTP server on

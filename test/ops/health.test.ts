@@ -4,8 +4,13 @@ import net from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { checkReadiness, PROBE_TIMEOUT_MS } from '../../src/ops/readiness.ts'
+import { useS3Credentials } from '../helpers/instances.ts'
+import { freePort } from '../helpers/net.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
+
+/** The S3 store reads the standard AWS variables; without them the SDK would look for credentials elsewhere (slowly). */
+const OPS_CREDENTIALS = { credentials: { accessKeyId: 'OPS_TEST', secretAccessKey: 'OPS_TEST' } }
 
 for (const store of STORES) {
   describe(`health and readiness (${store.name})`, { skip: store.skip }, () => {
@@ -60,8 +65,8 @@ describe('readiness when the blob store fails', () => {
   })
 
   test('an S3 store whose endpoint refuses connections: 503', async () => {
-    const port = await closedPort()
-    const restore = withAwsCredentials()
+    const port = await freePort()
+    const restore = useS3Credentials(OPS_CREDENTIALS)
     const server = await startTestServer('sqlite', s3Env(`http://127.0.0.1:${port}`))
     try {
       const res = await server.api('GET', '/readyz')
@@ -82,7 +87,7 @@ describe('readiness when the blob store fails', () => {
       socket.on('error', () => {})
     })
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
-    const restore = withAwsCredentials()
+    const restore = useS3Credentials(OPS_CREDENTIALS)
     const server = await startTestServer('sqlite', s3Env(`http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`))
     try {
       const started = Date.now()
@@ -138,26 +143,4 @@ describe('checkReadiness', () => {
 
 function s3Env(endpoint: string): Record<string, string> {
   return { PLINTH_BLOB_STORE: 's3', PLINTH_S3_BUCKET: 'plinth-ops-test', PLINTH_S3_ENDPOINT: endpoint, PLINTH_S3_FORCE_PATH_STYLE: 'true' }
-}
-
-/** The S3 store reads the standard AWS variables; without them the SDK would look for credentials elsewhere (slowly). */
-function withAwsCredentials(): () => void {
-  const saved = { AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY }
-  process.env.AWS_ACCESS_KEY_ID = 'OPS_TEST'
-  process.env.AWS_SECRET_ACCESS_KEY = 'OPS_TEST'
-  return () => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name]
-      else process.env[name] = value
-    }
-  }
-}
-
-/** A loopback port nothing listens on (one just released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as net.AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
 }

@@ -4,13 +4,10 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
 import { Metrics } from '../../src/ops/metrics.ts'
 import { PlinthResponse, rawRequestTracker } from '../../src/ops/request-tracking.ts'
-import { startServer } from '../../src/server.ts'
-import { BASE_URL, bundle, SITE_DOMAIN, TestServer } from '../helpers/server.ts'
-import { createStore } from '../helpers/stores.ts'
+import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { parseExposition } from './exposition.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -22,24 +19,11 @@ interface LogLine {
   [key: string]: unknown
 }
 
+/** A logger at info level, writing its lines into `lines`. */
+const infoLogInto = (lines: LogLine[]) => createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) })
+
 /** A server like startTestServer's, logging at info level into `lines`. */
-async function startLoggedServer(lines: LogLine[]): Promise<TestServer> {
-  const store = await createStore('sqlite')
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PLINTH_DATA_DIR: store.dataDir,
-    PLINTH_BASE_URL: BASE_URL,
-    PLINTH_SITE_DOMAIN: SITE_DOMAIN,
-  })
-  const log = createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) })
-  try {
-    return new TestServer(await startServer(config, log), config, store)
-  } catch (error) {
-    await store.dispose()
-    throw error
-  }
-}
+const startLoggedServer = (lines: LogLine[]): Promise<TestServer> => startTestServer('sqlite', { PLINTH_LOG_LEVEL: 'info' }, infoLogInto(lines))
 
 describe('request ids (X-Request-Id)', () => {
   const lines: LogLine[] = []
@@ -118,7 +102,7 @@ describe('rawRequestTracker (requests answered before Fastify)', () => {
   test('gives the response its id, counts it under its route, and logs an answer of 500 or more with the id', async () => {
     const lines: LogLine[] = []
     const metrics = new Metrics()
-    const track = rawRequestTracker({ metrics, route: 'oauth', log: createLogger('info', { write: (line: string) => void lines.push(JSON.parse(line)) }) })
+    const track = rawRequestTracker({ metrics, route: 'oauth', log: infoLogInto(lines) })
     const server = http.createServer({ ServerResponse: PlinthResponse }, (req, res) => {
       track(req, res)
       // Every way of giving a response its headers.

@@ -164,7 +164,6 @@ for (const store of STORES) {
 
       const first = await createSite(files, { name: 'Shared one' })
       await assertServes(first.body.slug, files)
-      await variantsMade()
       const afterFirst = await footprint()
       const blobFiles = await settledBlobFiles()
       for (const hash of hashes) {
@@ -177,7 +176,6 @@ for (const store of STORES) {
       const third = await publishVersion(first.body.websiteId, files, { message: 'same bytes again' })
       assert.equal(third.body.version, 2)
       await assertServes(first.body.slug, files)
-      await variantsMade()
 
       assert.deepEqual(await settledBlobFiles(), blobFiles, 'no blob file was added or changed')
       assert.deepEqual(
@@ -206,13 +204,11 @@ for (const store of STORES) {
     test('republishing a site unchanged writes no new blob bytes yet creates a new, live version', async () => {
       const files = richBundle('Republish')
       const site = await createSite(files, { name: 'Republish' })
-      await variantsMade()
       const bytesBefore = await blobBytes()
       const filesBefore = await settledBlobFiles()
       const before = await footprint()
 
       const again = await publishVersion(site.body.websiteId, files)
-      await variantsMade()
       assert.equal(again.body.version, 2)
       assert.equal(again.body.isCurrent, true)
       assert.equal(again.body.bytesWritten, bundleSize(files), 'bytesWritten is the decoded bundle size, even when nothing new was stored')
@@ -231,7 +227,6 @@ for (const store of STORES) {
       const changed = files.map((f) => (f.path === 'css/site.css' ? { ...f, content: `${f.content}\n.extra { color: red; }` } : f))
       const newHash = sha256(decoded(changed.find((f) => f.path === 'css/site.css')!))
       await publishVersion(site.body.websiteId, changed)
-      await variantsMade()
       const added = [...(await settledBlobFiles()).keys()].filter((f) => !filesBefore.has(f)).sort()
       const stem = path.join(newHash.slice(0, 2), newHash.slice(2, 4), newHash)
       assert.deepEqual(added, [stem, `${stem}.br`, `${stem}.gz`].sort())
@@ -384,7 +379,6 @@ for (const store of STORES) {
         res.body.error.violations.map((v: { code: string }) => v.code),
         ['IFRAME'],
       )
-      await variantsMade()
       assert.deepEqual(await settledBlobFiles(), before, 'no blob file was left behind')
       assert.deepEqual(await footprint(), rowsBefore)
     })

@@ -130,7 +130,8 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
     app.post<SiteParams>('/dashboard/sites/:websiteId/password', protect, async (request, reply) => {
       const account = requireAccount(request, reply)
       if (!account) return reply
-      const password = field(request, 'password')
+      // Kept as typed, as REST and MCP keep it and as the unlock form sends it: spaces count.
+      const password = field(request, 'password', { trim: false })
       try {
         await services.sitePasswords.set(principalOf(account), request.params.websiteId, password)
       } catch (error) {

@@ -9,6 +9,7 @@ import { FIELDS } from '../helpers/content.ts'
 import { call, CLIENTS, connect } from '../helpers/mcp.ts'
 import { bundle, SITE_DOMAIN, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
+import { WebVisitor } from '../helpers/web.ts'
 
 const SECRET_TEXT = 'Only for members'
 
@@ -171,6 +172,17 @@ for (const store of STORES) {
       assert.match(open.body.toString(), new RegExp(SECRET_TEXT))
       assert.equal((await server.api('GET', `/v1/websites/${websiteId}`, { token: owner.token })).body.passwordProtected, false)
       assert.equal((await server.api('DELETE', `/v1/websites/${websiteId}/password`, { token: owner.token })).status, 204, 'removing twice is fine')
+    })
+
+    test('a password set on the dashboard is kept exactly as typed, spaces included, as REST and MCP keep it', async () => {
+      const web = new WebVisitor(server)
+      assert.equal((await web.signIn(owner.email)).status, 303)
+      const page = `/dashboard/sites/${websiteId}`
+      const set = await web.submit(page, `${page}/password`, { password: '  spaced out  ' })
+      assert.equal(set.status, 303, set.text.slice(0, 300))
+      assert.equal((await unlock(server, 'members', 'spaced out')).status, 401, 'the trimmed text is not the password')
+      assert.equal((await unlock(server, 'members', '  spaced out  ')).status, 303)
+      assert.equal((await server.api('DELETE', `/v1/websites/${websiteId}/password`, { token: owner.token })).status, 204)
     })
 
     test('wrong guesses are throttled per site and client address, the right password included', async () => {

@@ -17,7 +17,7 @@ import { lookup } from 'mime-types'
 import type { StoredFile } from '../blobs/blob-store.ts'
 import type { PublishViolation } from '../core/errors.ts'
 import { BUNDLE_LIMITS, type BundleLimits } from '../core/limits.ts'
-import { type Emit, LONE_SURROGATE, pathProblems, quoted } from './bundle-paths.ts'
+import { bytesToText, type Emit, LONE_SURROGATE, pathProblems, quoted } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
 import { scanMarkup } from './html-rules.ts'
 import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
@@ -435,16 +435,6 @@ const hasIsWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).
 
 function isWellFormed(text: string): boolean {
   return hasIsWellFormed ? (text as unknown as { isWellFormed(): boolean }).isWellFormed() : !LONE_SURROGATE.test(text)
-}
-
-/** Decodes bytes the way a browser would: a UTF-16 byte-order mark wins, otherwise UTF-8. */
-function bytesToText(bytes: Buffer): string {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.toString('utf16le', 2)
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
-    const swapped = Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2)))
-    return swapped.swap16().toString('utf16le')
-  }
-  return bytes.toString('utf8')
 }
 
 function formatBytes(n: number): string {

@@ -88,3 +88,17 @@ export function quoted(text: string, max = 120): string {
 export function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
+
+/**
+ * A bundle file's text, decoded the way a browser would: a UTF-16 byte-order mark wins, otherwise
+ * UTF-8. The rules check this text at publish, and serving reads `_redirects`, `_headers` and
+ * templates through it, so what was checked is what applies.
+ */
+export function bytesToText(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.toString('utf16le', 2)
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    const swapped = Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2)))
+    return swapped.swap16().toString('utf16le')
+  }
+  return bytes.toString('utf8')
+}

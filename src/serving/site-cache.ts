@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import type { SiteHost } from './site-host.ts'
 import type { ServedFile, SiteLookup } from './site-lookup.ts'
+import { bytesToText } from '../publishing/bundle-paths.ts'
 import { parseHeaders } from '../publishing/header-rules.ts'
 import { parseRedirects } from '../publishing/redirect-rules.ts'
 import { type PreparedFile, type PreparedVariant, type PreparedVersion, prepareVersion } from './site-version.ts'
@@ -155,7 +156,7 @@ export class ManifestCache {
     const hit = this.parsedRules.get(key)
     if (hit !== undefined) return hit as T
     // Checked at publish: what is stored parses; a rule that fails anyway is simply absent.
-    const { rules } = parse((await this.readBlob(file.identity.hash)).toString('utf8'))
+    const { rules } = parse(bytesToText(await this.readBlob(file.identity.hash)))
     this.parsedRules.set(key, rules)
     return rules
   }

@@ -15,6 +15,7 @@ import { LRUCache } from 'lru-cache'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import { nowIso } from '../core/ids.ts'
 import { compressVariants } from '../blobs/compression.ts'
+import { bytesToText } from '../publishing/bundle-paths.ts'
 import { type BuiltinPage, builtin, htmlPage } from '../serving/security-headers.ts'
 import type { ContentAnswer, ContentResponder, ContentStats } from '../serving/site-handler.ts'
 import { memoryFile, type PreparedVersion, storedFile } from '../serving/site-version.ts'
@@ -185,7 +186,7 @@ export class SiteContent implements ContentResponder {
     if (file === undefined) return null
     // Too large to merge: the merge gives up, and the file is served as it is.
     if (file.identity.size > MAX_OWN_SITEMAP_BYTES) return ''
-    return (await this.options.blobs.get(file.identity.hash, 'identity')).toString('utf8')
+    return bytesToText(await this.options.blobs.get(file.identity.hash, 'identity'))
   }
 
   private templatesOf(version: PreparedVersion): Promise<TemplateRenderer> {
@@ -203,7 +204,7 @@ export class SiteContent implements ContentResponder {
     for (const [path, file] of version.templates) {
       if (file.identity.size > MAX_TEMPLATE_BYTES) continue
       const bytes = await this.options.blobs.get(file.identity.hash, 'identity')
-      files.set(path.slice(TEMPLATE_DIR.length), bytes.toString('utf8'))
+      files.set(path.slice(TEMPLATE_DIR.length), bytesToText(bytes))
     }
     return this.options.templates.version(version.versionId, files)
   }

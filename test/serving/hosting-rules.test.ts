@@ -162,6 +162,29 @@ describe('_redirects and _headers', () => {
     assert.match(spa.body.toString(), /Home/)
   })
 
+  test('rule files saved as UTF-16 with a byte-order mark are served as publishing read them', async () => {
+    const utf16le = (text: string) => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]).toString('base64')
+    const utf16be = (text: string) => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]).toString('base64')
+    const created = await server.api('POST', '/v1/websites', {
+      token,
+      body: {
+        slug: 'wide-rules',
+        category: 'other',
+        files: [
+          { path: 'index.html', content: page('Wide') },
+          { path: 'about.html', content: page('About') },
+          { path: '_redirects', content: utf16le('/moved /about.html 301\n'), contentEncoding: 'base64' },
+          { path: '_headers', content: utf16be('/*\n  X-Wide: yes\n'), contentEncoding: 'base64' },
+        ],
+      },
+    })
+    assert.equal(created.status, 201, created.text)
+    const moved = await server.site('wide-rules', '/moved')
+    assert.equal(moved.status, 301)
+    assert.equal(moved.headers.location, '/about.html')
+    assert.equal((await server.site('wide-rules', '/')).headers['x-wide'], 'yes')
+  })
+
   test('broken rules are refused at publish with the file and line; no _headers rule can touch the CSP', async () => {
     const bad = [
       { path: 'index.html', content: page('Bad') },

@@ -196,6 +196,17 @@ for (const store of STORES) {
       assert.match(text(await server.site(s.slug, '/posts')), /<li class="custom"><a href="\/posts-hello">Hello<\/a><\/li><\/ul><p>1\/1<\/p>/)
     })
 
+    test('a template saved as UTF-16 with a byte-order mark renders as publishing checked it', async () => {
+      const s = await site()
+      await s.put('wide', { title: 'Wide' }, '2024-01-01T00:00:00Z')
+      const template = '<!doctype html><h1 class="wide">{{ entry.title }} – ünïcödé</h1>'
+      const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(template, 'utf16le')]).toString('base64')
+      await s.publish(bundle('Home', [{ path: '_templates/posts.html', content: utf16, contentEncoding: 'base64' }]))
+      const page = await server.site(s.slug, '/posts-wide')
+      assert.equal(page.status, 200, text(page))
+      assert.match(text(page), /<h1 class="wide">Wide – ünïcödé<\/h1>/)
+    })
+
     test('a template that fails to render or injects an external script is a 500 that says why, built once', async () => {
       const s = await site()
       await s.put('hello', { title: 'Hello' }, '2024-01-01T00:00:00Z')

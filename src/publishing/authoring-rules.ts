@@ -254,10 +254,14 @@ export function inspectBundle(
   return { files: decoded, totalBytes, bundle, perFile, scans, options, limits }
 }
 
-/** The content rules on one file's text: what they report, at most `limit` of a code beyond the first. */
+/**
+ * The content rules on one file's text: what they report, at most `limit` of a code beyond the
+ * first, violations and warnings capped apart (a page of many warnings keeps all its violations).
+ */
 export function scanText(scan: TextScan, limit: number): PublishViolation[] {
-  const found = new Collector(limit)
-  const emit: Emit = (v) => found.add(v)
+  const violations = new Collector(limit)
+  const warnings = new Collector(limit)
+  const emit: Emit = (v) => (WARNING_CODES.has(v.code) ? warnings : violations).add(v)
   const { text, path, contentType } = scan
   if (contentType === HTML) scanMarkup(text, path, false, emit)
   else if (MARKUP_XML.has(contentType)) scanMarkup(text, path, true, emit)
@@ -266,7 +270,7 @@ export function scanText(scan: TextScan, limit: number): PublishViolation[] {
   if (isTemplateFile(path, contentType)) scanTemplate(text, path, emit)
   if (path === REDIRECTS_FILE) parseRedirects(text).violations.forEach((v) => emit(withoutLine(v)))
   else if (path === HEADERS_FILE) parseHeaders(text).violations.forEach((v) => emit(withoutLine(v)))
-  return found.list
+  return [...violations.list, ...warnings.list]
 }
 
 /** The interface's PublishViolation has no line field: the line is in `detail` and `message`. */

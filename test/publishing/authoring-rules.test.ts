@@ -735,6 +735,19 @@ describe('warnings: what browsers will still block', () => {
     assert.match(result.warnings[0]!.message, /index\.html loads http:\/\/img\.example\/a\.png over plain http/)
   })
 
+  test('however many warnings a file has, its violations are all reported', () => {
+    const images = Array.from({ length: 150 }, (_, i) => `<img src="http://img.example/${i}.png">`).join('')
+    const frames = Array.from({ length: 3 }, (_, i) => `<iframe src="/f${i}.html"></iframe>`).join('')
+    for (const options of [undefined, https]) {
+      const result = checkBundle([page(images + frames)], undefined, options)
+      assert.deepEqual(
+        result.violations.map((v) => v.code),
+        ['IFRAME', 'IFRAME', 'IFRAME'],
+        `https sites: ${options?.httpsSites === true}`,
+      )
+    }
+  })
+
   test('on an http site plain-http resources are no warning: the page is not https', () => {
     assert.deepEqual(checkBundle([page('<img src="http://img.example/a.png">')]).warnings, [])
   })

@@ -361,7 +361,10 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     }
     // The rewritten path is decoded: encoded again as a request target.
     const rewritten = parseTarget(pathValue(match.rewritePath) + match.search)
-    const file = rewritten === null ? MISSING : resolveTarget(version, rewritten)
+    const found = rewritten === null ? MISSING : resolveTarget(version, rewritten)
+    // A rewrite to a folder serves its index.html, where a request for it is sent on to `/folder/`.
+    const folder = typeof found === 'string' ? parseTarget(found) : null
+    const file = folder === null ? found : resolveTarget(version, folder)
     if (typeof file === 'object') {
       serveFile(req, res, version, file, head, extra, match.status)
       return true

@@ -17,6 +17,7 @@ const REDIRECTS = `# Moved pages and a single-page app
 /search           /find?q=plinth       303
 /private/*        /not-here.html       404
 /docs/*           /docs/index.html     200
+/panel/*          /console             200
 /about.html       /elsewhere.html      301
 /forced.html      /about.html          301!
 /posts/*          /shadowed.html       301
@@ -39,6 +40,7 @@ const files = [
   { path: 'forced.html', content: page('Forced away') },
   { path: 'not-here.html', content: page('Not here') },
   { path: 'docs/index.html', content: page('Docs') },
+  { path: 'console/index.html', content: page('Console') },
   { path: 'assets/app.css', content: 'body { color: #123; }' },
   { path: 'api/data.json', content: '{"ok":true}' },
   { path: '_redirects', content: REDIRECTS },
@@ -93,6 +95,10 @@ describe('_redirects and _headers', () => {
     const hidden = await get('/private/secret')
     assert.equal(hidden.status, 404)
     assert.match(hidden.body.toString(), /Not here/)
+    // A rewrite to a folder serves its index.html (a request for it would be sent on to `/console/`).
+    const panel = await get('/panel/users')
+    assert.equal(panel.status, 200)
+    assert.match(panel.body.toString(), /Console/)
     const app = await get('/app/some/client/route?tab=2')
     assert.equal(app.status, 200)
     assert.match(app.body.toString(), /Home/)

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -20,6 +21,8 @@ const CONTENT_TYPE = 'application/octet-stream'
  * the write cannot move them, and a second more absorbs a small clock difference.
  */
 const SAME_SECOND_MS = 2000
+/** Wait before fetching again a body that was cut short, times the attempt. */
+const BODY_RETRY_DELAY_MS = 100
 
 export interface S3BlobStoreOptions {
   bucket: string
@@ -48,7 +51,9 @@ export interface S3BlobStoreOptions {
  * exponential backoff (500 ms base for throttling, 100 ms otherwise, at most 20 s), drawing on a
  * client-wide retry budget so an endpoint that keeps failing is not hammered. Every request body
  * is a Buffer, so retrying a put resends the same bytes. Connecting may take 5 s, an answer's
- * headers 30 s, and a body may stall for 30 s at most; each breach is an error that is retried.
+ * headers 30 s, and a body may stall for 30 s at most; each breach is an error that is retried. The
+ * SDK's retries end once an answer's headers arrive, so get() itself fetches again a body that
+ * fails after them (cut short, stalled), within the same number of tries.
  *
  * Checksums: since SDK 3.729 the client adds a CRC32 header to every upload and asks for one on
  * every download. Several S3-compatible servers refused those headers (Cloudflare R2 answered
@@ -65,16 +70,18 @@ export class S3BlobStore implements BlobStore {
   private readonly client: S3Client
   private readonly bucket: string
   private readonly prefix: string
+  private readonly maxAttempts: number
 
   constructor(options: S3BlobStoreOptions) {
     this.bucket = options.bucket
+    this.maxAttempts = options.maxAttempts ?? 5
     this.prefix = !options.prefix || options.prefix.endsWith('/') ? (options.prefix ?? '') : `${options.prefix}/`
     this.client = new S3Client({
       region: options.region,
       endpoint: options.endpoint,
       forcePathStyle: options.forcePathStyle,
       credentials: options.credentials,
-      maxAttempts: options.maxAttempts ?? 5,
+      maxAttempts: this.maxAttempts,
       retryMode: 'standard',
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
@@ -131,15 +138,24 @@ export class S3BlobStore implements BlobStore {
 
   async get(hash: string, encoding: BlobEncoding = 'identity'): Promise<Buffer> {
     const key = this.key(hash, encoding)
-    let result
-    try {
-      result = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }))
-    } catch (error) {
-      if (isNotFound(error)) throw Object.assign(new Error(`no such blob: ${key}`), { code: 'ENOENT', cause: error })
-      throw error
+    // The SDK retries a request until its answer's headers arrive; a body cut short after them (a
+    // reset connection, a stall, an object replaced while it was read) is fetched again here.
+    for (let attempt = 1; ; attempt++) {
+      let result
+      try {
+        result = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }))
+      } catch (error) {
+        if (isNotFound(error)) throw Object.assign(new Error(`no such blob: ${key}`), { code: 'ENOENT', cause: error })
+        throw error
+      }
+      if (!result.Body) throw new Error(`empty answer for blob ${key}`)
+      try {
+        return await readAll(result.Body as AsyncIterable<Uint8Array>, result.ContentLength, key)
+      } catch (error) {
+        if (attempt >= this.maxAttempts) throw error
+        await delay(BODY_RETRY_DELAY_MS * attempt)
+      }
     }
-    if (!result.Body) throw new Error(`empty answer for blob ${key}`)
-    return readAll(result.Body as AsyncIterable<Uint8Array>, result.ContentLength, key)
   }
 
   async delete(hash: string): Promise<void> {

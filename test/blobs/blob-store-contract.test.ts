@@ -247,12 +247,13 @@ interface Seen {
 
 /**
  * A proxy in front of the S3 server that answers the next `fail` requests itself with 503
- * SlowDown (S3's throttling answer) and records every request it passes on.
+ * SlowDown (S3's throttling answer), cuts the bodies of the next `cut` answers short (their
+ * headers and half their bytes, then the connection closes), and records every request it passes on.
  */
 async function startProxy(target: string) {
   const upstream = new URL(target)
   const seen: Seen[] = []
-  const state = { fail: 0 }
+  const state = { fail: 0, cut: 0 }
   const server = http.createServer((req, res) => {
     const record = (status: number) => seen.push({ method: req.method!, path: req.url!, copy: 'x-amz-copy-source' in req.headers, status })
     if (state.fail > 0) {
@@ -269,6 +270,14 @@ async function startProxy(target: string) {
     const forward = http.request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
       record(answer.statusCode!)
       res.writeHead(answer.statusCode!, answer.headers)
+      const length = Number(answer.headers['content-length'])
+      if (state.cut > 0 && req.method === 'GET' && length > 1) {
+        state.cut--
+        const chunks: Buffer[] = []
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk))
+        answer.on('end', () => res.write(Buffer.concat(chunks).subarray(0, length >> 1), () => res.destroy()))
+        return
+      }
       answer.pipe(res)
     })
     forward.on('error', (error) => res.destroy(error))
@@ -322,6 +331,31 @@ describe('S3 blob store', () => {
     })
     assert.equal(proxy.seen.length - before, 4)
     proxy.state.fail = 0
+  })
+
+  test('a body cut short after its headers is fetched again', async () => {
+    const b = blob(50_000)
+    await store.put(b.hash, b.bytes)
+    const before = proxy.seen.length
+    proxy.state.cut = 2
+    assert.deepEqual(await store.get(b.hash), b.bytes)
+    assert.deepEqual(
+      proxy.seen.slice(before).map((s) => s.method),
+      ['GET', 'GET', 'GET'],
+    )
+  })
+
+  test('a body cut short on every try fails the call after maxAttempts, not as a missing blob', async () => {
+    const b = blob(50_000)
+    await store.put(b.hash, b.bytes)
+    const before = proxy.seen.length
+    proxy.state.cut = 100
+    await assert.rejects(store.get(b.hash), (error: Error & { code?: string }) => {
+      assert.notEqual(error.code, 'ENOENT')
+      return true
+    })
+    assert.equal(proxy.seen.length - before, 4)
+    proxy.state.cut = 0
   })
 
   test('a 404 on HEAD is has() false, answered at once without retries', async () => {

@@ -3,8 +3,14 @@
  * worker threads, never on the event loop: a bundle's texts are megabytes of untrusted input that
  * the parsers take tens to hundreds of milliseconds over, and the server must go on answering
  * everyone else meanwhile. Running apart also lets a publish hash and store its bytes while its
- * texts are checked. One task per file: a task over its time or memory limit names that file
- * (CONTENT_TOO_COMPLEX), never stops the process.
+ * texts are checked.
+ *
+ * A publish's texts go to the threads in a few batches of files, one per thread for an ordinary
+ * bundle, not one task per file: between two tasks a thread waits for the event loop to hand it
+ * the next, and during a publish the event loop is busy hashing and storing, so twenty small files
+ * sent one by one took several times their checking time. A batch stopped by its time or memory
+ * limit has its files checked again one by one, so only a file over the limit on its own fails
+ * (CONTENT_TOO_COMPLEX, naming it), never the process.
  */
 import os from 'node:os'
 import type { PublishViolation } from '../core/errors.ts'
@@ -26,39 +32,80 @@ export function defaultContentScanPoolOptions(): WorkerPoolOptions {
   }
 }
 
+/**
+ * About the most characters of text one batch holds (a bigger file goes alone): checking them
+ * takes tens of milliseconds, far inside the time limit, so a batch is in practice stopped only for
+ * a file that its own check would not fit in either.
+ */
+const BATCH_CHARS = 512 * 1024
+
 const THREAD = new URL('./content-scans.thread.ts', import.meta.url).href
 
 export class ContentScanPool {
   private readonly pool: WorkerPool
 
-  constructor(options: WorkerPoolOptions = defaultContentScanPoolOptions()) {
+  /** `batchChars`: the most characters of text one batch holds (see BATCH_CHARS). */
+  constructor(
+    options: WorkerPoolOptions = defaultContentScanPoolOptions(),
+    private readonly batchChars = BATCH_CHARS,
+  ) {
     this.pool = new WorkerPool(THREAD, 'content-scan', options)
   }
 
   /** What the content rules report for each text (same order), at most `limit` of a code beyond the first. */
-  scan(scans: readonly TextScan[], limit: number): Promise<PublishViolation[][]> {
-    return Promise.all(scans.map((scan) => this.scanOne(scan, limit)))
+  async scan(scans: readonly TextScan[], limit: number): Promise<PublishViolation[][]> {
+    const found: PublishViolation[][] = new Array(scans.length)
+    const batches = batchesOf(scans, this.pool.options.threads, this.batchChars)
+    await Promise.all(batches.map((batch) => this.scanBatch(batch, scans, limit, found)))
+    return found
   }
 
   close(): Promise<void> {
     return this.pool.close()
   }
 
-  private async scanOne(scan: TextScan, limit: number): Promise<PublishViolation[]> {
+  /** Checks the files at `indexes` of `scans` in one task, into `found`; stopped, it checks them one by one. */
+  private async scanBatch(indexes: number[], scans: readonly TextScan[], limit: number, found: PublishViolation[][]): Promise<void> {
+    const batch = indexes.map((i) => ({ path: scans[i]!.path, contentType: scans[i]!.contentType, text: scans[i]!.text }))
     try {
-      return await this.pool.run<PublishViolation[]>({ scan: { path: scan.path, contentType: scan.contentType, text: scan.text }, limit })
+      const results = await this.pool.run<PublishViolation[][]>({ scans: batch, limit })
+      indexes.forEach((index, k) => (found[index] = results[k]!))
     } catch (error) {
       if (!(error instanceof WorkerTaskStopped)) throw error
-      const { timeLimitMs, memoryMb } = this.pool.options
-      const why = error.reason === 'time' ? `took longer than ${timeLimitMs / 1000} s` : `needed more than ${memoryMb} MiB of memory`
-      return [
-        {
-          code: 'CONTENT_TOO_COMPLEX',
-          path: scan.path,
-          detail: error.reason === 'time' ? `over ${timeLimitMs} ms` : `over ${memoryMb} MiB`,
-          message: `Checking ${quoted(scan.path)} against the authoring rules ${why}, so it was stopped: simplify the file (split a very large page, remove deeply nested or repeated markup) and publish again.`,
-        },
-      ]
+      if (indexes.length > 1) {
+        await Promise.all(indexes.map((index) => this.scanBatch([index], scans, limit, found)))
+        return
+      }
+      found[indexes[0]!] = [this.tooComplex(scans[indexes[0]!]!.path, error)]
     }
   }
+
+  private tooComplex(path: string, error: WorkerTaskStopped): PublishViolation {
+    const { timeLimitMs, memoryMb } = this.pool.options
+    const why = error.reason === 'time' ? `took longer than ${timeLimitMs / 1000} s` : `needed more than ${memoryMb} MiB of memory`
+    return {
+      code: 'CONTENT_TOO_COMPLEX',
+      path,
+      detail: error.reason === 'time' ? `over ${timeLimitMs} ms` : `over ${memoryMb} MiB`,
+      message: `Checking ${quoted(path)} against the authoring rules ${why}, so it was stopped: simplify the file (split a very large page, remove deeply nested or repeated markup) and publish again.`,
+    }
+  }
+}
+
+/**
+ * The texts' indexes in batches, each in ascending order: as many as there are threads, or a
+ * multiple of that so that no batch holds much more than `batchChars`, and never an empty one.
+ * Each text goes, largest first, into the lightest batch, so the threads finish together.
+ */
+export function batchesOf(scans: readonly TextScan[], threads: number, batchChars = BATCH_CHARS): number[][] {
+  const total = scans.reduce((sum, scan) => sum + scan.text.length, 0)
+  const count = Math.min(scans.length, threads * Math.max(1, Math.ceil(total / (threads * batchChars))))
+  const batches = Array.from({ length: count }, () => ({ indexes: [] as number[], chars: 0 }))
+  const largestFirst = scans.map((_, i) => i).sort((a, b) => scans[b]!.text.length - scans[a]!.text.length)
+  for (const index of largestFirst) {
+    const lightest = batches.reduce((min, batch) => (batch.chars < min.chars ? batch : min))
+    lightest.indexes.push(index)
+    lightest.chars += scans[index]!.text.length
+  }
+  return batches.map((batch) => batch.indexes.sort((a, b) => a - b))
 }

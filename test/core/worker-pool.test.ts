@@ -13,13 +13,13 @@ describe('worker pool threads', () => {
   test('no thread runs before the first task, and every thread, the last one too, stops after an idle spell', async () => {
     assert.equal(pool.threadCount, 0, 'a pool starts no thread before it has work')
     const scan = { path: 'index.html', contentType: 'text/html', text: '<!doctype html><title>x</title><p>x</p>' }
-    const found = await pool.run<unknown[]>({ scan, limit: 10 })
-    assert.deepEqual(found, [])
+    const found = await pool.run<unknown[][]>({ scans: [scan], limit: 10 })
+    assert.deepEqual(found, [[]])
     assert.ok(pool.threadCount >= 1, 'the task ran in a thread')
     // Waits for the state, not for a time: gives up after 30 s.
     for (let i = 0; i < 300 && pool.threadCount > 0; i++) await sleep(100)
     assert.equal(pool.threadCount, 0, 'an idle pool keeps no thread')
     // And starts one again for the next task.
-    assert.deepEqual(await pool.run<unknown[]>({ scan, limit: 10 }), [])
+    assert.deepEqual(await pool.run<unknown[][]>({ scans: [scan], limit: 10 }), [[]])
   })
 })

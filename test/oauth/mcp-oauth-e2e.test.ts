@@ -60,6 +60,12 @@ class LoopbackCallback {
   private waiting: Array<(url: URL) => void> = []
   private readonly server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', this.uri)
+    // Only the redirect itself: the browser also asks this origin for /favicon.ico after it lands,
+    // sometimes once the next authorization is already waiting here.
+    if (url.pathname !== new URL(this.uri).pathname) {
+      res.writeHead(404).end()
+      return
+    }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
     res.end('<!doctype html><title>Connected</title><p>You can close this window.</p>')
     for (const resolve of this.waiting.splice(0)) resolve(url)
@@ -71,7 +77,7 @@ class LoopbackCallback {
     this.uri = `http://127.0.0.1:${(this.server.address() as net.AddressInfo).port}/callback`
   }
 
-  /** The next redirect the browser makes to this server. */
+  /** The next redirect the browser makes to this server's redirect URI. */
   next(): Promise<URL> {
     return new Promise((resolve) => this.waiting.push(resolve))
   }

@@ -72,8 +72,8 @@ function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => 
 }
 
 /** The blob store the settings choose: files under the data dir, or an S3-compatible bucket. */
-export function openBlobStore(config: Config): BlobStore {
-  if (config.blobStore === 'fs' || config.s3 === null) return new FsBlobStore(path.join(config.dataDir, 'blobs'))
+function openBlobStore(config: Config): BlobStore {
+  if (config.s3 === null) return new FsBlobStore(path.join(config.dataDir, 'blobs'))
   const { bucket, region, endpoint, forcePathStyle, prefix } = config.s3
   return new S3BlobStore({ bucket, region, endpoint: endpoint ?? undefined, forcePathStyle, prefix })
 }
@@ -291,8 +291,10 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     sweepBlobs: sweep,
     async close() {
       await startSweep
+      // Closed first, so that taking up what an earlier process left pending stops between batches.
+      const closingVariants = blobVariants.close()
       await resumeVariants
-      await blobVariants.close()
+      await closingVariants
       await siteEvents.close()
       await richText.close()
       await contentScans.close()

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import { AppError } from '../core/errors.ts'
-import { nowIso, randomBase62 } from '../core/ids.ts'
+import { randomBase62 } from '../core/ids.ts'
 import { EMAIL_REGISTERED, type UsersService } from '../users/users.service.ts'
 import { decoyPasswordHash, verifyPassword } from './passwords.ts'
 import type { GuessThrottle } from './guess-throttle.ts'
@@ -81,7 +81,7 @@ export class AccountsService {
       // A taken address counts as a failure of the client's address, so probing for accounts
       // through the sign-up form is throttled like guessing passwords.
       if (error instanceof AppError && error.fields?.email === EMAIL_REGISTERED) {
-        await this.sessions.recordFailure([addressSubject(client.address)], nowIso())
+        await this.throttle.recordFailure([addressSubject(client.address)])
       }
       throw error
     }

@@ -10,13 +10,14 @@
  * Whatever commits after that second check finds the blob gone in its confirm() and writes it
  * again, as it already must when a failing publish of the same bytes removes them.
  */
-import type { BlobEncoding, BlobStore } from './blob-store.ts'
+import { BLOB_ENCODINGS, type BlobEncoding, type BlobStore } from './blob-store.ts'
 import type { BlobsRepository } from './blobs.repository.ts'
 
-const ENCODINGS: readonly BlobEncoding[] = ['identity', 'br', 'gzip']
+/** Variants first, then the identity bytes, which readers take as complete. */
+const PUT_BACK_ORDER = [...BLOB_ENCODINGS].reverse()
 
 /** The stored files of a blob (those that exist), read whole. */
-export async function readBlobFiles(store: BlobStore, hash: string, encodings: readonly BlobEncoding[] = ENCODINGS): Promise<Map<BlobEncoding, Buffer>> {
+export async function readBlobFiles(store: BlobStore, hash: string, encodings: readonly BlobEncoding[] = BLOB_ENCODINGS): Promise<Map<BlobEncoding, Buffer>> {
   const saved = new Map<BlobEncoding, Buffer>()
   for (const encoding of encodings) {
     try {
@@ -42,7 +43,7 @@ export async function restoreClaimed(
   const claimed = await rows.referencedHashes(hashes)
   for (const hash of claimed) {
     const files = removed.get(hash)!
-    for (const encoding of ['br', 'gzip', 'identity'] as const) {
+    for (const encoding of PUT_BACK_ORDER) {
       const bytes = files.get(encoding)
       if (bytes !== undefined) await store.put(hash, bytes, encoding)
     }

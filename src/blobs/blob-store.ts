@@ -45,6 +45,12 @@ export const SHA256_HEX = /^[0-9a-f]{64}$/
 
 const SUFFIX: Readonly<Record<BlobEncoding, string>> = { identity: '', br: '.br', gzip: '.gz' }
 
+/**
+ * A blob's files in the order they are removed: identity first, since readers take a blob whose
+ * identity bytes exist as complete. They are put back in the reverse order.
+ */
+export const BLOB_ENCODINGS: readonly BlobEncoding[] = ['identity', 'br', 'gzip']
+
 /** The encoding a blob file's suffix names ('' is the identity bytes). */
 export const ENCODING_OF_SUFFIX: Readonly<Record<string, BlobEncoding>> = { '': 'identity', '.br': 'br', '.gz': 'gzip' }
 

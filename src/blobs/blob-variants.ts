@@ -11,6 +11,7 @@
  * up again when it starts (resumePending). Making them twice (two instances at once) is harmless:
  * the files are the same bytes and the row update is the same values.
  */
+import type { BlobsTable } from '../db/types.ts'
 import type { BlobStore } from './blob-store.ts'
 import type { BlobsRepository } from './blobs.repository.ts'
 import { compressVariants } from './compression.ts'
@@ -60,6 +61,16 @@ export class BlobVariants {
    * Makes the variants of blobs whose rows are recorded pending; `whenDone` runs once all of
    * them are settled (made, not worth it, or failed and left pending for the next start).
    */
+  /**
+   * Schedules the variants of blobs just written (a row and its bytes): those whose row says they
+   * are worth compressing. With none, `whenDone` is not called: there is nothing to wait for.
+   */
+  scheduleWritten(written: ReadonlyArray<{ row: BlobsTable; bytes: Buffer }>, whenDone?: () => void): void {
+    const jobs: VariantJob[] = []
+    for (const { row, bytes } of written) if (row.variants_type !== null) jobs.push({ hash: row.hash, contentType: row.variants_type, bytes })
+    if (jobs.length > 0) this.schedule(jobs, whenDone)
+  }
+
   schedule(jobs: VariantJob[], whenDone?: () => void): void {
     if (jobs.length === 0 || this.closed) {
       whenDone?.()

@@ -39,5 +39,5 @@ export async function storeBlob(
   const row = blobRow(hash, bytes, contentType)
   await rows.insertOneMissing(row)
   if (!(await blobs.has(hash))) await blobs.put(hash, bytes)
-  if (row.variants_type !== null) variants.schedule([{ hash, contentType, bytes }])
+  variants.scheduleWritten([{ row, bytes }])
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { access, type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { type BlobEncoding, type BlobFile, type BlobStore, blobPath, ENCODING_OF_SUFFIX } from './blob-store.ts'
+import { BLOB_ENCODINGS, type BlobEncoding, type BlobFile, type BlobStore, blobPath, ENCODING_OF_SUFFIX } from './blob-store.ts'
 
 const BLOB_NAME = /^([0-9a-f]{64})(\.br|\.gz)?$/
 const FAN_OUT = /^[0-9a-f]{2}$/
@@ -103,8 +103,7 @@ export class FsBlobStore implements BlobStore {
   close(): void {}
 
   async delete(hash: string): Promise<void> {
-    // Identity first: readers take a blob whose identity bytes exist as complete.
-    for (const encoding of ['identity', 'br', 'gzip'] as const) {
+    for (const encoding of BLOB_ENCODINGS) {
       await unlink(this.file(hash, encoding)).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'ENOENT') throw error
       })

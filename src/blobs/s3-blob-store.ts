@@ -10,7 +10,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3'
-import { type BlobEncoding, type BlobFile, type BlobStore, blobPath, ENCODING_OF_SUFFIX } from './blob-store.ts'
+import { BLOB_ENCODINGS, type BlobEncoding, type BlobFile, type BlobStore, blobPath, ENCODING_OF_SUFFIX } from './blob-store.ts'
 
 /** A blob's name below the prefix: the filesystem store's layout, `ab/cd/{hash}{suffix}`. */
 const BLOB_NAME = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})(\.br|\.gz)?$/
@@ -159,9 +159,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(hash: string): Promise<void> {
-    // Identity first: readers take a blob whose identity bytes exist as complete. A missing key
-    // is no error to DeleteObject.
-    for (const encoding of ['identity', 'br', 'gzip'] as const) {
+    // A missing key is no error to DeleteObject.
+    for (const encoding of BLOB_ENCODINGS) {
       await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(hash, encoding) }))
     }
   }

@@ -75,25 +75,21 @@ export class DomainsRepository {
 
   /** Every verified domain with the site it serves (sites not deleted): what serving holds in memory. */
   allServed(): Promise<Array<ServedSite & { domain: string }>> {
-    return this.db
-      .selectFrom('custom_domains')
-      .innerJoin('websites', 'websites.id', 'custom_domains.website_id')
-      .select(['custom_domains.domain', 'websites.id as websiteId', 'websites.slug'])
-      .where('custom_domains.verified_at', 'is not', null)
-      .where('websites.status', '!=', 'deleted')
-      .execute()
+    return this.served().select(['custom_domains.domain', 'websites.id as websiteId', 'websites.slug']).execute()
   }
 
   /** The site a verified domain serves, unless it was deleted. */
   findServed(domain: string): Promise<ServedSite | undefined> {
+    return this.served().select(['websites.id as websiteId', 'websites.slug']).where('custom_domains.domain', '=', domain).executeTakeFirst()
+  }
+
+  /** Verified domains joined to the sites they serve, those sites not deleted. */
+  private served() {
     return this.db
       .selectFrom('custom_domains')
       .innerJoin('websites', 'websites.id', 'custom_domains.website_id')
-      .select(['websites.id as websiteId', 'websites.slug'])
-      .where('custom_domains.domain', '=', domain)
       .where('custom_domains.verified_at', 'is not', null)
       .where('websites.status', '!=', 'deleted')
-      .executeTakeFirst()
   }
 
   /** Whether a site with this slug exists and has a live version. */

@@ -13,7 +13,8 @@ import type { CustomDomainRow } from '../db/types.ts'
 import type { SiteEventBus } from '../serving/site-events.ts'
 import type { ChallengeChecker } from './dns-check.ts'
 import { challengeRecordName, checkDomain, type DomainRules, domainUrl, requestedHost } from './domain-names.ts'
-import type { WebsitesRepository } from '../websites/websites.repository.ts'
+import { requireOwnedSite, requireVisibleSite } from '../websites/site-access.ts'
+import type { VisibleWebsite, WebsitesRepository } from '../websites/websites.repository.ts'
 import type { DomainSite, DomainsRepository } from './domains.repository.ts'
 
 /** Domains one site may have: enough for the bare domain, www and a few others. */
@@ -176,15 +177,11 @@ export class DomainsService {
   }
 
   private async requireVisible(principal: Principal, websiteId: string): Promise<DomainSite> {
-    const site = await this.sites.findVisible(principal.userId, websiteId)
-    if (!site) throw notFound('Website')
-    return { id: site.id, name: site.name, slug: site.slug, role: site.role }
+    return domainSite(await requireVisibleSite(this.sites, principal, websiteId))
   }
 
   private async requireOwner(principal: Principal, websiteId: string, action: string): Promise<DomainSite> {
-    const site = await this.requireVisible(principal, websiteId)
-    if (site.role !== 'owner') throw new AppError('OWNER_ONLY', `Only the site's owner can ${action}.`)
-    return site
+    return domainSite(await requireOwnedSite(this.sites, principal, websiteId, action))
   }
 
   private async requireDomain(site: DomainSite, domain: string): Promise<CustomDomainRow> {
@@ -200,3 +197,6 @@ function taken(domain: string): AppError {
   const message = `${domainToUnicode(domain) || domain} is added to another site already. If the domain is yours, remove it there first; a domain never verified is freed after ${PENDING_CLAIM_DAYS} days.`
   return new AppError('SLUG_TAKEN', message, { fields: { domain: message } })
 }
+
+/** The fields of a site that the domains pages show. */
+const domainSite = (site: VisibleWebsite): DomainSite => ({ id: site.id, name: site.name, slug: site.slug, role: site.role })

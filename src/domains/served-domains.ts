@@ -29,13 +29,12 @@ export class ServedDomains {
    * Whether the proxy may get a certificate for `host`: a verified custom domain of a site that
    * exists, or `{slug}.{site_domain}` of a site with a live version. Previews (`{slug}--v{n}`)
    * are not: the wildcard certificate of the site domain covers them, and a certificate per
-   * version would soon exhaust the certificate authority's rate limits for the domain.
+   * version would soon exhaust the certificate authority's rate limits for the domain. `host` is
+   * a host name as requestedHost gives it.
    */
   async isCertificateAllowed(host: string): Promise<boolean> {
-    const name = requestedHost(host)
-    if (name === null) return false
-    const site = parseSiteHost(name, this.rules.siteDomain)
+    const site = parseSiteHost(host, this.rules.siteDomain)
     if (site !== null) return site.version === null && (await this.repo.isLive(site.slug))
-    return (await this.repo.findServed(name)) !== undefined
+    return (await this.repo.findServed(host)) !== undefined
   }
 }

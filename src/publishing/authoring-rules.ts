@@ -17,7 +17,7 @@ import { lookup } from 'mime-types'
 import type { StoredFile } from '../blobs/blob-store.ts'
 import type { PublishViolation } from '../core/errors.ts'
 import { BUNDLE_LIMITS, type BundleLimits } from '../core/limits.ts'
-import { bytesToText, type Emit, LONE_SURROGATE, pathProblems, quoted } from './bundle-paths.ts'
+import { bytesToText, type Emit, isWellFormed, LONE_SURROGATE, pathProblems, quoted } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
 import { scanMarkup } from './html-rules.ts'
 import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
@@ -137,10 +137,7 @@ export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, opt
 export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, options?: CheckOptions): BundleCheck<DecodedFile | StoredFile>
 export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, options: CheckOptions = {}): BundleCheck<DecodedFile | StoredFile> {
   const inspection = inspectBundle(files, limits, options)
-  return finishCheck(
-    inspection,
-    inspection.scans.map((scan) => scanText(scan, limits.maxViolations)),
-  )
+  return finishCheck(inspection, scanTexts(inspection.scans, limits.maxViolations))
 }
 
 /** Decodes every file and checks every rule but the content rules (see BundleInspection). */
@@ -252,6 +249,11 @@ export function inspectBundle(
   }
 
   return { files: decoded, totalBytes, bundle, perFile, scans, options, limits }
+}
+
+/** scanText on each text, on the calling thread (the pipeline runs it in worker threads). */
+export function scanTexts(scans: readonly TextScan[], limit: number): PublishViolation[][] {
+  return scans.map((scan) => scanText(scan, limit))
 }
 
 /**
@@ -433,12 +435,6 @@ function base64Problem(cleaned: string): { reason: string; detail: string } | un
     return { reason: `its length (${cleaned.length} characters, whitespace ignored) is not a multiple of 4`, detail: `${cleaned.length} characters` }
   }
   return undefined
-}
-
-const hasIsWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
-
-function isWellFormed(text: string): boolean {
-  return hasIsWellFormed ? (text as unknown as { isWellFormed(): boolean }).isWellFormed() : !LONE_SURROGATE.test(text)
 }
 
 function formatBytes(n: number): string {

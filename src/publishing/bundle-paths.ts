@@ -16,6 +16,13 @@ const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/
 /** A UTF-16 surrogate without its pair: text no UTF-8 file can hold. */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
+const hasIsWellFormed = typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+
+/** Whether the text has no LONE_SURROGATE: String.prototype.isWellFormed where the runtime has it (Node 20+). */
+export function isWellFormed(text: string): boolean {
+  return hasIsWellFormed ? (text as unknown as { isWellFormed(): boolean }).isWellFormed() : !LONE_SURROGATE.test(text)
+}
+
 /**
  * Why a bundle path is unusable, as short phrases ("it starts with /", ...); empty when the path is
  * fine. Paths are case-sensitive, relative to the site root, and use "/" as the only separator.
@@ -27,7 +34,7 @@ export function pathProblems(path: string): string[] {
   if (path.startsWith('/')) problems.push('it starts with "/" (paths are relative to the site root: write "css/site.css", not "/css/site.css")')
   if (path.includes('\\')) problems.push('it contains a backslash (use "/" to separate folders)')
   if (CONTROL_CHAR.test(path)) problems.push('it contains a control character (such as NUL or a newline)')
-  if (LONE_SURROGATE.test(path)) problems.push('it contains an unpaired UTF-16 surrogate (not valid Unicode)')
+  if (!isWellFormed(path)) problems.push('it contains an unpaired UTF-16 surrogate (not valid Unicode)')
   const special = [...new Set(path.match(/[?#%]/g) ?? [])]
   if (special.length > 0)
     problems.push(`it contains ${special.map((c) => `"${c}"`).join(', ')} (not allowed in file names because they change the meaning of a URL)`)

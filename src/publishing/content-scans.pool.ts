@@ -19,9 +19,9 @@ import type { TextScan } from './authoring-rules.ts'
 import { quoted } from './bundle-paths.ts'
 
 /** Time one file's checks may take: a maximal file (2 MiB of HTML) takes a small fraction of it. */
-export const CONTENT_SCAN_TIME_LIMIT_MS = 10_000
+const CONTENT_SCAN_TIME_LIMIT_MS = 10_000
 /** Heap of each thread: a parse5 tree of a maximal file is well under it. */
-export const CONTENT_SCAN_MEMORY_MB = 512
+const CONTENT_SCAN_MEMORY_MB = 512
 
 export function defaultContentScanPoolOptions(): WorkerPoolOptions {
   return {

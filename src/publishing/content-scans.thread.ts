@@ -5,10 +5,10 @@
  * would count it.
  */
 import type { PublishViolation } from '../core/errors.ts'
-import { scanText, type TextScan } from './authoring-rules.ts'
+import { scanText, scanTexts, type TextScan } from './authoring-rules.ts'
 
 scanText({ path: 'warm-up.html', contentType: 'text/html', text: '<!doctype html><title>t</title><style>p{}</style><script>1</script>' }, 1)
 
 export default function contentScans({ scans, limit }: { scans: TextScan[]; limit: number }): PublishViolation[][] {
-  return scans.map((scan) => scanText(scan, limit))
+  return scanTexts(scans, limit)
 }

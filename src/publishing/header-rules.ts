@@ -111,7 +111,7 @@ export type HeaderList = ReadonlyArray<readonly [string, string]>
 export const NO_HEADERS: HeaderList = Object.freeze([])
 
 /** Why a header name may not be set, or null when it may. */
-export function headerNameProblem(name: string): string | null {
+function headerNameProblem(name: string): string | null {
   if (!TOKEN.test(name)) return `${JSON.stringify(name)} is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`
   const lower = name.toLowerCase()
   const reason = REFUSED.get(lower) ?? (lower.startsWith('proxy-') ? HOP_BY_HOP : null)
@@ -207,19 +207,40 @@ export function parseHeaders(text: string): { rules: HeaderRules; violations: Ru
   return { rules: { list }, violations }
 }
 
+/** The headers of each set of matching rules seen, per parsed file (bounded): one list for every path that matches the same rules. */
+const byMatchingRules = new WeakMap<HeaderRules, Map<string, HeaderList>>()
+const MATCHING_SETS_LIMIT = 1024
+
 /**
  * The headers `_headers` adds for a decoded request path: every matching rule in file order,
- * repeats joined with ", ". Depends on the path alone, so serving computes it once per (version,
- * path) and keeps it with the file's header lists.
+ * repeats joined with ", ". Depends on which rules match alone, so paths that match the same rules
+ * get the same list, and serving keeps one merged header list per file for all of them.
  */
 export function headersFor(rules: HeaderRules, pathname: string): HeaderList {
   if (rules.list.length === 0) return NO_HEADERS
   const path = requestPath(pathname)
   if (path === null) return NO_HEADERS
-  const out: Array<{ name: string; lower: string; value: string }> = []
   const captures: string[] = []
-  for (const rule of rules.list) {
-    if (!matchPattern(rule.pattern, path, captures)) continue
+  const matching: number[] = []
+  rules.list.forEach((rule, i) => {
+    if (matchPattern(rule.pattern, path, captures)) matching.push(i)
+  })
+  if (matching.length === 0) return NO_HEADERS
+  let lists = byMatchingRules.get(rules)
+  if (lists === undefined) byMatchingRules.set(rules, (lists = new Map()))
+  const key = matching.join(',')
+  let found = lists.get(key)
+  if (found === undefined) {
+    found = headersOf(matching.map((i) => rules.list[i]!))
+    if (lists.size >= MATCHING_SETS_LIMIT) lists.clear()
+    lists.set(key, found)
+  }
+  return found
+}
+
+function headersOf(matching: HeaderRules['list']): HeaderList {
+  const out: Array<{ name: string; lower: string; value: string }> = []
+  for (const rule of matching) {
     for (const lower of rule.unset) {
       const at = out.findIndex((header) => header.lower === lower)
       if (at !== -1) out.splice(at, 1)

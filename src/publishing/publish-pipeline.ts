@@ -14,7 +14,7 @@ import { blobRow } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
 import type { BlobsTable } from '../db/types.ts'
-import { type DecodedFile, finishCheck, inspectBundle, scanText } from './authoring-rules.ts'
+import { type DecodedFile, finishCheck, inspectBundle, scanTexts } from './authoring-rules.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
 import { type ContentReferences, resolveFiles } from './file-references.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
@@ -88,7 +88,7 @@ export class PublishPipeline {
     const resolved = await resolveFiles(input, target.userId, this.references, this.blobRows, this.blobs)
     const inspection = inspectBundle(resolved, undefined, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
     const limit = inspection.limits.maxViolations
-    const scanning = this.scans ? this.scans.scan(inspection.scans, limit) : Promise.resolve(inspection.scans.map((scan) => scanText(scan, limit)))
+    const scanning = this.scans ? this.scans.scan(inspection.scans, limit) : Promise.resolve(scanTexts(inspection.scans, limit))
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
     const storing = fitsTheLimits ? this.storeBytes(inspection.files) : Promise.resolve(null)
     // Both are awaited whatever happens to the other: no scan is left running unobserved.
@@ -150,13 +150,8 @@ export class PublishPipeline {
   async confirm(bundle: StoredBundle, whenVariantsReady?: () => void): Promise<void> {
     const present = await Promise.all(bundle.written.map((blob) => this.blobs.has(blob.row.hash)))
     await Promise.all(bundle.written.map((blob, i) => (present[i] ? undefined : this.blobs.put(blob.row.hash, blob.bytes))))
-    const pending = bundle.written.filter((blob) => blob.row.variants_type !== null)
-    // Nothing to make: the caller's own event already told the caches all there is.
-    if (pending.length === 0) return
-    this.variants.schedule(
-      pending.map(({ row, bytes }) => ({ hash: row.hash, contentType: row.variants_type!, bytes })),
-      whenVariantsReady,
-    )
+    // With nothing to make, the caller's own event already told the caches all there is.
+    this.variants.scheduleWritten(bundle.written, whenVariantsReady)
   }
 
   /**
@@ -178,10 +173,8 @@ export class PublishPipeline {
     const orphans = written.filter((w) => !kept.has(w.row.hash))
     for (const blob of orphans) await this.blobs.delete(blob.row.hash)
     const restored = await restoreClaimed(this.blobs, this.blobRows, new Map(orphans.map((w) => [w.row.hash, new Map([['identity', w.bytes] as const])])))
-    for (const { row, bytes } of orphans) {
-      // The publish that claimed it may have made its variants already, and they went with the delete.
-      if (restored.has(row.hash) && row.variants_type !== null) this.variants.schedule([{ hash: row.hash, contentType: row.variants_type, bytes }])
-    }
+    // The publish that claimed one may have made its variants already, and they went with the delete.
+    this.variants.scheduleWritten(orphans.filter(({ row }) => restored.has(row.hash)))
   }
 }
 

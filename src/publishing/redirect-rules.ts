@@ -24,7 +24,7 @@
  */
 
 import type { PublishViolation } from '../core/errors.ts'
-import { LONE_SURROGATE, snippet } from './bundle-paths.ts'
+import { isWellFormed, snippet } from './bundle-paths.ts'
 
 export const REDIRECTS_FILE = '_redirects'
 export const INVALID_REDIRECTS = 'INVALID_REDIRECTS'
@@ -337,7 +337,7 @@ export function fileLines(text: string): string[] {
 export function lineProblem(text: string, maxChars: number): string | null {
   if (text.length > maxChars) return `the line is ${text.length} characters long, more than the ${maxChars} allowed`
   if (CONTROL.test(text)) return 'the line contains a control character (such as NUL): only spaces and tabs may separate fields'
-  if (LONE_SURROGATE.test(text)) return 'the line contains an unpaired UTF-16 surrogate (not valid Unicode)'
+  if (!isWellFormed(text)) return 'the line contains an unpaired UTF-16 surrogate (not valid Unicode)'
   return null
 }
 

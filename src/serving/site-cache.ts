@@ -12,7 +12,7 @@ import type { ServedFile, SiteLookup } from './site-lookup.ts'
 import { bytesToText } from '../publishing/bundle-paths.ts'
 import { parseHeaders } from '../publishing/header-rules.ts'
 import { parseRedirects } from '../publishing/redirect-rules.ts'
-import { type PreparedFile, type PreparedVariant, type PreparedVersion, prepareVersion } from './site-version.ts'
+import { type PreparedFile, type PreparedLoad, type PreparedVariant, type PreparedVersion, prepareVersion } from './site-version.ts'
 
 export interface ManifestCacheOptions {
   lookup: SiteLookup
@@ -22,12 +22,6 @@ export interface ManifestCacheOptions {
   maxFiles?: number
   /** How long an unknown label is remembered (default 5 s). */
   negativeTtlMs?: number
-  /**
-   * How long a version whose compressed variants are still being made is kept before it is read
-   * again (default 1 s). The instance that made them says so at once (a site event); this bounds
-   * how long any other instance, or a preview, serves those files uncompressed if that is lost.
-   */
-  pendingVariantsTtlMs?: number
   /** The clock unknown labels expire by, in ms (default Date.now). */
   now?: () => number
   /** Max remembered unknown labels (default 10,000). */
@@ -37,6 +31,13 @@ export interface ManifestCacheOptions {
   /** Reads a blob's bytes: a version's `_redirects` and `_headers` are read and parsed when it is loaded. */
   readBlob: (hash: string) => Promise<Buffer>
 }
+
+/**
+ * How long a version whose compressed variants are still being made is kept before it is read
+ * again. The instance that made them says so at once (a site event); this bounds how long any
+ * other instance, or a preview, serves those files uncompressed if that is lost.
+ */
+const PENDING_VARIANTS_TTL_MS = 1_000
 
 /** Parsed `_redirects` and `_headers` files kept by content (a file's rules are parsed once per instance, however often its site is reloaded). */
 const PARSED_RULE_FILES = 1000
@@ -52,7 +53,6 @@ export class ManifestCache {
   /** Unknown label -> when it is forgotten (ms by `now`). */
   private readonly unknown: LRUCache<string, number>
   private readonly negativeTtlMs: number
-  private readonly pendingVariantsTtlMs: number
   private readonly now: () => number
   private readonly inFlight = new Map<string, InFlight>()
   /** slug -> cached preview labels, so a re-created site never serves another site's previews. */
@@ -85,7 +85,6 @@ export class ManifestCache {
     // follows one clock that the caller chooses.
     this.unknown = new LRUCache<string, number>({ max: options.maxNegative ?? 10_000 })
     this.negativeTtlMs = options.negativeTtlMs ?? 5_000
-    this.pendingVariantsTtlMs = options.pendingVariantsTtlMs ?? 1_000
     this.now = options.now ?? Date.now
   }
 
@@ -126,8 +125,12 @@ export class ManifestCache {
   private async fetch(label: string, site: SiteHost, entry: InFlight): Promise<PreparedVersion | null> {
     const found = site.version === null ? await this.lookup.findLive(site.slug) : await this.lookup.findVersion(site.slug, site.version)
     const preview = site.version !== null
-    const prepared = found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file), this.now() + this.pendingVariantsTtlMs)
-    if (prepared !== null) await this.readRules(prepared)
+    const load = found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file))
+    if (load !== null) {
+      if (load.variantsPending) load.version.recheckAt = this.now() + PENDING_VARIANTS_TTL_MS
+      await this.readRules(load)
+    }
+    const prepared = load?.version ?? null
     if (entry.stale) return prepared
     if (prepared === null) {
       this.unknown.set(label, this.now() + this.negativeTtlMs)
@@ -145,8 +148,8 @@ export class ManifestCache {
   }
 
   /** Parses the version's `_redirects` and `_headers` (each blob once, then from memory). */
-  private async readRules(version: PreparedVersion): Promise<void> {
-    const { redirects, headers } = version.ruleFiles
+  private async readRules({ version, ruleFiles }: PreparedLoad): Promise<void> {
+    const { redirects, headers } = ruleFiles
     if (redirects !== null) version.redirects = await this.parsed(redirects, 'redirects', parseRedirects)
     if (headers !== null) version.headerRules = await this.parsed(headers, 'headers', parseHeaders)
   }

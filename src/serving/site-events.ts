@@ -31,7 +31,7 @@ export interface SiteEventHandlers {
 const DOMAIN_PREFIX = 'domain:'
 
 /** How often caches are dropped while the listener is away, and how soon it tries to come back. */
-export const RESYNC_INTERVAL_MS = 1000
+const RESYNC_INTERVAL_MS = 1000
 
 /**
  * Tells every serving cache that a slug changed. On SQLite there is one server process, so the

@@ -27,6 +27,7 @@ import { matchRedirect, pathValue } from '../publishing/redirect-rules.ts'
 import {
   chooseVariant,
   MISSING,
+  mergeSiteHeaders,
   missingHeaders,
   notModifiedHeaders,
   okHeaders,
@@ -201,7 +202,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     extra: HeaderList,
   ): void {
     const write = (bytes: Buffer): void => {
-      res.writeHead(206, withSiteHeaders(partialHeaders(file, version, start, end), extra, version.preview))
+      res.writeHead(206, mergeSiteHeaders(partialHeaders(file, version, start, end), extra, version.preview))
       res.end(bytes.subarray(start, end + 1))
     }
     const bytes = blobs.peek(file.identity)
@@ -363,8 +364,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     const rewritten = parseTarget(pathValue(match.rewritePath) + match.search)
     const found = rewritten === null ? MISSING : resolveTarget(version, rewritten)
     // A rewrite to a folder serves its index.html, where a request for it is sent on to `/folder/`.
-    const folder = typeof found === 'string' ? parseTarget(found) : null
-    const file = folder === null ? found : resolveTarget(version, folder)
+    const file = typeof found === 'string' ? version.files.get(`${rewritten!.pathname.slice(1)}/index.html`)! : found
     if (typeof file === 'object') {
       serveFile(req, res, version, file, head, extra, match.status)
       return true

@@ -32,23 +32,22 @@ export interface SiteLockOptions {
   unlocker: SiteUnlocker
   /** Sites are served over https: the cookie is `Secure` and `__Host-` prefixed. */
   secure: boolean
-  /** How long an unlock lasts (default 7 days). */
-  maxAgeSeconds?: number
   /** The client's address (what wrong guesses are counted by): the connection's, or what trusted proxies report. */
   clientAddress?: (req: IncomingMessage) => string
 }
 
 /** Bytes of a password form post read at most: a password is at most 200 characters. */
 const MAX_FORM_BYTES = 4096
-const DEFAULT_MAX_AGE_SECONDS = 7 * 24 * 3600
+/** How long an unlock lasts. */
+const UNLOCK_MAX_AGE_SECONDS = 7 * 24 * 3600
+const CROSS_SITE_FORM = builtin(403, 'text/plain; charset=utf-8', 'Forbidden: the password form is posted from the site itself.\n')
+const FORM_TOO_LARGE = builtin(413, 'text/plain; charset=utf-8', 'The form is too large.\n')
 
 export class SiteLock {
   private readonly cookieName: string
-  private readonly maxAgeSeconds: number
 
   constructor(private readonly options: SiteLockOptions) {
     this.cookieName = options.secure ? '__Host-plinth_unlock' : 'plinth_unlock'
-    this.maxAgeSeconds = options.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS
   }
 
   /** Whether the request carries a valid unlock cookie for this (protected) version's site. */
@@ -76,18 +75,17 @@ export class SiteLock {
     const origin = req.headers.origin
     // A cross-site form must not sign a visitor in (login CSRF); browsers send Origin on POST.
     if (origin !== undefined && origin !== 'null' && hostOf(origin) !== host.toLowerCase()) {
-      sendPage(res, builtin(403, 'text/plain; charset=utf-8', 'Forbidden: the password form is posted from the site itself.\n'), false)
+      sendPage(res, CROSS_SITE_FORM, false)
       return
     }
     const form = await readForm(req)
     if (form === null) {
-      sendPage(res, builtin(413, 'text/plain; charset=utf-8', 'The form is too large.\n'), false)
+      sendPage(res, FORM_TOO_LARGE, false)
       return
     }
     const next = safeNext(form.get('next'))
     if (version.lockedSince === null) {
-      res.writeHead(303, { Location: next, 'Content-Length': '0', 'Cache-Control': 'no-store' })
-      res.end()
+      seeOther(res, next)
       return
     }
     const password = form.get('password') ?? ''
@@ -102,17 +100,22 @@ export class SiteLock {
       sendPage(res, page, false)
       return
     }
-    const expires = Math.floor(Date.now() / 1000) + this.maxAgeSeconds
+    const expires = Math.floor(Date.now() / 1000) + UNLOCK_MAX_AGE_SECONDS
     const cookie =
-      `${this.cookieName}=${expires}.${this.signature(version, expires).toString('base64url')}; Path=/; Max-Age=${this.maxAgeSeconds}; HttpOnly; SameSite=Lax` +
+      `${this.cookieName}=${expires}.${this.signature(version, expires).toString('base64url')}; Path=/; Max-Age=${UNLOCK_MAX_AGE_SECONDS}; HttpOnly; SameSite=Lax` +
       (this.options.secure ? '; Secure' : '')
-    res.writeHead(303, { Location: next, 'Set-Cookie': cookie, 'Content-Length': '0', 'Cache-Control': 'no-store' })
-    res.end()
+    seeOther(res, next, { 'Set-Cookie': cookie })
   }
 
   private signature(version: PreparedVersion, expires: number): Buffer {
     return createHmac('sha256', this.options.key).update(`${version.websiteId}|${version.lockedSince}|${expires}`).digest()
   }
+}
+
+/** Sends the visitor on to `location`, never kept by a cache. */
+function seeOther(res: ServerResponse, location: string, headers: Record<string, string> = {}): void {
+  res.writeHead(303, { Location: location, ...headers, 'Content-Length': '0', 'Cache-Control': 'no-store' })
+  res.end()
 }
 
 const minutes = (seconds: number) => {

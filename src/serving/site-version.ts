@@ -57,13 +57,11 @@ export interface PreparedVersion {
   notFound: PreparedFile | null
   /**
    * When the cache reads the version again (ms): soon while some file's compressed variants are
-   * still being made, else never (Infinity).
+   * still being made, else never (Infinity). Set by the cache.
    */
   recheckAt: number
   /** When the site's password was set (unlock cookies are bound to it); null when the site is open. */
   lockedSince: string | null
-  /** The bundle's `_redirects` and `_headers`: read by serving (parsed when the version is loaded), never served. */
-  ruleFiles: { redirects: PreparedFile | null; headers: PreparedFile | null }
   /** The parsed `_redirects`, null when the bundle has none. */
   redirects: RedirectRules | null
   /** The parsed `_headers`, null when the bundle has none. */
@@ -138,15 +136,21 @@ export function storedFile(path: string, contentType: string, hash: string, size
   return preparedFile(path, contentType, cacheControl, variant(hash, 'identity', size), null, null)
 }
 
-/**
- * Builds the prepared form of a version. Files with an invalid hash or size are left out and
- * reported. `pendingRecheckAt` is its recheckAt when some file's variants are pending.
- */
-export function prepareVersion(version: ServedVersion, preview: boolean, onInvalid?: (file: ServedFile) => void, pendingRecheckAt = Infinity): PreparedVersion {
+/** A version as prepareVersion builds it, with what the cache needs to finish it. */
+export interface PreparedLoad {
+  version: PreparedVersion
+  /** The bundle's `_redirects` and `_headers`: parsed by the cache into the version, never served. */
+  ruleFiles: { redirects: PreparedFile | null; headers: PreparedFile | null }
+  /** Some file's compressed variants are still being made. */
+  variantsPending: boolean
+}
+
+/** Builds the prepared form of a version. Files with an invalid hash or size are left out and reported. */
+export function prepareVersion(version: ServedVersion, preview: boolean, onInvalid?: (file: ServedFile) => void): PreparedLoad {
   const files = new Map<string, PreparedFile>()
   const templates = new Map<string, PreparedFile>()
   let variantsPending = false
-  const ruleFiles: PreparedVersion['ruleFiles'] = { redirects: null, headers: null }
+  const ruleFiles: PreparedLoad['ruleFiles'] = { redirects: null, headers: null }
   for (const file of version.files) {
     if (file.variantsPending === true) variantsPending = true
     const prepared = prepareFile(file)
@@ -163,7 +167,7 @@ export function prepareVersion(version: ServedVersion, preview: boolean, onInval
     else if (path === HEADERS_FILE) ruleFiles.headers = prepared
     else files.set(path, prepared)
   }
-  return {
+  const prepared: PreparedVersion = {
     websiteId: version.websiteId,
     slug: version.slug,
     versionId: version.versionId,
@@ -173,13 +177,13 @@ export function prepareVersion(version: ServedVersion, preview: boolean, onInval
     files,
     templates,
     notFound: files.get('404.html') ?? null,
-    recheckAt: variantsPending ? pendingRecheckAt : Infinity,
+    recheckAt: Infinity,
     lockedSince: version.lockedSince ?? null,
-    ruleFiles,
     redirects: null,
     headerRules: null,
     headerMemo: new Map(),
   }
+  return { version: prepared, ruleFiles, variantsPending }
 }
 
 /** Request paths whose `_headers` result is remembered per version. */
@@ -216,6 +220,14 @@ export function withSiteHeaders(base: string[], extra: HeaderList, preview: bool
   if (byExtra === undefined) merged.set(base, (byExtra = new WeakMap()))
   const hit = byExtra.get(extra)
   if (hit !== undefined) return hit
+  const out = mergeSiteHeaders(base, extra, preview)
+  byExtra.set(extra, out)
+  return out
+}
+
+/** withSiteHeaders for a list built for one answer (a range), which nothing would look up again. */
+export function mergeSiteHeaders(base: string[], extra: HeaderList, preview: boolean): string[] {
+  if (extra.length === 0) return base
   const out = base.slice()
   for (const [name, value] of extra) {
     const lower = name.toLowerCase()
@@ -229,7 +241,6 @@ export function withSiteHeaders(base: string[], extra: HeaderList, preview: bool
     }
     out.push(name, value)
   }
-  byExtra.set(extra, out)
   return out
 }
 

@@ -13,7 +13,7 @@ import { AppError } from '../core/errors.ts'
 import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
 import type { SitePasswords } from '../websites/site-passwords.ts'
 import type { WebsitesService } from '../websites/websites.service.ts'
-import { field, principalOf, requireAccount } from './forms.ts'
+import { field, fieldRefusal, principalOf, requireAccount } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
@@ -114,8 +114,9 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
         await websites.addEditor(principalOf(account), request.params.websiteId, email)
       } catch (error) {
         // An email without an account, or the owner's own: said on the page, next to the form.
-        if (!(error instanceof AppError) || !error.fields?.email) throw error
-        return sitePage(request, reply, account, { editorError: { message: error.message }, editorEmail: email }, error.status)
+        const refused = fieldRefusal(error, 'email')
+        if (!refused) throw error
+        return sitePage(request, reply, account, { editorError: { message: refused.message }, editorEmail: email }, refused.status)
       }
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=editor-added`, 303)
     })
@@ -135,8 +136,9 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       try {
         await services.sitePasswords.set(principalOf(account), request.params.websiteId, password)
       } catch (error) {
-        if (!(error instanceof AppError) || !error.fields?.password) throw error
-        return sitePage(request, reply, account, { passwordError: { message: error.message } }, error.status)
+        const refused = fieldRefusal(error, 'password')
+        if (!refused) throw error
+        return sitePage(request, reply, account, { passwordError: { message: refused.message } }, refused.status)
       }
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=password-set`, 303)
     })

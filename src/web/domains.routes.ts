@@ -5,9 +5,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
-import { AppError } from '../core/errors.ts'
 import type { DomainsService } from '../domains/domains.service.ts'
-import { field, principalOf, requireAccount } from './forms.ts'
+import { field, fieldRefusal, principalOf, requireAccount } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
@@ -22,9 +21,6 @@ const NOTICES: Record<string, string> = {
 }
 
 type DomainParams = { Params: { websiteId: string }; Querystring: { done?: string } }
-
-/** What a form failed with, shown next to it: a known refusal of the domain, or nothing (the error page then). */
-const refusal = (error: unknown): AppError | null => (error instanceof AppError && error.fields?.domain ? error : null)
 
 export function domainRoutes(web: WebContext, services: DomainPageServices) {
   const { domains } = services
@@ -63,7 +59,7 @@ export function domainRoutes(web: WebContext, services: DomainPageServices) {
       try {
         await domains.add(principalOf(account), request.params.websiteId, typed)
       } catch (error) {
-        const refused = refusal(error)
+        const refused = fieldRefusal(error, 'domain')
         if (!refused) throw error
         return domainsPage(request, reply, account, { addError: { message: refused.message }, typedDomain: typed }, refused.status)
       }
@@ -77,7 +73,7 @@ export function domainRoutes(web: WebContext, services: DomainPageServices) {
       try {
         await domains.verify(principalOf(account), request.params.websiteId, domain)
       } catch (error) {
-        const refused = refusal(error)
+        const refused = fieldRefusal(error, 'domain')
         if (!refused) throw error
         return domainsPage(request, reply, account, { verifyError: { message: refused.message }, checkedDomain: domain }, refused.status)
       }

@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
 import type { Principal } from '../auth/tokens.service.ts'
+import { AppError } from '../core/errors.ts'
 import { internalError, toAppError } from '../http/errors.http.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
@@ -27,6 +28,12 @@ export function field(request: FastifyRequest, name: string, options: { trim?: b
 }
 
 /** The signed-in account, or undefined after sending the browser to sign in (and back here). */
+/**
+ * A refusal a form shows next to its field `name` (a known problem with what was typed), or null
+ * for any other error, which the error page answers.
+ */
+export const fieldRefusal = (error: unknown, name: string): AppError | null => (error instanceof AppError && error.fields?.[name] ? error : null)
+
 export function requireAccount(request: FastifyRequest, reply: FastifyReply): Account | undefined {
   if (request.account) return request.account
   const back = request.method === 'GET' ? request.url : (request.headers.referer && safeLocalReferer(request)) || '/dashboard'

@@ -9,6 +9,7 @@ import { nowIso } from '../core/ids.ts'
 import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
+import { requireVisibleSite } from './site-access.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
 
 export interface SitePasswordsOptions {
@@ -26,8 +27,7 @@ export class SitePasswords {
    */
   async set(principal: Principal, websiteId: string, password: string | null): Promise<void> {
     const { repo, siteEvents, purge } = this.options
-    const site = await repo.findVisible(principal.userId, websiteId)
-    if (!site) throw notFound('Website')
+    const site = await requireVisibleSite(repo, principal, websiteId)
     if (password !== null && (password.length < SITE_PASSWORD_MIN || password.length > SITE_PASSWORD_MAX)) {
       throw new AppError('VALIDATION_FAILED', `A site password has ${SITE_PASSWORD_MIN} to ${SITE_PASSWORD_MAX} characters.`, {
         fields: { password: `must have ${SITE_PASSWORD_MIN} to ${SITE_PASSWORD_MAX} characters` },

@@ -15,6 +15,7 @@ import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeli
 import { collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
+import { requireOwnedSite, requireVisibleSite } from './site-access.ts'
 import type { PublishRateLimiter, RateLimitState } from './publish-rate-limit.ts'
 import { randomSlugVariant, SlugClaims } from './slug-claims.ts'
 import type { Executor, VisibleWebsite, WebsitesRepository } from './websites.repository.ts'
@@ -401,17 +402,12 @@ export class WebsitesService {
     }
   }
 
-  private async requireVisible(principal: Principal, websiteId: string): Promise<VisibleWebsite> {
-    const site = await this.repo.findVisible(principal.userId, websiteId)
-    if (!site) throw notFound('Website')
-    return site
+  private requireVisible(principal: Principal, websiteId: string): Promise<VisibleWebsite> {
+    return requireVisibleSite(this.repo, principal, websiteId)
   }
 
-  /** A website the caller owns: NOT_FOUND when they may not see it, OWNER_ONLY when they edit it. */
-  private async requireOwned(principal: Principal, websiteId: string, action: string): Promise<VisibleWebsite> {
-    const site = await this.requireVisible(principal, websiteId)
-    if (site.role !== 'owner') throw new AppError('OWNER_ONLY', `Only the site's owner can ${action}.`)
-    return site
+  private requireOwned(principal: Principal, websiteId: string, action: string): Promise<VisibleWebsite> {
+    return requireOwnedSite(this.repo, principal, websiteId, action)
   }
 
   private async versionsOf(site: VisibleWebsite, given?: VersionRow[]) {

@@ -9,7 +9,7 @@ import http from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { alertText, WebVisitor } from '../helpers/web.ts'
+import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
 import { TestDnsServer } from './dns-server.ts'
 
 /** A request to the server with the given Host header (a custom domain), as a proxy in front would forward it. */
@@ -26,7 +26,6 @@ function viaHost(server: TestServer, host: string, path: string, headers: Record
   })
 }
 
-const email = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 /** A domain no other test uses. */
 const domainName = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}.example.com`
 const challengeOf = (html: string, domain: string): string => {
@@ -52,13 +51,13 @@ for (const store of STORES) {
       dns = await TestDnsServer.start()
       server = await startTestServer(store.name, { PLINTH_DNS_SERVERS: dns.address })
       owner = new WebVisitor(server)
-      await owner.signUp(email('owner'))
+      await owner.signUp(uniqueEmail('owner'))
       ownerToken = await owner.mintToken('publisher')
       editor = new WebVisitor(server)
-      editorEmail = email('editor')
+      editorEmail = uniqueEmail('editor')
       await editor.signUp(editorEmail)
       other = new WebVisitor(server)
-      await other.signUp(email('other'))
+      await other.signUp(uniqueEmail('other'))
       otherToken = await other.mintToken('publisher')
     })
     after(async () => {

@@ -82,4 +82,7 @@ export class WebVisitor {
 }
 
 /** The text of the page's alert (form error), or null. */
+/** An email address no other test uses: `{label}-{random}@example.com`. */
+export const uniqueEmail = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
+
 export const alertText = (html: string): string | null => /<div class="alert" role="alert"[^>]*>\s*<p>([^<]*)<\/p>/.exec(html)?.[1] ?? null

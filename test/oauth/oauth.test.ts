@@ -17,7 +17,7 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { BASE_URL, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { WebVisitor } from '../helpers/web.ts'
+import { uniqueEmail, WebVisitor } from '../helpers/web.ts'
 
 const RESOURCE = `${BASE_URL}/mcp`
 const PASSWORD = 'correct horse battery'
@@ -29,7 +29,6 @@ const pkce = () => {
   const verifier = randomBytes(32).toString('base64url')
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') }
 }
-const email = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 
 for (const store of STORES) {
   describe(`OAuth for MCP clients (${store.name})`, { skip: store.skip }, () => {
@@ -84,7 +83,7 @@ for (const store of STORES) {
     /** A signed-in person in a browser-like visitor. */
     async function person() {
       const visitor = new WebVisitor(server)
-      const address = email('person')
+      const address = uniqueEmail('person')
       await visitor.signUp(address, PASSWORD)
       return { visitor, email: address }
     }
@@ -231,7 +230,7 @@ for (const store of STORES) {
       const signIn = await visitor.get(connect)
       assert.equal(signIn.status, 303)
       assert.equal(signIn.headers.get('location'), `/sign-in?next=${encodeURIComponent(connect)}`)
-      const address = email('later')
+      const address = uniqueEmail('later')
       await server.server.services.users.create({ email: address, password: PASSWORD })
       await visitor.get(signIn.headers.get('location')!)
       const signedIn = await visitor.post('/sign-in', { email: address, password: PASSWORD, next: connect })
@@ -473,7 +472,7 @@ describe('OAuth client ID metadata documents (an https client_id URL)', () => {
   test('a client known only by its metadata document URL connects without registering (and without asking a scope)', async () => {
     const clientId = document('agent')
     const visitor = new WebVisitor(server)
-    await visitor.signUp(email('cimd'), PASSWORD)
+    await visitor.signUp(uniqueEmail('cimd'), PASSWORD)
     const { verifier, challenge } = pkce()
     const params = {
       client_id: clientId,
@@ -503,7 +502,7 @@ describe('OAuth client ID metadata documents (an https client_id URL)', () => {
 
   test('a document that names another client_id, or a URL the fetcher may not reach, is refused', async () => {
     const visitor = new WebVisitor(server)
-    await visitor.signUp(email('cimd-bad'), PASSWORD)
+    await visitor.signUp(uniqueEmail('cimd-bad'), PASSWORD)
     const attempt = (clientId: string) =>
       visitor.get(
         `/oauth/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: LOOPBACK, code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: RESOURCE })}`,

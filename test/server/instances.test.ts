@@ -23,7 +23,7 @@ import { type Instance, s3ObjectFile, startInstance, useS3Credentials } from '..
 import { startTestS3, type TestS3 } from '../helpers/s3.ts'
 import { bundle, type TestServer } from '../helpers/server.ts'
 import { createStore } from '../helpers/stores.ts'
-import { WebVisitor } from '../helpers/web.ts'
+import { uniqueEmail, WebVisitor } from '../helpers/web.ts'
 
 const skip = process.env.DATABASE_URL ? false : 'DATABASE_URL is not set: PostgreSQL run skipped'
 
@@ -37,7 +37,6 @@ const TWO_HOURS_AGO = new Date(Date.now() - 2 * 60 * 60 * 1000)
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex')
 const keyOf = (hash: string, suffix = '') => `${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}${suffix}`
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const email = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 
 /**
  * Polls `probe` until it answers true, failing after the deadline with the last observation; the
@@ -211,7 +210,7 @@ describe('two instances on one database and one bucket (postgres)', { skip }, ()
   })
 
   test('a token revoked through A is refused by B at once', async () => {
-    const address = email('revoke')
+    const address = uniqueEmail('revoke')
     const person = await A.server.services.users.create({ email: address, password: PASSWORD })
     const visitor = new WebVisitor(A)
     assert.equal((await visitor.signIn(address)).status, 303)
@@ -260,7 +259,7 @@ describe('two instances on one database and one bucket (postgres)', { skip }, ()
   })
 
   test('failed sign-ins on A and on B are counted together', async () => {
-    const address = email('throttled')
+    const address = uniqueEmail('throttled')
     await A.server.services.users.create({ email: address, password: PASSWORD })
     const visitors = [new WebVisitor(A), new WebVisitor(B)]
     for (let i = 0; i < SIGN_IN_FAILURES_PER_ACCOUNT; i++) {

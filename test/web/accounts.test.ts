@@ -9,10 +9,9 @@ import { after, before, describe, test } from 'node:test'
 import { SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS } from '../../src/auth/accounts.service.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { alertText, WebVisitor } from '../helpers/web.ts'
+import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
 
 const PASSWORD = 'correct horse battery'
-const email = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 
 /** The session cookie of a visitor on http (no `__Host-` prefix there). */
 const SESSION = 'plinth_session'
@@ -27,7 +26,7 @@ for (const store of STORES) {
 
     test('sign-up opens a session in an HttpOnly, SameSite=Lax cookie and lands on the dashboard', async () => {
       const visitor = new WebVisitor(server)
-      const address = email('new')
+      const address = uniqueEmail('new')
       const response = await visitor.signUp(address)
       assert.equal(response.status, 303)
       assert.equal(response.headers.get('location'), '/dashboard')
@@ -52,7 +51,7 @@ for (const store of STORES) {
       assert.match(bad.text, /Password must be at least 8 characters/)
       assert.equal(bad.setCookies.filter((c) => c.startsWith(SESSION)).length, 0)
 
-      const taken = email('taken')
+      const taken = uniqueEmail('taken')
       await server.server.services.users.create({ email: taken, password: PASSWORD })
       const again = await visitor.submit('/sign-up', '/sign-up', { email: taken, password: 'another password' })
       assert.equal(again.status, 422)
@@ -60,11 +59,11 @@ for (const store of STORES) {
     })
 
     test('sign-in: wrong password and unknown email get the same answer; the right one opens a session', async () => {
-      const address = email('signin')
+      const address = uniqueEmail('signin')
       await server.server.services.users.create({ email: address, password: PASSWORD })
       const visitor = new WebVisitor(server)
       const wrong = await visitor.signIn(address, 'not the password')
-      const unknown = await visitor.signIn(email('nobody'), 'not the password')
+      const unknown = await visitor.signIn(uniqueEmail('nobody'), 'not the password')
       assert.equal(wrong.status, 401)
       assert.equal(unknown.status, 401)
       assert.ok(alertText(wrong.text))
@@ -78,7 +77,7 @@ for (const store of STORES) {
     })
 
     test('sign-in goes back to a local `next` path, never to another origin', async () => {
-      const address = email('next')
+      const address = uniqueEmail('next')
       await server.server.services.users.create({ email: address, password: PASSWORD })
       const visitor = new WebVisitor(server)
       const signedOut = await visitor.get('/dashboard')
@@ -96,7 +95,7 @@ for (const store of STORES) {
 
     test('sign-out ends the session on the server: the old cookie opens nothing', async () => {
       const visitor = new WebVisitor(server)
-      await visitor.signUp(email('out'))
+      await visitor.signUp(uniqueEmail('out'))
       const oldCookie = visitor.cookieHeader()
       await visitor.get('/dashboard')
       const out = await visitor.post('/sign-out', {})
@@ -107,7 +106,7 @@ for (const store of STORES) {
     })
 
     test('sign out everywhere ends every session of the account', async () => {
-      const address = email('everywhere')
+      const address = uniqueEmail('everywhere')
       const first = new WebVisitor(server)
       await first.signUp(address)
       const second = new WebVisitor(server)
@@ -122,7 +121,7 @@ for (const store of STORES) {
     })
 
     test('changing the password needs the current one, ends other sessions, keeps this one', async () => {
-      const address = email('password')
+      const address = uniqueEmail('password')
       const here = new WebVisitor(server)
       await here.signUp(address)
       const elsewhere = new WebVisitor(server)
@@ -145,7 +144,7 @@ for (const store of STORES) {
 
     test('every form is refused without the CSRF token of its session, and nothing changes', async () => {
       const visitor = new WebVisitor(server)
-      await visitor.signUp(email('csrf'))
+      await visitor.signUp(uniqueEmail('csrf'))
       const userId = (await server.server.services.users.findByEmail(
         [...(await visitor.get('/account')).text.matchAll(/<strong>([^<]+@example\.com)<\/strong>/g)][0][1],
       ))!.id
@@ -178,7 +177,7 @@ for (const store of STORES) {
 
     test('a session cookie is never accepted on /v1 or /mcp, and a bearer token never opens a page', async () => {
       const visitor = new WebVisitor(server)
-      await visitor.signUp(email('cross'))
+      await visitor.signUp(uniqueEmail('cross'))
       const token = await visitor.mintToken('crossing')
       const cookie = visitor.cookieHeader()
 
@@ -205,7 +204,7 @@ for (const store of STORES) {
 
     test('the token page mints a token shown once, lists it by hint, and revokes it', async () => {
       const visitor = new WebVisitor(server)
-      await visitor.signUp(email('tokens'))
+      await visitor.signUp(uniqueEmail('tokens'))
       const signedOut = await new WebVisitor(server).get('/mcp')
       assert.match(signedOut.text, /Sign in to create a token/)
 
@@ -239,7 +238,7 @@ for (const store of STORES) {
 
     test('the token form refuses an access or expiry it does not offer, and creates nothing', async () => {
       const visitor = new WebVisitor(server)
-      const address = email('badtoken')
+      const address = uniqueEmail('badtoken')
       await visitor.signUp(address)
       const userId = (await server.server.services.users.findByEmail(address))!.id
       const access = await visitor.submit('/mcp', '/mcp/tokens', { name: 'x', access: 'admin', expires: '0' })
@@ -252,7 +251,7 @@ for (const store of STORES) {
     })
 
     test('failed sign-ins are throttled per account, with a 429 page and Retry-After', async () => {
-      const address = email('throttle')
+      const address = uniqueEmail('throttle')
       await server.server.services.users.create({ email: address, password: PASSWORD })
       const visitor = new WebVisitor(server)
       for (let i = 0; i < SIGN_IN_FAILURES_PER_ACCOUNT; i++) assert.equal((await visitor.signIn(address, `wrong ${i}`)).status, 401)
@@ -263,7 +262,7 @@ for (const store of STORES) {
       assert.match(blocked.text, /Too many failed sign-ins\. Try again in \d+ minutes?\./)
       assert.equal(visitor.cookies.has(SESSION), false)
 
-      const other = email('unthrottled')
+      const other = uniqueEmail('unthrottled')
       await server.server.services.users.create({ email: other, password: PASSWORD })
       assert.equal((await new WebVisitor(server).signIn(other)).status, 303, 'another account from the same address still signs in')
     })
@@ -275,8 +274,8 @@ describe('web accounts: throttling per client address, closed sign-up, https coo
     const server = await startTestServer('sqlite')
     try {
       const visitor = new WebVisitor(server)
-      for (let i = 0; i < SIGN_IN_FAILURES_PER_ADDRESS; i++) assert.equal((await visitor.signIn(email(`spray${i}`), 'wrong')).status, 401)
-      const address = email('victim')
+      for (let i = 0; i < SIGN_IN_FAILURES_PER_ADDRESS; i++) assert.equal((await visitor.signIn(uniqueEmail(`spray${i}`), 'wrong')).status, 401)
+      const address = uniqueEmail('victim')
       await server.server.services.users.create({ email: address, password: PASSWORD })
       const blocked = await visitor.signIn(address)
       assert.equal(blocked.status, 429)
@@ -294,8 +293,8 @@ describe('web accounts: throttling per client address, closed sign-up, https coo
         return visitor.post('/sign-in', { email: address, password }, { 'x-forwarded-for': client })
       }
       const guesser = new WebVisitor(server)
-      for (let i = 0; i < SIGN_IN_FAILURES_PER_ADDRESS; i++) assert.equal((await signIn(guesser, email(`spray${i}`), 'wrong', '203.0.113.5')).status, 401)
-      const address = email('behind-proxy')
+      for (let i = 0; i < SIGN_IN_FAILURES_PER_ADDRESS; i++) assert.equal((await signIn(guesser, uniqueEmail(`spray${i}`), 'wrong', '203.0.113.5')).status, 401)
+      const address = uniqueEmail('behind-proxy')
       await server.server.services.users.create({ email: address, password: PASSWORD })
       assert.equal((await signIn(guesser, address, PASSWORD, '203.0.113.5')).status, 429, 'the guessing client waits')
       assert.equal((await signIn(new WebVisitor(server), address, PASSWORD, '203.0.113.6')).status, 303, 'everyone else behind the same proxy signs in')
@@ -312,7 +311,7 @@ describe('web accounts: throttling per client address, closed sign-up, https coo
       assert.equal(page.status, 403)
       assert.match(page.text, /Sign-up is closed/)
       assert.doesNotMatch((await visitor.get('/sign-in')).text, /href="\/sign-up/, 'no sign-up link')
-      const address = email('closed')
+      const address = uniqueEmail('closed')
       const post = await visitor.post('/sign-up', { email: address, password: PASSWORD })
       assert.equal(post.status, 403)
       assert.equal(await server.server.services.users.findByEmail(address), undefined, 'no account was created')
@@ -331,7 +330,7 @@ describe('web accounts: throttling per client address, closed sign-up, https coo
       const csrfCookie = form.setCookies.find((c) => c.startsWith('__Host-plinth_csrf='))
       assert.ok(csrfCookie, `the CSRF cookie is __Host- prefixed: ${form.setCookies.join(' | ')}`)
       assert.match(csrfCookie, /; Secure/)
-      const response = await visitor.post('/sign-up', { email: email('https'), password: PASSWORD })
+      const response = await visitor.post('/sign-up', { email: uniqueEmail('https'), password: PASSWORD })
       const session = response.setCookies.find((c) => c.startsWith('__Host-plinth_session='))
       assert.ok(session, 'a __Host- session cookie')
       assert.match(session, /; Secure/)

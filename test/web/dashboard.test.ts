@@ -6,9 +6,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { alertText, WebVisitor } from '../helpers/web.ts'
-
-const email = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
+import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
 
 for (const store of STORES) {
   describe(`web dashboard (${store.name})`, { skip: store.skip }, () => {
@@ -22,13 +20,13 @@ for (const store of STORES) {
     before(async () => {
       server = await startTestServer(store.name)
       owner = new WebVisitor(server)
-      await owner.signUp(email('owner'))
+      await owner.signUp(uniqueEmail('owner'))
       ownerToken = await owner.mintToken('publisher')
       editor = new WebVisitor(server)
-      editorEmail = email('editor')
+      editorEmail = uniqueEmail('editor')
       await editor.signUp(editorEmail)
       stranger = new WebVisitor(server)
-      await stranger.signUp(email('stranger'))
+      await stranger.signUp(uniqueEmail('stranger'))
     })
     after(async () => server?.close())
 
@@ -72,7 +70,7 @@ for (const store of STORES) {
       assert.equal((await editor.get(`/dashboard/sites/${site.id}`)).status, 404, 'not shared yet')
 
       await owner.get(`/dashboard/sites/${site.id}`)
-      const unknown = await owner.post(`/dashboard/sites/${site.id}/editors`, { email: email('nobody') })
+      const unknown = await owner.post(`/dashboard/sites/${site.id}/editors`, { email: uniqueEmail('nobody') })
       assert.equal(unknown.status, 404)
       assert.match(alertText(unknown.text) ?? '', /No user with the email/)
       const added = await owner.post(`/dashboard/sites/${site.id}/editors`, { email: editorEmail.toUpperCase() })
@@ -85,7 +83,7 @@ for (const store of STORES) {
       const refused = await editor.post(`/dashboard/sites/${site.id}/delete`, { confirmSlug: site.slug })
       assert.equal(refused.status, 403)
       assert.equal((await server.site(site.slug)).status, 200, 'the site is still served')
-      const refusedAdd = await editor.post(`/dashboard/sites/${site.id}/editors`, { email: email('friend') })
+      const refusedAdd = await editor.post(`/dashboard/sites/${site.id}/editors`, { email: uniqueEmail('friend') })
       assert.equal(refusedAdd.status, 403)
 
       const ownerPage = await owner.get(`/dashboard/sites/${site.id}`)

@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
+import { TRANSACTION_MAX_CHARS } from '../../src/content/entries.service.ts'
+import { EntriesRepository } from '../../src/content/entries.repository.ts'
 import { RichTextPool } from '../../src/content/rich-text.pool.ts'
 import { RICH_TEXT_BATCH_MAX_CHARS, RICH_TEXT_MAX_CHARS, RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS } from '../../src/core/limits.ts'
 import { siteWithCollection } from '../helpers/content.ts'
@@ -112,6 +114,50 @@ for (const store of STORES) {
       assert.match(batch.body.results[fit].error.message, new RegExp(`${RICH_TEXT_BATCH_MAX_CHARS} characters`))
       assert.equal(statuses[fit + 1], 'created', 'an item without rich text is not held back')
       assert.equal(batch.body.results[fit + 2].error.code, 'RICH_TEXT_BUDGET_EXCEEDED')
+    })
+
+    test('a batch of long entries is stored in several transactions of bounded size, all of it', async (t) => {
+      const { user, base } = await siteWithCollection(server)
+      // Characters of rows per transaction: writeMany is one, an insert on its own another.
+      const transactions: number[][] = []
+      const chars = (row: { data: string; rendered: string }) => row.data.length + row.rendered.length
+      const { writeMany, insert } = EntriesRepository.prototype
+      t.mock.method(EntriesRepository.prototype, 'writeMany', function (this: EntriesRepository, inserts: any[], replaces: any[]) {
+        transactions.push([...inserts, ...replaces].map(chars))
+        return writeMany.call(this, inserts, replaces)
+      })
+      t.mock.method(EntriesRepository.prototype, 'insert', function (this: EntriesRepository, row: any) {
+        transactions.push([chars(row)])
+        return insert.call(this, row)
+      })
+
+      const words = Math.floor(RICH_TEXT_MAX_CHARS / 2 / 5)
+      const entries = [
+        ...Array.from({ length: 6 }, (_, i) => ({
+          slug: `long-${i}`,
+          data: { title: `Long ${i}`, body: { markdown: `${'word '.repeat(words - 1)}end${i}` } },
+        })),
+        ...Array.from({ length: 4 }, (_, i) => ({ slug: `short-${i}`, data: { title: `Short ${i}`, body: { markdown: `Short *${i}*` } } })),
+      ]
+      const batch = await server.api('POST', `${base}/entries/batch`, { token: user.token, body: { entries } })
+      assert.equal(batch.status, 200, batch.text)
+      assert.deepEqual(batch.body.counts, { created: 10, updated: 0, unchanged: 0, failed: 0 })
+
+      assert.ok(transactions.length > 1, `one transaction held ${transactions[0]?.length} rows`)
+      assert.equal(transactions.flat().length, 10, 'every row is written once')
+      for (const rows of transactions) {
+        const total = rows.reduce((sum, n) => sum + n, 0)
+        assert.ok(rows.length === 1 || total <= TRANSACTION_MAX_CHARS, `a transaction of ${rows.length} rows held ${total} characters`)
+      }
+      assert.ok(transactions.length < 10, 'rows that fit together share a transaction')
+
+      for (const slug of ['long-0', 'long-5', 'short-3']) {
+        const stored = await server.api('GET', `${base}/entries/${slug}`, { token: user.token })
+        assert.equal(stored.status, 200, stored.text)
+        assert.equal(stored.body.slug, slug)
+      }
+      const last = await server.api('GET', `${base}/entries/long-5`, { token: user.token })
+      assert.ok(last.body.data.body.markdown.endsWith('end5'))
     })
   })
 }

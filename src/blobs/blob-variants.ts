@@ -58,10 +58,6 @@ export class BlobVariants {
   }
 
   /**
-   * Makes the variants of blobs whose rows are recorded pending; `whenDone` runs once all of
-   * them are settled (made, not worth it, or failed and left pending for the next start).
-   */
-  /**
    * Schedules the variants of blobs just written (a row and its bytes): those whose row says they
    * are worth compressing. With none, `whenDone` is not called: there is nothing to wait for.
    */
@@ -71,6 +67,10 @@ export class BlobVariants {
     if (jobs.length > 0) this.schedule(jobs, whenDone)
   }
 
+  /**
+   * Makes the variants of blobs whose rows are recorded pending; `whenDone` runs once all of
+   * them are settled (made, not worth it, or failed and left pending for the next start).
+   */
   schedule(jobs: VariantJob[], whenDone?: () => void): void {
     if (jobs.length === 0 || this.closed) {
       whenDone?.()

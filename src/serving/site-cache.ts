@@ -38,6 +38,12 @@ export interface ManifestCacheOptions {
  * other instance, or a preview, serves those files uncompressed if that is lost.
  */
 const PENDING_VARIANTS_TTL_MS = 1_000
+/**
+ * Each further read that finds the same version's variants still pending doubles the wait, up to
+ * this: variants whose making failed stay pending until the next start (blob-variants.ts), and
+ * such a version is then read again every few minutes, not every second for as long as it lives.
+ */
+const PENDING_VARIANTS_MAX_TTL_MS = 5 * 60_000
 
 /** Parsed `_redirects` and `_headers` files kept by content (a file's rules are parsed once per instance, however often its site is reloaded). */
 const PARSED_RULE_FILES = 1000
@@ -61,6 +67,8 @@ export class ManifestCache {
   private readonly onInvalidFile?: ManifestCacheOptions['onInvalidFile']
   private readonly readBlob: ManifestCacheOptions['readBlob']
   private readonly parsedRules = new LRUCache<string, object>({ max: PARSED_RULE_FILES })
+  /** Label and version -> reads in a row that found its variants pending (see PENDING_VARIANTS_MAX_TTL_MS). */
+  private readonly pendingReads = new LRUCache<string, number>({ max: 10_000 })
   /** Lookups answered from the cache (a version, or a label remembered as unknown) and lookups that need the database: for the metrics. */
   hits = 0
   misses = 0
@@ -110,6 +118,18 @@ export class ManifestCache {
     return undefined
   }
 
+  /** A version whose variants are pending is read again after a while, the longer the more often it was found so. */
+  private scheduleRecheck(label: string, load: PreparedLoad): void {
+    const key = `${label} ${load.version.versionId}`
+    if (!load.variantsPending) {
+      this.pendingReads.delete(key)
+      return
+    }
+    const reads = this.pendingReads.get(key) ?? 0
+    this.pendingReads.set(key, reads + 1)
+    load.version.recheckAt = this.now() + Math.min(PENDING_VARIANTS_TTL_MS * 2 ** reads, PENDING_VARIANTS_MAX_TTL_MS)
+  }
+
   /** Looks the label up (sharing a lookup already in flight) and caches the result. */
   load(label: string, site: SiteHost): Promise<PreparedVersion | null> {
     const running = this.inFlight.get(label)
@@ -127,7 +147,7 @@ export class ManifestCache {
     const preview = site.version !== null
     const load = found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file))
     if (load !== null) {
-      if (load.variantsPending) load.version.recheckAt = this.now() + PENDING_VARIANTS_TTL_MS
+      this.scheduleRecheck(label, load)
       await this.readRules(load)
     }
     const prepared = load?.version ?? null

@@ -557,6 +557,43 @@ describe('site handler', () => {
     assert.equal((await send(server, '/', { host: 'later.localhost' })).text, 'later site')
   })
 
+  it('reads a version whose variants are pending again after 1 s, then less and less often while they stay so', async () => {
+    const lookup = new MemoryLookup()
+    const page = await blob('index.html', 'pending page', 'text/html', false)
+    lookup.add('w6', 'slow', 1, [{ ...page, variantsPending: true }])
+    let now = 1_000_000
+    const server = await start(lookup, 1 << 20, undefined, () => now)
+    const readsAfter = async (ms: number) => {
+      now += ms
+      assert.equal((await send(server, '/', { host: 'slow.localhost' })).text, 'pending page')
+      return lookup.calls
+    }
+    assert.equal(await readsAfter(0), 1)
+    assert.equal(await readsAfter(999), 1, 'kept for a second')
+    assert.equal(await readsAfter(1), 2, 'read again after a second')
+    // Still pending (their making failed): each further read waits twice as long, up to 5 minutes.
+    assert.equal(await readsAfter(1_999), 2)
+    assert.equal(await readsAfter(1), 3, 'then after 2 s')
+    assert.equal(await readsAfter(3_999), 3)
+    assert.equal(await readsAfter(1), 4, 'then after 4 s')
+    for (let i = 0; i < 12; i++) await readsAfter(5 * 60_000)
+    const capped = lookup.calls
+    assert.equal(await readsAfter(5 * 60_000 - 1), capped, 'at most every 5 minutes')
+    assert.equal(await readsAfter(1), capped + 1)
+
+    // Made at last: the version is kept until the site changes.
+    lookup.add('w6', 'slow', 1, [page])
+    server.site.invalidate('slow')
+    const settled = await readsAfter(0)
+    assert.equal(await readsAfter(60 * 60_000), settled, 'no variants pending: no more reads')
+
+    // A new version with variants pending starts again at a second.
+    lookup.add('w6', 'slow', 2, [{ ...(await blob('index.html', 'pending page', 'text/html', false)), variantsPending: true }])
+    server.site.invalidate('slow')
+    const fresh = await readsAfter(0)
+    assert.equal(await readsAfter(1_000), fresh + 1)
+  })
+
   it('drops cached previews when the slug now belongs to another website', async () => {
     const lookup = new MemoryLookup()
     lookup.add('old', 'swap', 1, [await blob('index.html', 'old owner', 'text/html')])

@@ -189,7 +189,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     {
       siteChanged: (slug) => {
         siteServer.invalidate(slug)
-        customHosts.refreshSlug(slug).catch(reportFailure(slug))
+        return customHosts.refreshSlug(slug).catch(reportFailure(slug))
       },
       domainChanged: (domain) => customHosts.refresh(domain).catch(reportFailure(domain)),
       resync: () => {

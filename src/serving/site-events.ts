@@ -19,10 +19,14 @@ export interface SiteEventBus extends SiteEvents {
   close(): Promise<void>
 }
 
-/** What each instance does with the events. */
+/**
+ * What each instance does with the events. A handler may return a promise of its work: the
+ * instance that makes a change waits for it before it goes on, so that its own next request sees
+ * the change (a domain verified here serves from here as soon as verifying answers).
+ */
 export interface SiteEventHandlers {
-  siteChanged(slug: string): void
-  domainChanged(domain: string): void
+  siteChanged(slug: string): void | Promise<void>
+  domainChanged(domain: string): void | Promise<void>
   /** Events may have been missed: drop every cache. */
   resync(): void
 }
@@ -61,8 +65,9 @@ export async function createSiteEvents(
   const instance = randomUUID()
   const received = (payload: string): void => {
     const space = payload.indexOf(' ')
-    if (space === -1) onChange(payload)
-    else if (payload.slice(0, space) !== instance) onChange(payload.slice(space + 1))
+    // Another instance's change: nobody waits for it here (the handlers report their own failures).
+    if (space === -1) void onChange(payload)
+    else if (payload.slice(0, space) !== instance) void onChange(payload.slice(space + 1))
   }
   let listener: pg.Client | null = null
   let closed = false
@@ -116,7 +121,7 @@ export async function createSiteEvents(
   await connect()
 
   const announce = async (key: string): Promise<void> => {
-    onChange(key)
+    await onChange(key)
     await sql`select pg_notify(${CHANNEL}, ${`${instance} ${key}`})`.execute(db.kysely)
   }
   return {

@@ -225,8 +225,8 @@ export class EntriesService {
   }
 
   /**
-   * Stores a batch's prepared entries in as few transactions as keep each one
-   * small (see TRANSACTION_MAX_CHARS), letting the event loop go between two of them.
+   * Stores a batch's prepared entries in as few transactions as keep each one small (see
+   * TRANSACTION_MAX_CHARS), letting the event loop go between two of them.
    */
   private async storeAll(collection: LoadedCollection, items: Pending[]): Promise<Written[]> {
     const written: Written[] = []

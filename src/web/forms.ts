@@ -27,13 +27,13 @@ export function field(request: FastifyRequest, name: string, options: { trim?: b
   return options.trim === false ? value : value.trim()
 }
 
-/** The signed-in account, or undefined after sending the browser to sign in (and back here). */
 /**
  * A refusal a form shows next to its field `name` (a known problem with what was typed), or null
  * for any other error, which the error page answers.
  */
 export const fieldRefusal = (error: unknown, name: string): AppError | null => (error instanceof AppError && error.fields?.[name] ? error : null)
 
+/** The signed-in account, or undefined after sending the browser to sign in (and back here). */
 export function requireAccount(request: FastifyRequest, reply: FastifyReply): Account | undefined {
   if (request.account) return request.account
   const back = request.method === 'GET' ? request.url : (request.headers.referer && safeLocalReferer(request)) || '/dashboard'

@@ -3,14 +3,16 @@
  * random bytes every time) as a new version of one site over the REST API, then time to republish
  * one of them unchanged, which must add no blob bytes; beside it, the raw cost of the same bytes
  * (JSON parse, base64 decode, SHA-256, write and fsync of every file) and the ratio of the two.
+ * Last, a small publish after a quiet spell, beside the same publish right after it.
  */
 import { createHash } from 'node:crypto'
 import type { Dirent } from 'node:fs'
 import { mkdir, open, readdir, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { makeTempDir, spawnChild } from './lib/children.ts'
-import { maximalBundle } from './lib/content.ts'
+import { htmlPage, maximalBundle } from './lib/content.ts'
 import { api } from './lib/http.ts'
 import { fmtMiB, percentile } from './lib/load.ts'
 import { plinthEnv, SETTINGS } from './lib/settings.ts'
@@ -27,10 +29,19 @@ export interface PublishingResult {
   raw: { p50: number; p95: number; max: number }
   /** Publish p50 over raw p50. */
   rawRatio: number
+  /** A small publish after QUIET_MS without work, and one right after it, in ms. */
+  afterQuiet: { quietMs: number; ms: number; warmMs: number }
 }
 
 /** Untimed publishes after version 1, before the measured ones. */
 const WARM_UP_PUBLISHES = 3
+
+/**
+ * The quiet before a small publish: longer than an agent's usual pause between two publishes,
+ * shorter than the time the content-scan threads wait for work (THREAD_IDLE_MS), so the publish
+ * must find them started.
+ */
+const QUIET_MS = 15_000
 
 /** Publish time over the raw cost of its bytes, at most. */
 export const PUBLISH_RAW_TARGET = 1.5
@@ -159,6 +170,14 @@ export async function publishingPhase(): Promise<PublishingResult> {
       `${after.bytes.toLocaleString('en-US')} B in ${after.files} files after: ${added} B added (${after.files - before.files} files): ${added === 0 && after.files === before.files ? 'PASS' : 'FAIL'}`,
   )
 
+  const small = { files: [{ path: 'index.html', content: htmlPage(4096, 'After a quiet spell') }] }
+  await sleep(QUIET_MS)
+  const publishSmall = () => timed(() => api(plinth.port, token, 'POST', versionsPath, small))
+  const afterQuiet = { quietMs: QUIET_MS, ms: await publishSmall(), warmMs: await publishSmall() }
+  console.log(
+    `  a small publish (one 4 KB page) after ${QUIET_MS / 1000} s of quiet: ${afterQuiet.ms.toFixed(1)} ms; the same right after it: ${afterQuiet.warmMs.toFixed(1)} ms`,
+  )
+
   await plinth.stop()
   return {
     iterations,
@@ -170,5 +189,12 @@ export async function publishingPhase(): Promise<PublishingResult> {
     blobFilesAdded: after.files - before.files,
     raw: rawStats,
     rawRatio,
+    afterQuiet,
   }
+}
+
+async function timed(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now()
+  await run()
+  return performance.now() - started
 }

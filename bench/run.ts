@@ -61,6 +61,13 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
     ['', 'unchanged republish p50 / p95', `${ms(publishing.unchanged.p50)} / ${ms(publishing.unchanged.p95)}`, '', ''],
     [
       '',
+      `small publish after ${publishing.afterQuiet.quietMs / 1000} s quiet / right after`,
+      `${ms(publishing.afterQuiet.ms)} / ${ms(publishing.afterQuiet.warmMs)}`,
+      '(info)',
+      '',
+    ],
+    [
+      '',
       'blob bytes added by republishes',
       `${publishing.blobBytesAdded} B (${publishing.blobFilesAdded} files)`,
       '0 B',

@@ -7,15 +7,15 @@
  */
 import os from 'node:os'
 import { AppError } from '../core/errors.ts'
-import { WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
+import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
 import type { RenderedRichText, RichTextValue } from './rich-text.ts'
 import type { RichTextResult, RichTextTask } from './rich-text.thread.ts'
 
 export type RichTextPoolOptions = WorkerPoolOptions
 
-/** The pool of a web server on a small machine: one thread kept warm, one per core beyond it at most. */
+/** The pool of a web server: a thread per core at most (four), each kept THREAD_IDLE_MS without work. */
 export function defaultRichTextPoolOptions(limits: { timeLimitMs: number; memoryMb: number }): RichTextPoolOptions {
-  return { threads: Math.max(1, Math.min(4, os.availableParallelism())), idleTimeoutMs: 30_000, ...limits }
+  return { threads: Math.max(1, Math.min(4, os.availableParallelism())), idleTimeoutMs: THREAD_IDLE_MS, ...limits }
 }
 
 interface Pending {

@@ -11,11 +11,13 @@
  * pool when a thread takes a task up: the clock starts then, so a thread still starting costs the
  * task nothing.
  *
- * A pool keeps no thread it has no work for: after `idleTimeoutMs` without a task every thread
- * stops, the last one too. A thread that merely waits still costs the event loop: a warm site
- * request took about a tenth more CPU while one idle pool thread was alive (measured under the
- * serving benchmark's load), and a server mostly serves. The price is a thread start (about half
- * a second) for the first task after a quiet spell.
+ * Threads start on demand and stop after `idleTimeoutMs` without a task, the last one too. A pool
+ * made for a server keeps them THREAD_IDLE_MS: a thread that waits costs the event loop nothing
+ * (serving measured the same with a content-scan thread alive or stopped), but its start costs
+ * the first task about 0.2 to 0.5 s, and for some seconds after a start the thread's own warm-up
+ * takes CPU from serving. An agent's publishes and edits come seconds to minutes apart, so they
+ * find their threads started; a longer quiet gives the memory back (about 40 MiB a content-scan
+ * thread, 70 MiB a rich-text thread).
  */
 import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
@@ -30,6 +32,9 @@ export interface WorkerPoolOptions {
   /** A thread is stopped after this long without work, the last one too. */
   idleTimeoutMs: number
 }
+
+/** How long a server's pools keep a thread that has no work: see the comment above. */
+export const THREAD_IDLE_MS = 5 * 60_000
 
 /** A task stopped by the pool: it ran past the time limit, or its thread ran out of heap. */
 export class WorkerTaskStopped extends Error {
@@ -96,9 +101,9 @@ export class WorkerPool {
     }
   }
 
-  /** Threads running now, busy or idle (0 before the first task and after an idle spell). */
-  get threadCount(): number {
-    return this.pool?.threads.length ?? 0
+  /** The ids of the threads running now, busy or idle (none before the first task and after an idle spell). */
+  get threadIds(): number[] {
+    return this.pool?.threads.map((thread) => thread.threadId) ?? []
   }
 
   /** Stops every thread; a task still running fails. */

@@ -14,7 +14,7 @@
  */
 import os from 'node:os'
 import type { PublishViolation } from '../core/errors.ts'
-import { WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
+import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
 import type { TextScan } from './authoring-rules.ts'
 import { quoted } from './bundle-paths.ts'
 
@@ -26,7 +26,7 @@ const CONTENT_SCAN_MEMORY_MB = 512
 export function defaultContentScanPoolOptions(): WorkerPoolOptions {
   return {
     threads: Math.min(2, os.availableParallelism()),
-    idleTimeoutMs: 10_000,
+    idleTimeoutMs: THREAD_IDLE_MS,
     timeLimitMs: CONTENT_SCAN_TIME_LIMIT_MS,
     memoryMb: CONTENT_SCAN_MEMORY_MB,
   }

@@ -11,7 +11,7 @@
  * `missing`, and the render is sent again with them.
  */
 import os from 'node:os'
-import { WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
+import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
 import type { TemplateResult, TemplateTask } from './site-templates.thread.ts'
 import { type TemplateRenderer, TemplateFailure, templateLabel, toPlainContext } from './site-templates.ts'
 
@@ -25,9 +25,9 @@ export const TEMPLATE_TIME_LIMIT_MS = 5_000
 /** Heap of each template thread: a render's own data is bounded by LiquidJS's memoryLimit, the rest holds parsed templates. */
 export const TEMPLATE_MEMORY_MB = 256
 
-/** The pool of a web server: a thread when a page renders, a second one when two render at once, none after 30 s without a render. */
+/** The pool of a web server: a thread when a page renders, a second one when two render at once, each kept THREAD_IDLE_MS without a render. */
 export function defaultTemplatePoolOptions(): TemplatePoolOptions {
-  return { threads: Math.min(2, os.availableParallelism()), idleTimeoutMs: 30_000, timeLimitMs: TEMPLATE_TIME_LIMIT_MS, memoryMb: TEMPLATE_MEMORY_MB }
+  return { threads: Math.min(2, os.availableParallelism()), idleTimeoutMs: THREAD_IDLE_MS, timeLimitMs: TEMPLATE_TIME_LIMIT_MS, memoryMb: TEMPLATE_MEMORY_MB }
 }
 
 const THREAD = new URL('./site-templates.thread.ts', import.meta.url).href

@@ -6,20 +6,33 @@ import { WorkerPool } from '../../src/core/worker-pool.ts'
 /** The content rules' thread module: any module a pool runs will do. */
 const THREAD = new URL('../../src/publishing/content-scans.thread.ts', import.meta.url).href
 
+const scan = { path: 'index.html', contentType: 'text/html', text: '<!doctype html><title>x</title><p>x</p>' }
+
 describe('worker pool threads', () => {
   const pool = new WorkerPool(THREAD, 'test', { threads: 2, timeLimitMs: 10_000, memoryMb: 128, idleTimeoutMs: 300 })
-  after(() => pool.close())
+  const patient = new WorkerPool(THREAD, 'test', { threads: 1, timeLimitMs: 10_000, memoryMb: 128, idleTimeoutMs: 60_000 })
+  after(() => Promise.all([pool.close(), patient.close()]))
 
   test('no thread runs before the first task, and every thread, the last one too, stops after an idle spell', async () => {
-    assert.equal(pool.threadCount, 0, 'a pool starts no thread before it has work')
-    const scan = { path: 'index.html', contentType: 'text/html', text: '<!doctype html><title>x</title><p>x</p>' }
+    assert.equal(pool.threadIds.length, 0, 'a pool starts no thread before it has work')
     const found = await pool.run<unknown[][]>({ scans: [scan], limit: 10 })
     assert.deepEqual(found, [[]])
-    assert.ok(pool.threadCount >= 1, 'the task ran in a thread')
+    assert.ok(pool.threadIds.length >= 1, 'the task ran in a thread')
     // Waits for the state, not for a time: gives up after 30 s.
-    for (let i = 0; i < 300 && pool.threadCount > 0; i++) await sleep(100)
-    assert.equal(pool.threadCount, 0, 'an idle pool keeps no thread')
+    for (let i = 0; i < 300 && pool.threadIds.length > 0; i++) await sleep(100)
+    assert.equal(pool.threadIds.length, 0, 'an idle pool keeps no thread')
     // And starts one again for the next task.
     assert.deepEqual(await pool.run<unknown[][]>({ scans: [scan], limit: 10 }), [[]])
+  })
+
+  test('a thread that waited less than the idle time takes the next task itself: no new thread starts', async () => {
+    assert.deepEqual(await patient.run<unknown[][]>({ scans: [scan], limit: 10 }), [[]])
+    const [first] = patient.threadIds
+    assert.ok(first !== undefined, 'the task ran in a thread')
+    // Longer than the quiet that stopped every thread of the pool above, far shorter than this pool's idle time.
+    await sleep(1500)
+    assert.deepEqual(patient.threadIds, [first], 'the idle thread is still there')
+    assert.deepEqual(await patient.run<unknown[][]>({ scans: [scan], limit: 10 }), [[]])
+    assert.deepEqual(patient.threadIds, [first], 'the second task ran in the same thread')
   })
 })

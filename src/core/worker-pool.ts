@@ -17,7 +17,7 @@
  * the first task about 0.2 to 0.5 s, and for some seconds after a start the thread's own warm-up
  * takes CPU from serving. An agent's publishes and edits come seconds to minutes apart, so they
  * find their threads started; a longer quiet gives the memory back (about 40 MiB a content-scan
- * thread, 70 MiB a rich-text thread).
+ * thread or template thread, 70 MiB a rich-text thread).
  */
 import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import path from 'node:path'
-import SQLite from 'better-sqlite3'
+import type SQLite from 'better-sqlite3'
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
@@ -52,6 +53,20 @@ const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
 
+const require = createRequire(import.meta.url)
+
+/**
+ * The SQLite driver: better-sqlite3 13 where Node offers Node-API 10 (Node 22.14 and later), 12
+ * before it (Node 20, where 13 does not load). On Node 24, 12's native objects abort the process
+ * (SIGABRT, `Assertion failed: (env) != nullptr`) when one is collected outside a JavaScript
+ * context, as at exit: they remove an environment cleanup hook that Node 24 asserts on. 13 is
+ * built on Node-API and ships prebuilt for the common platforms; the same node_modules serves
+ * every Node version.
+ */
+function sqliteDriver(): typeof SQLite {
+  return require(Number(process.versions.napi) >= 10 ? 'better-sqlite3-napi' : 'better-sqlite3') as typeof SQLite
+}
+
 // PostgreSQL returns bigint (int8) as strings by default; every bigint here is a byte count well
 // below 2^53, so parse them as numbers.
 pg.types.setTypeParser(20, (value) => Number(value))
@@ -64,7 +79,8 @@ export function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
     return { kysely, dialect: 'postgres', poolUse, close: () => kysely.destroy() }
   }
   mkdirSync(config.dataDir, { recursive: true })
-  const sqlite = new SQLite(path.join(config.dataDir, 'plinth.sqlite'))
+  const Driver = sqliteDriver()
+  const sqlite = new Driver(path.join(config.dataDir, 'plinth.sqlite'))
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')

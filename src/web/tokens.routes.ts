@@ -56,6 +56,8 @@ export function tokenRoutes(web: WebContext, tokens: TokensService) {
         reply.header('Referrer-Policy', 'no-referrer')
         const data = {
           title: 'Your new token · Plinth',
+          // Shown once: a reload asks for the token list, not for another token.
+          reloadAddress: '/mcp',
           token,
           mcpUrl,
           apiUrl: `${config.baseUrl}/v1`,

@@ -188,6 +188,11 @@ describe('the web site in Chromium', { skip: browserSkip }, () => {
     }
     await checkPage('token created')
     await screenshot('token')
+    // Reloading the page of the new token lists the tokens: it does not send the form again.
+    await page.reload()
+    await page.getByRole('heading', { name: 'Access tokens' }).waitFor()
+    assert.equal(new URL(page.url()).pathname, '/mcp')
+    assert.equal(await page.getByRole('row').filter({ hasText: tokenName }).count(), 1, 'one token, not a second one made by the reload')
 
     const created = await server.api('POST', '/v1/websites', {
       token,

@@ -1,4 +1,11 @@
-// Copy buttons on the token page. Pages work without this script; it only adds copying.
+// Pages work without this script; it only adds copying, and spares a reload from sending a form again.
+
+// A page that answers a form (the new token) names the address a reload should ask for instead:
+// reloading it would otherwise send the form again, and mint another token.
+const reloadAddress = document.body.dataset.reloadAddress
+if (reloadAddress && location.pathname !== reloadAddress) history.replaceState(null, '', reloadAddress)
+
+// Copy buttons on the token page.
 document.addEventListener('click', async (event) => {
   const button = event.target instanceof Element ? event.target.closest('button[data-copy]') : null
   if (!button) return

@@ -71,9 +71,17 @@ function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => 
   return (req) => proxyAddr(req, trust)
 }
 
-/** The blob store the settings choose: files under the data dir, or an S3-compatible bucket. */
-function openBlobStore(config: Config): BlobStore {
-  if (config.s3 === null) return new FsBlobStore(path.join(config.dataDir, 'blobs'))
+/**
+ * The blob store the settings choose: files under the data dir (those of the earlier two-level
+ * layout moved first, see FsBlobStore), or an S3-compatible bucket.
+ */
+async function openBlobStore(config: Config, log: Logger): Promise<BlobStore> {
+  if (config.s3 === null) {
+    const store = new FsBlobStore(path.join(config.dataDir, 'blobs'))
+    const moved = await store.moveTwoLevelBlobs()
+    if (moved > 0) log.info({ moved }, `blob store: moved ${moved} files from the earlier two-level folders (blobs/ab/cd/) to blobs/ab/`)
+    return store
+  }
   const { bucket, region, endpoint, forcePathStyle, prefix } = config.s3
   return new S3BlobStore({ bucket, region, endpoint: endpoint ?? undefined, forcePathStyle, prefix })
 }
@@ -128,14 +136,16 @@ export interface Composition {
  */
 export async function compose(config: Config, log: Logger, options: { sweepAtStart?: boolean } = {}): Promise<Composition> {
   const db = openDb(config)
+  let store: BlobStore
   try {
     await migrate(db)
+    store = await openBlobStore(config, log)
   } catch (error) {
     await db.close()
     throw error
   }
   const metrics = new Metrics()
-  const blobs = new InstrumentedBlobStore(openBlobStore(config), metrics)
+  const blobs = new InstrumentedBlobStore(store, metrics)
   const assetsRepo = new AssetsRepository(db.kysely)
   const collectionsRepo = new CollectionsRepository(db.kysely, db.dialect)
   const entriesRepo = new EntriesRepository(db.kysely)

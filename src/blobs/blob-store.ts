@@ -54,10 +54,10 @@ export const BLOB_ENCODINGS: readonly BlobEncoding[] = ['identity', 'br', 'gzip'
 /** The encoding a blob file's suffix names ('' is the identity bytes). */
 export const ENCODING_OF_SUFFIX: Readonly<Record<string, BlobEncoding>> = { '': 'identity', '.br': 'br', '.gz': 'gzip' }
 
-/** Where every store keeps a blob: `ab/cd/{hash}{suffix}`, fanned out by the hash's first two bytes. */
-export function blobPath(hash: string, encoding: BlobEncoding): string {
+/** A blob file's name, the same in every store: the hash, then the suffix of its encoding. */
+export function blobFileName(hash: string, encoding: BlobEncoding): string {
   if (!SHA256_HEX.test(hash)) throw new Error(`not a sha256 hex digest: ${hash}`)
-  return `${hash.slice(0, 2)}/${hash.slice(2, 4)}/${hash}${SUFFIX[encoding]}`
+  return `${hash}${SUFFIX[encoding]}`
 }
 
 /** A file of a site version: a path naming a stored blob. */

@@ -1,18 +1,54 @@
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
-import { access, type FileHandle, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { access, type FileHandle, mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
-import { BLOB_ENCODINGS, type BlobEncoding, type BlobFile, type BlobStore, blobPath, ENCODING_OF_SUFFIX } from './blob-store.ts'
+import { BLOB_ENCODINGS, type BlobEncoding, type BlobFile, type BlobStore, blobFileName, ENCODING_OF_SUFFIX } from './blob-store.ts'
 
 const BLOB_NAME = /^([0-9a-f]{64})(\.br|\.gz)?$/
 const FAN_OUT = /^[0-9a-f]{2}$/
 
-/** Blobs under {root}/ab/cd/abcd...; writes go to a temp file, are fsynced, renamed, and the folder fsynced, variants alike. */
+/**
+ * Blobs under {root}/ab/{hash}: one folder for each first byte of the hash, 256 in all. Writes go
+ * to a temp file, are fsynced, renamed, and the folder fsynced, variants alike.
+ *
+ * One level of folders, not two (`ab/cd/`, as the bucket's keys are): with 65,536 folders nearly
+ * every blob of a young store made a folder of its own, and making folders while a publish's
+ * fsyncs commit is what cost its writes most (docs/benchmarks.md). A store written with two
+ * levels is moved to one at start (moveTwoLevelBlobs).
+ */
 export class FsBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
   private file(hash: string, encoding: BlobEncoding): string {
-    return path.join(this.root, blobPath(hash, encoding))
+    return path.join(this.root, hash.slice(0, 2), blobFileName(hash, encoding))
+  }
+
+  /**
+   * Moves every file of the earlier two-level layout (`ab/cd/{name}`) to `ab/{name}` and removes
+   * the emptied folders; the number of files moved. Run at start, before the store is used: a blob
+   * left below `ab/cd/` would be neither served nor swept. A name taken in `ab/` already holds the
+   * same bytes (a blob is named by them), so the moved file replaces it. Each move is a rename, so
+   * a crash midway leaves every file whole in one of the two places, and the next start goes on.
+   */
+  async moveTwoLevelBlobs(): Promise<number> {
+    let moved = 0
+    for (const first of await dirNames(this.root)) {
+      if (!FAN_OUT.test(first)) continue
+      const folder = path.join(this.root, first)
+      const before = moved
+      for (const second of await dirNames(folder)) {
+        // Blob and temp file names are 64 characters or more: a two-character name is a folder.
+        if (!FAN_OUT.test(second)) continue
+        const old = path.join(folder, second)
+        for (const name of await dirNames(old)) {
+          await rename(path.join(old, name), path.join(folder, name))
+          moved++
+        }
+        await rmdir(old)
+      }
+      if (moved > before) await syncFolder(folder)
+    }
+    return moved
   }
 
   async has(hash: string, encoding: BlobEncoding = 'identity'): Promise<boolean> {
@@ -45,12 +81,7 @@ export class FsBlobStore implements BlobStore {
       throw error
     }
     // The rename itself must be durable before any metadata that points at the blob commits.
-    const dir = await open(folder, 'r')
-    try {
-      await dir.sync()
-    } finally {
-      await dir.close()
-    }
+    await syncFolder(folder)
   }
 
   get(hash: string, encoding: BlobEncoding = 'identity'): Promise<Buffer> {
@@ -60,23 +91,20 @@ export class FsBlobStore implements BlobStore {
   async *list(): AsyncIterable<BlobFile> {
     for (const first of await dirNames(this.root)) {
       if (!FAN_OUT.test(first)) continue
-      for (const second of await dirNames(path.join(this.root, first))) {
-        if (!FAN_OUT.test(second)) continue
-        const dir = path.join(this.root, first, second)
-        for (const name of await dirNames(dir)) {
-          const info = await stat(path.join(dir, name)).catch(() => null)
-          if (!info?.isFile()) continue
-          const match = BLOB_NAME.exec(name)
-          const blob = match && match[1]!.startsWith(first + second) ? match : null
-          // Anything else in a fan-out folder is a temp file of a put (`{hash}{suffix}.{random}.tmp`).
-          if (!blob && !name.endsWith('.tmp')) continue
-          yield {
-            name: path.join(first, second, name),
-            hash: blob ? blob[1]! : null,
-            encoding: blob ? ENCODING_OF_SUFFIX[blob[2] ?? '']! : null,
-            bytes: info.size,
-            modifiedMs: info.mtimeMs,
-          }
+      const dir = path.join(this.root, first)
+      for (const name of await dirNames(dir)) {
+        const info = await stat(path.join(dir, name)).catch(() => null)
+        if (!info?.isFile()) continue
+        const match = BLOB_NAME.exec(name)
+        const blob = match && match[1]!.startsWith(first) ? match : null
+        // Anything else in a fan-out folder is a temp file of a put (`{hash}{suffix}.{random}.tmp`).
+        if (!blob && !name.endsWith('.tmp')) continue
+        yield {
+          name: path.join(first, name),
+          hash: blob ? blob[1]! : null,
+          encoding: blob ? ENCODING_OF_SUFFIX[blob[2] ?? '']! : null,
+          bytes: info.size,
+          modifiedMs: info.mtimeMs,
         }
       }
     }
@@ -120,6 +148,16 @@ async function openNew(file: string, folder: string): Promise<FileHandle> {
   }
   await mkdir(folder, { recursive: true })
   return open(file, 'wx')
+}
+
+/** Makes the entries just added to or removed from a folder durable. */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
 }
 
 async function dirNames(dir: string): Promise<string[]> {

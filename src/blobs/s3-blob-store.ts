@@ -10,9 +10,9 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3'
-import { BLOB_ENCODINGS, type BlobEncoding, type BlobFile, type BlobStore, blobPath, ENCODING_OF_SUFFIX } from './blob-store.ts'
+import { BLOB_ENCODINGS, type BlobEncoding, type BlobFile, type BlobStore, blobFileName, ENCODING_OF_SUFFIX } from './blob-store.ts'
 
-/** A blob's name below the prefix: the filesystem store's layout, `ab/cd/{hash}{suffix}`. */
+/** A blob's key below the prefix, `ab/cd/{hash}{suffix}`: fanned out by the hash's first two bytes. */
 const BLOB_NAME = /^([0-9a-f]{2})\/([0-9a-f]{2})\/([0-9a-f]{64})(\.br|\.gz)?$/
 const CONTENT_TYPE = 'application/octet-stream'
 /**
@@ -90,7 +90,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   private key(hash: string, encoding: BlobEncoding): string {
-    return this.prefix + blobPath(hash, encoding)
+    return `${this.prefix}${hash.slice(0, 2)}/${hash.slice(2, 4)}/${blobFileName(hash, encoding)}`
   }
 
   async has(hash: string, encoding: BlobEncoding = 'identity'): Promise<boolean> {

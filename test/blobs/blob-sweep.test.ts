@@ -17,7 +17,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 const TWO_HOURS_AGO = new Date(Date.now() - 2 * 60 * 60 * 1000)
 
 /** The path of a blob file (or its variant) under a data dir, as the filesystem store lays it out. */
-const blobFile = (dataDir: string, hash: string, suffix = '') => path.join(dataDir, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash + suffix)
+const blobFile = (dataDir: string, hash: string, suffix = '') => path.join(dataDir, 'blobs', hash.slice(0, 2), hash + suffix)
 
 /** Writes a file as a crash would leave it, last modified two hours ago. */
 function leave(file: string, bytes: Buffer | string, when = TWO_HOURS_AGO): string {

@@ -149,7 +149,7 @@ for (const store of STORES) {
       for (const file of readdirSync(blobs, { recursive: true })) utimesSync(path.join(blobs, String(file)), old, old) // published, and old
       const bytes = randomBytes(4096)
       const hash = createHash('sha256').update(bytes).digest('hex')
-      const dir = path.join(blobs, hash.slice(0, 2), hash.slice(2, 4))
+      const dir = path.join(blobs, hash.slice(0, 2))
       mkdirSync(dir, { recursive: true })
       for (const [name, content] of [
         [hash, bytes],

@@ -167,7 +167,7 @@ for (const store of STORES) {
       const afterFirst = await footprint()
       const blobFiles = await settledBlobFiles()
       for (const hash of hashes) {
-        assert.ok(blobFiles.has(path.join(hash.slice(0, 2), hash.slice(2, 4), hash)), `blob ${hash} is stored`)
+        assert.ok(blobFiles.has(path.join(hash.slice(0, 2), hash)), `blob ${hash} is stored`)
         assert.equal(await rows('blobs', ['hash', hash]), 1)
       }
 
@@ -228,7 +228,7 @@ for (const store of STORES) {
       const newHash = sha256(decoded(changed.find((f) => f.path === 'css/site.css')!))
       await publishVersion(site.body.websiteId, changed)
       const added = [...(await settledBlobFiles()).keys()].filter((f) => !filesBefore.has(f)).sort()
-      const stem = path.join(newHash.slice(0, 2), newHash.slice(2, 4), newHash)
+      const stem = path.join(newHash.slice(0, 2), newHash)
       assert.deepEqual(added, [stem, `${stem}.br`, `${stem}.gz`].sort())
       await assertServes(site.body.slug, changed)
     })
@@ -268,7 +268,7 @@ for (const store of STORES) {
       const onDisk = await settledBlobFiles()
       const stem = (bytes: Buffer) => {
         const hash = sha256(bytes)
-        return { hash, rel: path.join(hash.slice(0, 2), hash.slice(2, 4), hash) }
+        return { hash, rel: path.join(hash.slice(0, 2), hash) }
       }
 
       for (const file of files.filter((f) => /\.(html|css|js|svg)$/.test(f.path))) {

@@ -43,7 +43,7 @@ for (const store of STORES) {
     after(() => server?.close())
 
     const db = () => server.server.db.kysely
-    const blobFile = (hash: string, suffix = '') => path.join(server.config.dataDir, 'blobs', hash.slice(0, 2), hash.slice(2, 4), hash + suffix)
+    const blobFile = (hash: string, suffix = '') => path.join(server.config.dataDir, 'blobs', hash.slice(0, 2), hash + suffix)
     const blobFiles = (hash: string) => ['', '.br', '.gz'].filter((suffix) => existsSync(blobFile(hash, suffix)))
     const blobRow = async (hash: string) => (await db().selectFrom('blobs').select('hash').where('hash', '=', hash).executeTakeFirst()) !== undefined
 

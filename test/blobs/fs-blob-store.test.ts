@@ -1,0 +1,127 @@
+/**
+ * The filesystem store's layout: blobs one folder deep (`ab/{hash}`). A store written with two
+ * levels (`ab/cd/{hash}`, as earlier versions did) is moved to one at start, so its blobs are
+ * served and swept as before, and nothing is left below a second level.
+ */
+import assert from 'node:assert/strict'
+import { createHash, randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { Writable } from 'node:stream'
+import { after, describe, test } from 'node:test'
+import pino from 'pino'
+import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
+import { startServer } from '../../src/server.ts'
+import { startTestServer, TestServer } from '../helpers/server.ts'
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
+
+/** Every folder below the store's first level: none once the store is laid out in one. */
+function secondLevelFolders(root: string): string[] {
+  return readdirSync(root, { recursive: true })
+    .map(String)
+    .filter((name) => name.split(path.sep).length === 2 && statSync(path.join(root, name)).isDirectory())
+}
+
+/** Writes a file where a store of two levels kept it: `ab/cd/{name}`. */
+function leaveTwoLevel(root: string, hash: string, name: string, bytes: Buffer): void {
+  const folder = path.join(root, hash.slice(0, 2), hash.slice(2, 4))
+  mkdirSync(folder, { recursive: true })
+  writeFileSync(path.join(folder, name), bytes)
+}
+
+describe('filesystem blob store layout', () => {
+  const roots: string[] = []
+  const newRoot = () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'plinth-fs-layout-'))
+    roots.push(root)
+    return root
+  }
+  after(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })))
+
+  test('a blob and its variants are stored one folder deep, named by the first byte of the hash', async () => {
+    const root = newRoot()
+    const store = new FsBlobStore(root)
+    const bytes = randomBytes(1000)
+    const hash = sha256(bytes)
+    await store.put(hash, bytes)
+    await store.put(hash, Buffer.from('br bytes'), 'br')
+    assert.deepEqual(readdirSync(root), [hash.slice(0, 2)])
+    assert.deepEqual(readdirSync(path.join(root, hash.slice(0, 2))).sort(), [hash, `${hash}.br`])
+    const names: string[] = []
+    for await (const file of store.list()) names.push(file.name)
+    assert.deepEqual(names.sort(), [path.join(hash.slice(0, 2), hash), path.join(hash.slice(0, 2), `${hash}.br`)])
+  })
+
+  test('a store of two levels is moved to one: every file readable and listed, no second-level folder left', async () => {
+    const root = newRoot()
+    const blobs = Array.from({ length: 5 }, () => randomBytes(500 + Math.floor(Math.random() * 500)))
+    for (const bytes of blobs) leaveTwoLevel(root, sha256(bytes), sha256(bytes), bytes)
+    const first = sha256(blobs[0]!)
+    leaveTwoLevel(root, first, `${first}.gz`, Buffer.from('gzip bytes'))
+    leaveTwoLevel(root, first, `${first}.0123456789ab.tmp`, Buffer.from('half a file'))
+    // Stored again in one level since: the moved copy (the same bytes) takes its place.
+    const again = new FsBlobStore(root)
+    await again.put(sha256(blobs[1]!), blobs[1]!)
+
+    const store = new FsBlobStore(root)
+    assert.equal(await store.moveTwoLevelBlobs(), 7)
+    assert.deepEqual(secondLevelFolders(root), [])
+    for (const bytes of blobs) assert.ok((await store.get(sha256(bytes))).equals(bytes))
+    assert.equal((await store.get(first, 'gzip')).toString(), 'gzip bytes')
+    const listed = new Map<string, string | null>()
+    for await (const file of store.list()) listed.set(file.name, file.hash)
+    assert.equal(listed.size, 7, 'five blobs, one variant, one temp file')
+    assert.equal(listed.get(path.join(first.slice(0, 2), `${first}.0123456789ab.tmp`)), null, 'the temp file is listed as one, for the sweep')
+    assert.equal(await store.moveTwoLevelBlobs(), 0, 'a second start has nothing to move')
+  })
+
+  test('a server started on a data dir of two levels moves it, says so, and serves the sites stored there', async () => {
+    const first = await startTestServer('sqlite')
+    const owner = await first.user()
+    const logo = randomBytes(3000)
+    const files = [
+      { path: 'index.html', content: '<!doctype html><title>Kept</title><link rel="stylesheet" href="style.css"><h1>Kept</h1>' },
+      { path: 'style.css', content: 'h1 { color: rebeccapurple }' },
+      { path: 'logo.png', content: logo.toString('base64'), contentEncoding: 'base64' },
+    ]
+    const site = await first.api('POST', '/v1/websites', { token: owner.token, body: { name: 'Kept', category: 'other', files } })
+    assert.equal(site.status, 201, site.text)
+    await first.server.blobVariants.settled()
+    await first.server.close()
+
+    // Lay the data dir out as earlier versions did: ab/{hash} -> ab/cd/{hash}.
+    const root = path.join(first.config.dataDir, 'blobs')
+    let files2 = 0
+    for (const folder of readdirSync(root)) {
+      for (const name of readdirSync(path.join(root, folder))) {
+        mkdirSync(path.join(root, folder, name.slice(2, 4)), { recursive: true })
+        renameSync(path.join(root, folder, name), path.join(root, folder, name.slice(2, 4), name))
+        files2++
+      }
+    }
+    assert.ok(files2 >= 3, 'the site left its blobs and their variants')
+
+    const lines: string[] = []
+    const log = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }))
+    const second = new TestServer(await startServer(first.config, log), first.config, first.store)
+    try {
+      assert.deepEqual(secondLevelFolders(root), [])
+      assert.ok(
+        lines.some((line) => line.includes(`moved ${files2} files from the earlier two-level folders`)),
+        `the start says what it moved: ${lines.join('')}`,
+      )
+      const page = await second.site(site.body.slug, '/')
+      assert.equal(page.status, 200)
+      assert.match(page.body.toString(), /<h1>Kept<\/h1>/)
+      const image = await second.site(site.body.slug, '/logo.png')
+      assert.equal(image.status, 200)
+      assert.ok(image.body.equals(logo))
+      const styled = await second.site(site.body.slug, '/style.css', { headers: { 'accept-encoding': 'br' } })
+      assert.equal(styled.status, 200)
+    } finally {
+      await second.close()
+    }
+  })
+})

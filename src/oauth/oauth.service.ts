@@ -69,6 +69,22 @@ export interface OAuthServiceOptions {
   fetchCa?: string
 }
 
+/** generateKeyPairSync with a JWK encoding, which Node has and @types/node does not declare. */
+const generateJwkPair = generateKeyPairSync as unknown as (
+  type: 'rsa',
+  options: { modulusLength: number; privateKeyEncoding: { format: 'jwk' } },
+) => { privateKey: JWK }
+
+/**
+ * A new RSA signing key, as a private JWK. The generation encodes the key itself: exporting the
+ * generated KeyObject afterwards (`.export({ format: 'jwk' })`) can hang the process for good on
+ * Node 20, when a garbage collection during the export finalizes the job that made the key, whose
+ * destructor waits for the lock the export holds (test/oauth/signing-key.test.ts).
+ */
+export function newSigningJwk(modulusLength = 2048): JWK {
+  return generateJwkPair('rsa', { modulusLength, privateKeyEncoding: { format: 'jwk' } }).privateKey
+}
+
 export class OAuthService implements OAuthTokens {
   readonly resource: string
   private provider!: Provider
@@ -87,9 +103,7 @@ export class OAuthService implements OAuthTokens {
     const service = new OAuthService(options)
     const [cookieKey, jwk] = await Promise.all([
       options.secrets.key('oauth_cookie_key'),
-      options.secrets.value('oauth_signing_jwk', () =>
-        JSON.stringify(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'jwk' })),
-      ),
+      options.secrets.value('oauth_signing_jwk', () => JSON.stringify(newSigningJwk())),
     ])
     const library = await loadOidcProvider()
     service.library = library

@@ -11,7 +11,7 @@ import { makeTempDir, spawnChild } from './lib/children.ts'
 import { entryBatch, fourKbPage } from './lib/content.ts'
 import { RICH_TEXT_MAX_CHARS } from '../src/core/limits.ts'
 import { api, request, siteGet } from './lib/http.ts'
-import { compare, fmtInt, type LoadResult, percentile, type Target } from './lib/load.ts'
+import { compare, fmtInt, type LoadResult, percentile, type Target, timed } from './lib/load.ts'
 import { ARCHIVE, POSTS, type SeedInfo } from './lib/seed.ts'
 import { plinthEnv, SETTINGS, SITE_DOMAIN } from './lib/settings.ts'
 
@@ -57,13 +57,6 @@ const DEFAULT_LIMIT = 20
 const timing = (ms: number[]): Timing => ({ p50: percentile(ms, 50), p95: percentile(ms, 95), max: Math.max(...ms), n: ms.length })
 const line = (label: string, t: Timing) =>
   `  ${label.padEnd(52)} p50 ${t.p50.toFixed(1).padStart(7)} ms   p95 ${t.p95.toFixed(1).padStart(7)} ms   max ${t.max.toFixed(1).padStart(7)} ms   (${t.n} requests)`
-
-async function timed<T>(times: number[], run: () => Promise<T>): Promise<T> {
-  const started = performance.now()
-  const result = await run()
-  times.push(performance.now() - started)
-  return result
-}
 
 export async function contentPhase(): Promise<ContentResult> {
   const entries = Math.max(1, Math.floor(SETTINGS.contentEntries))

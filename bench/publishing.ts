@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { makeTempDir, spawnChild } from './lib/children.ts'
 import { htmlPage, maximalBundle } from './lib/content.ts'
 import { api } from './lib/http.ts'
-import { fmtMiB, percentile } from './lib/load.ts'
+import { fmtMiB, percentile, timed } from './lib/load.ts'
 import { plinthEnv, SETTINGS } from './lib/settings.ts'
 
 export interface PublishingResult {
@@ -130,9 +130,7 @@ export async function publishingPhase(): Promise<PublishingResult> {
     // Both are measured on a quiet server: the compressed variants a publish leaves to make (off its
     // request) are made before the next measurement starts.
     await plinth.ask('settled')
-    const started = performance.now()
-    const result = await api(plinth.port, token, 'POST', versionsPath, body)
-    fresh.push(performance.now() - started)
+    const result = await timed(fresh, () => api(plinth.port, token, 'POST', versionsPath, body))
     if (result.version !== i + 2 + WARM_UP_PUBLISHES || result.bytesWritten !== bundle.bytes)
       throw new Error(`unexpected publish result ${JSON.stringify(result)}`)
     await plinth.ask('settled')
@@ -155,9 +153,7 @@ export async function publishingPhase(): Promise<PublishingResult> {
   const unchanged: number[] = []
   for (let i = 0; i < iterations; i++) {
     await plinth.ask('settled')
-    const started = performance.now()
-    await api(plinth.port, token, 'POST', versionsPath, body)
-    unchanged.push(performance.now() - started)
+    await timed(unchanged, () => api(plinth.port, token, 'POST', versionsPath, body))
   }
   await plinth.ask('settled')
   const after = await treeSize(blobsDir)
@@ -172,8 +168,9 @@ export async function publishingPhase(): Promise<PublishingResult> {
 
   const small = { files: [{ path: 'index.html', content: htmlPage(4096, 'After a quiet spell') }] }
   await sleep(QUIET_MS)
-  const publishSmall = () => timed(() => api(plinth.port, token, 'POST', versionsPath, small))
-  const afterQuiet = { quietMs: QUIET_MS, ms: await publishSmall(), warmMs: await publishSmall() }
+  const smallTimes: number[] = []
+  for (let i = 0; i < 2; i++) await timed(smallTimes, () => api(plinth.port, token, 'POST', versionsPath, small))
+  const afterQuiet = { quietMs: QUIET_MS, ms: smallTimes[0]!, warmMs: smallTimes[1]! }
   console.log(
     `  a small publish (one 4 KB page) after ${QUIET_MS / 1000} s of quiet: ${afterQuiet.ms.toFixed(1)} ms; the same right after it: ${afterQuiet.warmMs.toFixed(1)} ms`,
   )
@@ -191,10 +188,4 @@ export async function publishingPhase(): Promise<PublishingResult> {
     rawRatio,
     afterQuiet,
   }
-}
-
-async function timed(run: () => Promise<unknown>): Promise<number> {
-  const started = performance.now()
-  await run()
-  return performance.now() - started
 }

@@ -149,6 +149,14 @@ function percentileSorted(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]
 }
 
+/** Runs `run`, adds how long it took (ms) to `times`, and gives its result. */
+export async function timed<T>(times: number[], run: () => Promise<T>): Promise<T> {
+  const started = performance.now()
+  const result = await run()
+  times.push(performance.now() - started)
+  return result
+}
+
 export function percentile(values: number[], p: number): number {
   return percentileSorted(Float64Array.from(values).sort(), p)
 }

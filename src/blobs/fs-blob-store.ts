@@ -35,6 +35,10 @@ export class FsBlobStore implements BlobStore {
     for (const first of await dirNames(this.root)) {
       if (!FAN_OUT.test(first)) continue
       const folder = path.join(this.root, first)
+      // A folder's link count is 2 plus its subfolders where the filesystem keeps it (ext4, XFS;
+      // btrfs says 1): 2 means nothing to move, known without listing the folder's blobs, which
+      // would cost every start time in proportion to the store.
+      if ((await stat(folder)).nlink === 2) continue
       const before = moved
       for (const second of await dirNames(folder)) {
         // Blob and temp file names are 64 characters or more: a two-character name is a folder.

@@ -1,8 +1,10 @@
 /** The publish pipeline on a real store: a failed publish leaves no bytes, a concurrent one keeps its own. */
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { after, before, describe, test } from 'node:test'
+import type { BlobEncoding } from '../../src/blobs/blob-store.ts'
 import { BlobVariants } from '../../src/blobs/blob-variants.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
@@ -21,6 +23,30 @@ const files = (tag: string) => [
   { path: 'app.js', content: `console.log(${JSON.stringify(tag)})` },
 ]
 
+/** index.html and four 600 KB images. */
+const largeFiles = () => [
+  { path: 'index.html', content: '<h1>Photos</h1>' },
+  ...['a', 'b', 'c', 'd'].map((name) => ({ path: `img/${name}.png`, content: randomBytes(600 * 1024).toString('base64'), contentEncoding: 'base64' as const })),
+]
+
+/** The real filesystem store, telling `log` of every put and letting a test hold or fail one. */
+class WatchedBlobStore extends FsBlobStore {
+  constructor(
+    root: string,
+    private readonly log: string[],
+    private readonly before: (hash: string) => Promise<void> = async () => {},
+  ) {
+    super(root)
+  }
+
+  override async put(hash: string, bytes: Buffer, encoding?: BlobEncoding): Promise<void> {
+    this.log.push(`put ${hash}`)
+    await this.before(hash)
+    await super.put(hash, bytes, encoding)
+    this.log.push(`stored ${hash}`)
+  }
+}
+
 for (const store of STORES) {
   describe(`publish pipeline (${store.name})`, { skip: store.skip }, () => {
     let testStore: TestStore
@@ -29,14 +55,8 @@ for (const store of STORES) {
     let rows: BlobsRepository
     let pipeline: PublishPipeline
     let variants: BlobVariants
-    before(async () => {
-      testStore = await createStore(store.name)
-      db = openDb({ dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl })
-      await migrate(db)
-      blobs = new FsBlobStore(path.join(testStore.dataDir, 'blobs'))
-      rows = new BlobsRepository(db.kysely)
-      variants = new BlobVariants({ blobs, rows, log: { warn() {}, info() {} } })
-      pipeline = new PublishPipeline({
+    const pipelineOn = (blobs: FsBlobStore, rows: BlobsRepository, variants: BlobVariants) =>
+      new PublishPipeline({
         blobs,
         blobRows: rows,
         variants,
@@ -50,6 +70,14 @@ for (const store of STORES) {
         }),
         httpsSites: false,
       })
+    before(async () => {
+      testStore = await createStore(store.name)
+      db = openDb({ dataDir: testStore.dataDir, databaseUrl: testStore.databaseUrl })
+      await migrate(db)
+      blobs = new FsBlobStore(path.join(testStore.dataDir, 'blobs'))
+      rows = new BlobsRepository(db.kysely)
+      variants = new BlobVariants({ blobs, rows, log: { warn() {}, info() {} } })
+      pipeline = pipelineOn(blobs, rows, variants)
     })
     after(async () => {
       await db?.close()
@@ -129,6 +157,32 @@ for (const store of STORES) {
       assert.equal(again.newBlobs.length, 0)
       assert.equal(again.newBlobBytes, 0)
       assert.equal(again.totalBytes, first.totalBytes)
+    })
+
+    test('a write that fails fails the publish once every other write has settled, and leaves no blob behind', async () => {
+      const log: string[] = []
+      const bundleFiles = largeFiles()
+      let failed!: () => void
+      const failure = new Promise<void>((resolve) => (failed = resolve))
+      const hashes: string[] = []
+      const watchedBlobs = new WatchedBlobStore(path.join(testStore.dataDir, 'blobs'), log, async (hash) => {
+        const position = hashes.push(hash)
+        // The first image's write is held until the last image's write has failed.
+        if (position === 2) await failure
+        if (position === 5) {
+          failed()
+          throw new Error('disk full')
+        }
+      })
+      const watched = pipelineOn(watchedBlobs, rows, variants)
+      await assert.rejects(watched.store(bundleFiles, target), /disk full/)
+      assert.equal(hashes.length, 5)
+      const held = hashes[1]!
+      assert.ok(log.includes(`stored ${held}`), 'the held write finished before the publish failed')
+      for (const hash of hashes) assert.equal(await blobs.has(hash), false, `${hash} was removed again`)
+      const left: string[] = []
+      for await (const file of blobs.list()) if (hashes.includes(file.hash ?? '') || file.hash === null) left.push(file.name)
+      assert.deepEqual(left, [], 'no blob or temp file of the failed publish is left')
     })
   })
 }

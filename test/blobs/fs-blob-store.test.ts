@@ -93,15 +93,15 @@ describe('filesystem blob store layout', () => {
 
     // Lay the data dir out as earlier versions did: ab/{hash} -> ab/cd/{hash}.
     const root = path.join(first.config.dataDir, 'blobs')
-    let files2 = 0
+    let movedFiles = 0
     for (const folder of readdirSync(root)) {
       for (const name of readdirSync(path.join(root, folder))) {
         mkdirSync(path.join(root, folder, name.slice(2, 4)), { recursive: true })
         renameSync(path.join(root, folder, name), path.join(root, folder, name.slice(2, 4), name))
-        files2++
+        movedFiles++
       }
     }
-    assert.ok(files2 >= 3, 'the site left its blobs and their variants')
+    assert.ok(movedFiles >= 3, 'the site left its blobs and their variants')
 
     const lines: string[] = []
     const log = pino({ level: 'info' }, new Writable({ write: (chunk, _encoding, done) => (lines.push(String(chunk)), done()) }))
@@ -109,7 +109,7 @@ describe('filesystem blob store layout', () => {
     try {
       assert.deepEqual(secondLevelFolders(root), [])
       assert.ok(
-        lines.some((line) => line.includes(`moved ${files2} files from the earlier two-level folders`)),
+        lines.some((line) => line.includes(`moved ${movedFiles} files from the earlier two-level folders`)),
         `the start says what it moved: ${lines.join('')}`,
       )
       const page = await second.site(site.body.slug, '/')

@@ -104,14 +104,14 @@ interface RawResult {
 }
 
 /**
- * A request over node:http, for bodies fetch cannot send: `chunks` are written one by one (with
- * back-pressure) and `end` says whether the request is finished. Resolves with the response as
+ * A request over node:http, for bodies fetch cannot send: `chunks` (which may arrive over time)
+ * are written one by one (with back-pressure) and `end` says whether the request is finished. Resolves with the response as
  * soon as it has been read, even if the server answered before the body was sent (then the rest
  * of the body is abandoned), or with `reset` when the connection broke before any response.
  */
 function rawRequest(
   server: TestServer,
-  options: { method?: string; path: string; headers: Record<string, string | number>; chunks: Iterable<Buffer>; end?: boolean },
+  options: { method?: string; path: string; headers: Record<string, string | number>; chunks: Iterable<Buffer> | AsyncIterable<Buffer>; end?: boolean },
 ): Promise<RawResult> {
   const { port } = new URL(server.url)
   return new Promise((resolve) => {
@@ -132,7 +132,7 @@ function rawRequest(
     })
     req.on('error', (error: NodeJS.ErrnoException) => settle({ text: '', reset: error.code ?? error.message }))
     void (async () => {
-      for (const chunk of options.chunks) {
+      for await (const chunk of options.chunks) {
         if (settled || req.destroyed) return
         if (!req.write(chunk)) {
           await new Promise<void>((resume) => {
@@ -170,6 +170,13 @@ for (const store of STORES) {
       { name: 'createWebsite', url: '/v1/websites', body: (files: unknown) => createBody(files) },
       { name: 'createWebsiteVersion', url: `/v1/websites/${ownSiteId}/versions`, body: (files: unknown) => ({ files }) },
     ]
+
+    /** The owner's JSON request headers, with the body's length declared or (chunked) not. */
+    const framedHeaders = (framing: 'content-length' | 'chunked', length: number) => ({
+      authorization: `Bearer ${owner.token}`,
+      'content-type': 'application/json',
+      ...(framing === 'content-length' ? { 'content-length': length } : {}),
+    })
 
     const publish = (files: File[]) => server.api('POST', '/v1/websites', { token: owner.token, body: createBody(files) })
 
@@ -356,11 +363,7 @@ for (const store of STORES) {
         await storesNothing(server, async () => {
           const res = await rawRequest(server, {
             path: '/v1/websites',
-            headers: {
-              authorization: `Bearer ${owner.token}`,
-              'content-type': 'application/json',
-              ...(framing === 'content-length' ? { 'content-length': body.length } : {}),
-            },
+            headers: framedHeaders(framing, body.length),
             chunks: [body],
           })
           assert.equal(res.reset, undefined, `${framing}: the 413 is readable, not a reset (${res.reset})`)
@@ -377,6 +380,62 @@ for (const store of STORES) {
       assert.equal(res.status, 201, res.text.slice(0, 300))
     })
 
+    test('a body that arrives in many small pieces, with Content-Length or chunked, publishes its exact bytes', async () => {
+      // The server copies a declared-length body into place as it arrives: pieces of 997 bytes (so a
+      // multi-byte character is split between two of them), with pauses so that they arrive apart.
+      const image = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251))
+      const page = `<!doctype html><title>Pieces</title><p>${'Grüße aus 東京 𝄞 '.repeat(2000)}</p>`
+      const body = Buffer.from(
+        JSON.stringify(
+          createBody([
+            { path: 'index.html', content: page },
+            { path: 'photo.png', content: image.toString('base64'), contentEncoding: 'base64' },
+          ]),
+        ),
+      )
+      async function* pieces() {
+        for (let at = 0, n = 0; at < body.length; at += 997, n++) {
+          if (n % 16 === 0) await new Promise((resume) => setTimeout(resume, 2))
+          yield body.subarray(at, at + 997)
+        }
+      }
+      for (const framing of ['content-length', 'chunked'] as const) {
+        const res = await rawRequest(server, {
+          path: '/v1/websites',
+          headers: framedHeaders(framing, body.length),
+          chunks: pieces(),
+        })
+        assert.equal(res.status, 201, `${framing}: ${res.text.slice(0, 300)}`)
+        const { slug } = JSON.parse(res.text) as { slug: string }
+        assert.equal((await server.site(slug, '/')).body.toString('utf8'), page, `${framing}: the page`)
+        assert.deepEqual((await server.site(slug, '/photo.png')).body, image, `${framing}: the image`)
+      }
+    })
+
+    test('a body cut off before its Content-Length is in stores nothing, and the server goes on', async () => {
+      const body = Buffer.from(JSON.stringify(createBody(bundle('Cut off'))) + ' '.repeat(2 * MiB))
+      await storesNothing(server, async () => {
+        const { port } = new URL(server.url)
+        const req = http.request({
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/websites',
+          agent: false,
+          headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', 'content-length': body.length },
+        })
+        req.on('error', () => {})
+        // Half the body (past the point where the server sizes its buffer), then the connection goes.
+        await new Promise<void>((sent) => req.write(body.subarray(0, body.length / 2), () => sent()))
+        await new Promise((resume) => setTimeout(resume, 100))
+        req.destroy()
+        await new Promise((closed) => req.on('close', closed))
+      })
+      assert.equal((await server.api('GET', '/v1')).status, 200, 'the server still answers')
+      const ok = await publish(bundle('After the cut'))
+      assert.equal(ok.status, 201, ok.text)
+    })
+
     test('a 50 MB body is refused with 413 PAYLOAD_TOO_LARGE (or the connection is cut) and stores nothing', async () => {
       // The server may close the connection while the body is still being sent; then the write
       // fails with a reset instead of a readable 413. The 16 MiB + 1 test above proves the 413 path.
@@ -385,11 +444,7 @@ for (const store of STORES) {
         await storesNothing(server, async () => {
           const res = await rawRequest(server, {
             path: '/v1/websites',
-            headers: {
-              authorization: `Bearer ${owner.token}`,
-              'content-type': 'application/json',
-              ...(framing === 'content-length' ? { 'content-length': 50 * MiB } : {}),
-            },
+            headers: framedHeaders(framing, 50 * MiB),
             chunks: repeat(chunk, 50),
           })
           if (res.reset === undefined) assertEnvelope(res as Required<RawResult>, 413, 'PAYLOAD_TOO_LARGE')

@@ -105,9 +105,10 @@ interface RawResult {
 
 /**
  * A request over node:http, for bodies fetch cannot send: `chunks` (which may arrive over time)
- * are written one by one (with back-pressure) and `end` says whether the request is finished. Resolves with the response as
- * soon as it has been read, even if the server answered before the body was sent (then the rest
- * of the body is abandoned), or with `reset` when the connection broke before any response.
+ * are written one by one (with back-pressure) and `end` says whether the request is finished.
+ * Resolves with the response as soon as it has been read, even if the server answered before the
+ * body was sent (then the rest of the body is abandoned), or with `reset` when the connection
+ * broke before any response.
  */
 function rawRequest(
   server: TestServer,
@@ -381,8 +382,8 @@ for (const store of STORES) {
     })
 
     test('a body that arrives in many small pieces, with Content-Length or chunked, publishes its exact bytes', async () => {
-      // The server copies a declared-length body into place as it arrives: pieces of 997 bytes (so a
-      // multi-byte character is split between two of them), with pauses so that they arrive apart.
+      // Pieces of 997 bytes (so a multi-byte character is split between two of them), with pauses
+      // so that they reach the server as separate reads.
       const image = Buffer.from(Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 251))
       const page = `<!doctype html><title>Pieces</title><p>${'Grüße aus 東京 𝄞 '.repeat(2000)}</p>`
       const body = Buffer.from(
@@ -422,10 +423,10 @@ for (const store of STORES) {
           method: 'POST',
           path: '/v1/websites',
           agent: false,
-          headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json', 'content-length': body.length },
+          headers: framedHeaders('content-length', body.length),
         })
         req.on('error', () => {})
-        // Half the body (past the point where the server sizes its buffer), then the connection goes.
+        // Half the body, time for the server to read it, then the connection goes.
         await new Promise<void>((sent) => req.write(body.subarray(0, body.length / 2), () => sent()))
         await new Promise((resume) => setTimeout(resume, 100))
         req.destroy()

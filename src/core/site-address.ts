@@ -4,6 +4,8 @@
  * them. Publishing, serving and the API all follow these rules from here.
  */
 
+import transliterate from '@sindresorhus/transliterate'
+
 export const SLUG_MIN = 3
 export const SLUG_MAX = 50
 /** The shape of a slug, as a JSON Schema pattern (length and `--` are checked apart). */
@@ -58,12 +60,13 @@ export function slugProblem(slug: string): string | null {
 }
 
 /**
- * Normalizes free text (a site name or a draft slug) toward a slug: lowercase ASCII, accents
- * dropped, every run of other characters turned into one hyphen, trimmed to the maximum length.
- * The result may still be too short or start with a digit; slugProblem says so.
+ * Normalizes free text (a site name or a draft slug) toward a slug: lowercase ASCII, letters
+ * spelled in Latin (ß as ss, ø as o, æ as ae, Ł as L) and accents dropped, every run of other
+ * characters turned into one hyphen, trimmed to the maximum length. The result may still be too
+ * short or start with a digit; slugProblem says so.
  */
 export function normalizeSlug(input: string): string {
-  return input
+  return transliterate(input)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()

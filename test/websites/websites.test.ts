@@ -711,6 +711,10 @@ for (const store of STORES) {
       for (const [value, normalized] of [
         ['My Café!', 'my-cafe'],
         ['Crêperie du Port', 'creperie-du-port'],
+        // Letters with no accent to drop are spelled in Latin, not turned into hyphens.
+        ['Café Größe', 'cafe-groesse'],
+        ['Smørrebrød & Łódź', 'smorrebrod-lodz'],
+        ['Æbleskiver', 'aebleskiver'],
       ]) {
         const res = await suggest(user, value)
         assert.equal(res.status, 200)

@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks'
 import { makeTempDir, spawnChild } from './lib/children.ts'
 import { entryBatch, fourKbPage } from './lib/content.ts'
 import { RICH_TEXT_MAX_CHARS } from '../src/core/limits.ts'
-import { api, request, siteGet } from './lib/http.ts'
+import { api, probedDuring, request, siteGet } from './lib/http.ts'
 import { compare, fmtInt, type LoadResult, percentile, type Target, timed } from './lib/load.ts'
 import { ARCHIVE, POSTS, type SeedInfo } from './lib/seed.ts'
 import { plinthEnv, SETTINGS, SITE_DOMAIN } from './lib/settings.ts'
@@ -114,29 +114,16 @@ export async function contentPhase(): Promise<ContentResult> {
       })),
     }),
   )
-  const probes: number[] = []
-  let writing = true
-  const probing = (async () => {
-    while (writing) {
-      const started = performance.now()
-      const reply = await request(plinth.port, { path: '/v1' })
-      if (reply.status !== 200) throw new Error(`GET /v1 -> ${reply.status}`)
-      probes.push(performance.now() - started)
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
-  })()
   const heavyStarted = performance.now()
-  // The reply is read raw and parsed after the probe stops: parsing megabytes of JSON here would
-  // stall this process's own probe and be counted as the server's latency.
-  const heavyReply = await request(plinth.port, {
-    method: 'POST',
-    path: batchPath,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: heavy,
-  })
+  const { result: heavyReply, probes } = await probedDuring(plinth.port, () =>
+    request(plinth.port, {
+      method: 'POST',
+      path: batchPath,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: heavy,
+    }),
+  )
   const batchMs = performance.now() - heavyStarted
-  writing = false
-  await probing
   if (heavyReply.status !== 200) throw new Error(`pathological batch -> ${heavyReply.status}: ${heavyReply.body.toString('utf8').slice(0, 500)}`)
   const heavyResult = JSON.parse(heavyReply.body.toString('utf8')) as { results: Array<{ error?: { code: string } }> }
   const outcomes: Record<string, number> = {}

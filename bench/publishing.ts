@@ -3,7 +3,8 @@
  * random bytes every time) as a new version of one site over the REST API, then time to republish
  * one of them unchanged, which must add no blob bytes; beside it, the raw cost of the same bytes
  * (JSON parse, base64 decode, SHA-256, write and fsync of every file) and the ratio of the two.
- * Last, a small publish after a quiet spell, beside the same publish right after it.
+ * Then several maximal publishes at once, with the API's latency meanwhile; last, a small publish
+ * after a quiet spell, beside the same publish right after it.
  */
 import { createHash } from 'node:crypto'
 import type { Dirent } from 'node:fs'
@@ -11,9 +12,9 @@ import { mkdir, open, readdir, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { makeTempDir, spawnChild } from './lib/children.ts'
+import { type Child, makeTempDir, spawnChild } from './lib/children.ts'
 import { htmlPage, maximalBundle } from './lib/content.ts'
-import { api } from './lib/http.ts'
+import { api, probedDuring } from './lib/http.ts'
 import { fmtMiB, percentile, timed } from './lib/load.ts'
 import { plinthEnv, SETTINGS } from './lib/settings.ts'
 
@@ -31,6 +32,8 @@ export interface PublishingResult {
   rawRatio: number
   /** A small publish after QUIET_MS without work, and one right after it, in ms. */
   afterQuiet: { quietMs: number; ms: number; warmMs: number }
+  /** CONCURRENT_PUBLISHES maximal publishes to as many sites at once, CONCURRENT_ROUNDS times: the API's latency meanwhile. */
+  concurrent: { publishes: number; rounds: number; wallP50: number; probeWorst: number; probeP50: number; probes: number }
 }
 
 /** Untimed publishes after version 1, before the measured ones. */
@@ -42,6 +45,10 @@ const WARM_UP_PUBLISHES = 3
  * must find them started.
  */
 const QUIET_MS = 15_000
+
+/** Maximal publishes sent at once (to as many sites), and how many times, while GET /v1 is probed. */
+const CONCURRENT_PUBLISHES = 4
+const CONCURRENT_ROUNDS = 3
 
 /** Publish time over the raw cost of its bytes, at most. */
 export const PUBLISH_RAW_TARGET = 1.5
@@ -166,6 +173,8 @@ export async function publishingPhase(): Promise<PublishingResult> {
       `${after.bytes.toLocaleString('en-US')} B in ${after.files} files after: ${added} B added (${after.files - before.files} files): ${added === 0 && after.files === before.files ? 'PASS' : 'FAIL'}`,
   )
 
+  const concurrent = await concurrentPublishes(plinth, token, versionsPath)
+
   const small = { files: [{ path: 'index.html', content: htmlPage(4096, 'After a quiet spell') }] }
   await sleep(QUIET_MS)
   const smallTimes: number[] = []
@@ -187,5 +196,49 @@ export async function publishingPhase(): Promise<PublishingResult> {
     raw: rawStats,
     rawRatio,
     afterQuiet,
+    concurrent,
   }
+}
+
+/**
+ * The API's latency while several maximal bundles are published at once, one per site, as several
+ * agents would: each publish parses its body and hashes its bytes on the event loop, so these
+ * figures show how long other requests wait behind them. For information; no target.
+ */
+async function concurrentPublishes(plinth: Child, token: string, firstVersionsPath: string): Promise<PublishingResult['concurrent']> {
+  const paths = [firstVersionsPath]
+  for (let i = 1; i < CONCURRENT_PUBLISHES; i++) {
+    const files = [{ path: 'index.html', content: htmlPage(4096, `Concurrent ${i}`) }]
+    const site = await api(plinth.port, token, 'POST', '/v1/websites', {
+      name: `Bench concurrent ${i}`,
+      category: 'other',
+      slug: `bench-concurrent-${i}`,
+      files,
+    })
+    paths.push(`/v1/websites/${site.websiteId}/versions`)
+  }
+  const walls: number[] = []
+  const probes: number[] = []
+  for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+    // Built before the probe starts: stringifying 40 MiB here would stall this process's probe.
+    const bodies = paths.map((_, i) => Buffer.from(JSON.stringify({ files: maximalBundle().files, message: `concurrent ${round}.${i}` })))
+    await plinth.ask('settled')
+    const started = performance.now()
+    const probed = await probedDuring(plinth.port, () => Promise.all(paths.map((p, i) => api(plinth.port, token, 'POST', p, bodies[i]))))
+    walls.push(performance.now() - started)
+    probes.push(...probed.probes)
+  }
+  const result = {
+    publishes: CONCURRENT_PUBLISHES,
+    rounds: CONCURRENT_ROUNDS,
+    wallP50: percentile(walls, 50),
+    probeWorst: Math.max(...probes),
+    probeP50: percentile(probes, 50),
+    probes: probes.length,
+  }
+  console.log(
+    `  ${CONCURRENT_PUBLISHES} maximal publishes at once, to ${CONCURRENT_PUBLISHES} sites (${CONCURRENT_ROUNDS} rounds): all answered in p50 ${result.wallP50.toFixed(0)} ms; ` +
+      `GET /v1 meanwhile: worst ${result.probeWorst.toFixed(1)} ms, p50 ${result.probeP50.toFixed(1)} ms (${result.probes} requests; for information)`,
+  )
+  return result
 }

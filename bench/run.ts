@@ -68,6 +68,13 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
     ],
     [
       '',
+      `worst GET /v1 while ${publishing.concurrent.publishes} publish at once`,
+      `${publishing.concurrent.probeWorst.toFixed(1)} ms (p50 ${publishing.concurrent.probeP50.toFixed(1)} ms)`,
+      '(info)',
+      '',
+    ],
+    [
+      '',
       'blob bytes added by republishes',
       `${publishing.blobBytesAdded} B (${publishing.blobFilesAdded} files)`,
       '0 B',

@@ -1,5 +1,6 @@
 /** Minimal HTTP client for the benchmark: keep-alive node:http, raw bytes back, JSON helpers. */
 import http from 'node:http'
+import { performance } from 'node:perf_hooks'
 
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 16 })
 
@@ -55,4 +56,30 @@ export async function pool(count: number, limit: number, task: (i: number) => Pr
     while (next < count) await task(next++)
   }
   await Promise.all(Array.from({ length: Math.min(limit, count) }, worker))
+}
+
+/**
+ * Runs `work` while asking the server for GET /v1 one request after another (5 ms apart), and
+ * gives its result with each probe's latency in ms. The work's own replies should be read raw and
+ * parsed after it ends: parsing megabytes here would stall this process's probe and count as the
+ * server's latency.
+ */
+export async function probedDuring<T>(port: number, work: () => Promise<T>): Promise<{ result: T; probes: number[] }> {
+  const probes: number[] = []
+  let working = true
+  const probing = (async () => {
+    while (working) {
+      const started = performance.now()
+      const reply = await request(port, { path: '/v1' })
+      if (reply.status !== 200) throw new Error(`GET /v1 -> ${reply.status}`)
+      probes.push(performance.now() - started)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+  })()
+  try {
+    return { result: await work(), probes }
+  } finally {
+    working = false
+    await probing
+  }
 }

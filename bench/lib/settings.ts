@@ -23,7 +23,7 @@ export const SETTINGS = Object.freeze({
   profileSeconds: num('BENCH_PROFILE_SECONDS', 5),
   /** Where to keep the raw .cpuprofile (else it is deleted with the temp dir). */
   profileOut: process.env.BENCH_PROFILE_OUT ?? '',
-  publishIterations: num('BENCH_PUBLISH_ITERATIONS', 15),
+  publishIterations: num('BENCH_PUBLISH_ITERATIONS', 31),
   sites: num('BENCH_SITES', 1000),
   /** Entries bulk-inserted into the collection listEntries is timed on. */
   contentEntries: num('BENCH_CONTENT_ENTRIES', 100_000),

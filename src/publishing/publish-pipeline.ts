@@ -7,6 +7,7 @@
  * blobs this publish wrote). So a crash at any instant leaves the whole version or none of it.
  */
 import { createHash } from 'node:crypto'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { BlobStore, StoredFile } from '../blobs/blob-store.ts'
 import type { BlobVariants } from '../blobs/blob-variants.ts'
 import { restoreClaimed } from '../blobs/blob-removal.ts'
@@ -61,6 +62,15 @@ export interface PublishTarget {
 /** How many blobs are written at once: a write is mostly waiting for fsync, which the disk batches. */
 const WRITE_CONCURRENCY = 64
 
+/**
+ * Bytes hashed between two turns of the event loop. Parsing, decoding and hashing a maximal
+ * bundle hold the event loop for tens of milliseconds; run back to back for several bundles that
+ * arrived together, they kept every other request waiting up to 300 ms (docs/benchmarks.md). A
+ * publish lets the event loop go after its body is parsed, after decoding, and after each slice
+ * of hashing, so no stretch is longer than one of these steps.
+ */
+const HASH_SLICE_BYTES = 1024 * 1024
+
 export class PublishPipeline {
   private readonly blobs: BlobStore
   private readonly blobRows: BlobsRepository
@@ -86,6 +96,7 @@ export class PublishPipeline {
    */
   async store(input: PublishFileInput[], target: PublishTarget): Promise<StoredBundle> {
     const resolved = await resolveFiles(input, target.userId, this.references, this.blobRows, this.blobs)
+    await nextTurn()
     const inspection = inspectBundle(resolved, undefined, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
     const limit = inspection.limits.maxViolations
     const scanning = this.scans ? this.scans.scan(inspection.scans, limit) : Promise.resolve(scanTexts(inspection.scans, limit))
@@ -114,12 +125,22 @@ export class PublishPipeline {
   private async storeBytes(decoded: Array<DecodedFile | StoredFile>): Promise<{ files: StoredFile[]; written: WrittenBlob[] }> {
     // Files given by reference are stored already: only inline bytes are hashed, and maybe written.
     const bytesByHash = new Map<string, { bytes: Buffer; contentType: string }>()
-    const files: StoredFile[] = decoded.map((file) => {
-      if ('hash' in file) return file
+    const files: StoredFile[] = []
+    let hashedSinceTurn = HASH_SLICE_BYTES
+    for (const file of decoded) {
+      if ('hash' in file) {
+        files.push(file)
+        continue
+      }
+      if (hashedSinceTurn >= HASH_SLICE_BYTES) {
+        await nextTurn()
+        hashedSinceTurn = 0
+      }
       const hash = createHash('sha256').update(file.bytes).digest('hex')
+      hashedSinceTurn += file.bytes.length
       bytesByHash.set(hash, { bytes: file.bytes, contentType: file.contentType })
-      return { path: file.path, hash, size: file.bytes.length, contentType: file.contentType }
-    })
+      files.push({ path: file.path, hash, size: file.bytes.length, contentType: file.contentType })
+    }
     const known = await this.blobRows.findExisting([...bytesByHash.keys()])
     const missing = [...bytesByHash].filter(([hash]) => !known.has(hash))
 

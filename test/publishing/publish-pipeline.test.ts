@@ -159,6 +159,36 @@ for (const store of STORES) {
       assert.equal(again.totalBytes, first.totalBytes)
     })
 
+    test('a large bundle lets the event loop turn while it is inspected and hashed, before its first write', async () => {
+      // Counts the event loop's turns from just before the publish starts to its first write.
+      let turns = 0
+      let ticking = true
+      const tick = () => {
+        turns++
+        if (ticking) setImmediate(tick)
+      }
+      let turnsAtFirstWrite = -1
+      const watchedBlobs = new WatchedBlobStore(path.join(testStore.dataDir, 'blobs'), async () => {
+        if (turnsAtFirstWrite < 0) turnsAtFirstWrite = turns
+      })
+      const watched = pipelineOn(watchedBlobs, rows, variants)
+      const MiB = 1024 * 1024
+      const images = Array.from({ length: 6 }, (_, i) => ({
+        path: `img/large-${i}.png`,
+        content: randomBytes(MiB).toString('base64'),
+        contentEncoding: 'base64' as const,
+      }))
+      setImmediate(tick)
+      try {
+        await watched.store([{ path: 'index.html', content: '<h1>Large</h1>' }, ...images], target)
+      } finally {
+        ticking = false
+      }
+      // One turn before inspecting, and at least one for each MiB hashed: other requests are
+      // answered in between, not after the whole bundle.
+      assert.ok(turnsAtFirstWrite >= 1 + images.length, `the event loop turned ${turnsAtFirstWrite} times before the first write`)
+    })
+
     test('a write that fails fails the publish once every other write has settled, and leaves no blob behind', async () => {
       let failed!: () => void
       const failure = new Promise<void>((resolve) => (failed = resolve))

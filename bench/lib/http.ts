@@ -60,9 +60,9 @@ export async function pool(count: number, limit: number, task: (i: number) => Pr
 
 /**
  * Runs `work` while asking the server for GET /v1 one request after another (5 ms apart), and
- * gives its result with each probe's latency in ms. The work's own replies should be read raw and
- * parsed after it ends: parsing megabytes here would stall this process's probe and count as the
- * server's latency.
+ * gives its result with each probe's latency in ms. A reply of megabytes should be read raw and
+ * parsed after the work ends: parsing it meanwhile would stall this process's probe and count as
+ * the server's latency.
  */
 export async function probedDuring<T>(port: number, work: () => Promise<T>): Promise<{ result: T; probes: number[] }> {
   const probes: number[] = []

@@ -126,7 +126,9 @@ export class PublishPipeline {
     // Files given by reference are stored already: only inline bytes are hashed, and maybe written.
     const bytesByHash = new Map<string, { bytes: Buffer; contentType: string }>()
     const files: StoredFile[] = []
-    let hashedSinceTurn = HASH_SLICE_BYTES
+    // Decoding took this turn; hashing starts on the next one (see HASH_SLICE_BYTES).
+    await nextTurn()
+    let hashedSinceTurn = 0
     for (const file of decoded) {
       if ('hash' in file) {
         files.push(file)

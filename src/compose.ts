@@ -19,7 +19,6 @@ import { BlobVariants } from './blobs/blob-variants.ts'
 import { BlobsRepository } from './blobs/blobs.repository.ts'
 import { FsBlobStore } from './blobs/fs-blob-store.ts'
 import { InstrumentedBlobStore } from './blobs/instrumented-blob-store.ts'
-import { S3BlobStore } from './blobs/s3-blob-store.ts'
 import type { Config } from './config.ts'
 import { CollectionsRepository } from './content/collections.repository.ts'
 import { CollectionsService } from './content/collections.service.ts'
@@ -82,6 +81,8 @@ async function openBlobStore(config: Config, log: Logger): Promise<BlobStore> {
     if (moved > 0) log.info({ moved }, `blob store: moved ${moved} files from the earlier two-level folders (blobs/ab/cd/) to blobs/ab/`)
     return store
   }
+  // Loaded only here: the AWS SDK is about a tenth of the heap of an instance that does not use it.
+  const { S3BlobStore } = await import('./blobs/s3-blob-store.ts')
   const { bucket, region, endpoint, forcePathStyle, prefix } = config.s3
   return new S3BlobStore({ bucket, region, endpoint: endpoint ?? undefined, forcePathStyle, prefix })
 }

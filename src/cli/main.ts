@@ -4,7 +4,7 @@
  * variables as the server, so the commands act on the same database.
  */
 import { parseArgs } from 'node:util'
-import { type Composition, compose, type Services } from '../compose.ts'
+import type { Composition, Services } from '../compose.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { tokenState } from '../auth/tokens.service.ts'
 import { describeSweep } from '../blobs/blob-sweep.ts'
@@ -113,6 +113,8 @@ export async function run(
   let plinth: Composition | undefined
   try {
     const config = loadConfig(env)
+    // Loaded once a command is known: usage and its errors answer without the whole service.
+    const { compose } = await import('../compose.ts')
     // Stdout carries each command's result: log lines (warnings only) go to stderr.
     plinth = await compose(config, createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', process.stderr), { sweepAtStart: false })
     await handler(plinth.services, argv.slice(2), io.out, plinth)

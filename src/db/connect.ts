@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import type SQLite from 'better-sqlite3'
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import type { Config } from '../config.ts'
 import * as initial from './migrations/0001_initial.ts'
 import * as content from './migrations/0002_content.ts'
@@ -67,12 +67,23 @@ function sqliteDriver(): typeof SQLite {
   return require(Number(process.versions.napi) >= 10 ? 'better-sqlite3-napi' : 'better-sqlite3') as typeof SQLite
 }
 
-// PostgreSQL returns bigint (int8) as strings by default; every bigint here is a byte count well
-// below 2^53, so parse them as numbers.
-pg.types.setTypeParser(20, (value) => Number(value))
+/**
+ * The PostgreSQL driver, loaded on first use: an instance on SQLite (and every admin command run
+ * against it) does without it. PostgreSQL returns bigint (int8) as strings by default; every
+ * bigint here is a byte count well below 2^53, so they are parsed as numbers.
+ */
+export function pgDriver(): typeof pg {
+  if (!loadedPg) {
+    loadedPg = require('pg') as typeof pg
+    loadedPg.types.setTypeParser(20, (value) => Number(value))
+  }
+  return loadedPg
+}
+let loadedPg: typeof pg | undefined
 
 export function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
   if (config.databaseUrl) {
+    const pg = pgDriver()
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: POOL_MAX })
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     const poolUse = (): PoolUse => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: POOL_MAX })

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import pg from 'pg'
-import type { Db } from '../db/connect.ts'
+import type pg from 'pg'
+import { type Db, pgDriver } from '../db/connect.ts'
 
 const CHANNEL = 'plinth_site_changed'
 
@@ -74,7 +74,7 @@ export async function createSiteEvents(
   let resyncing: NodeJS.Timeout | null = null
 
   const connect = async (): Promise<void> => {
-    const client = new pg.Client({ connectionString: databaseUrl })
+    const client = new (pgDriver().Client)({ connectionString: databaseUrl })
     let lost = false
     const onLost = (err?: unknown) => {
       if (lost) return

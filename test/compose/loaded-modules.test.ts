@@ -1,0 +1,78 @@
+/**
+ * An instance on SQLite and the filesystem store loads neither the PostgreSQL driver nor the AWS
+ * SDK, and `plinth --help` loads none of the service: each is loaded where a setting asks for it
+ * (compose.ts, db/connect.ts). Checked in a process of its own, which records every package an
+ * import resolves to (a module hook) and every file `require` loaded.
+ */
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { after, describe, test } from 'node:test'
+import { promisify } from 'node:util'
+
+const run = promisify(execFile)
+const ROOT = path.resolve(import.meta.dirname, '../..')
+
+/** Runs `body` (an async function's statements) in a new process; returns the packages it loaded, by name. */
+async function packagesLoadedBy(body: string, env: NodeJS.ProcessEnv): Promise<Set<string>> {
+  const script = `
+    import { createRequire, register } from 'node:module'
+    import { MessageChannel } from 'node:worker_threads'
+    const { port1, port2 } = new MessageChannel()
+    const resolved = []
+    port1.on('message', (url) => resolved.push(url))
+    const hook = 'let port; export function initialize(data) { port = data.port }' +
+      ' export async function resolve(specifier, context, next) { const found = await next(specifier, context); port.postMessage(found.url); return found }'
+    register('data:text/javascript,' + encodeURIComponent(hook), { data: { port: port2 }, transferList: [port2] })
+    const { register: registerTsx } = await import('tsx/esm/api')
+    registerTsx()
+    ${body}
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    port1.close()
+    const required = Object.keys(createRequire(import.meta.url).cache).map((file) => 'file://' + file)
+    console.log(JSON.stringify([...resolved, ...required]))`
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, ...env } })
+  const urls = JSON.parse(stdout.trim().split('\n').at(-1)!) as string[]
+  const names = urls.flatMap((url) => {
+    const inPackage = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)
+    return inPackage ? [inPackage[1]!] : []
+  })
+  return new Set(names)
+}
+
+describe('modules a setting leaves unused are not loaded', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-loaded-'))
+  after(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  test('a composition on SQLite and the filesystem store loads neither pg nor the AWS SDK', async () => {
+    const loaded = await packagesLoadedBy(
+      `const { compose } = await import('./src/compose.ts')
+       const { loadConfig } = await import('./src/config.ts')
+       const { createLogger } = await import('./src/log.ts')
+       const plinth = await compose(loadConfig(process.env), createLogger('silent', process.stderr), { sweepAtStart: false })
+       await plinth.close()`,
+      { PLINTH_DATA_DIR: dataDir, DATABASE_URL: '', PLINTH_BLOB_STORE: 'fs', PLINTH_S3_BUCKET: '' },
+    )
+    // What the composition does load is seen (the check sees both imports and require).
+    assert.ok(loaded.has('kysely'), 'kysely, imported, is recorded')
+    assert.ok(loaded.has('better-sqlite3') || loaded.has('better-sqlite3-napi'), 'the SQLite driver, required, is recorded')
+    assert.deepEqual(
+      [...loaded].filter((name) => name === 'pg' || name.startsWith('pg-') || name.startsWith('@aws-sdk/') || name.startsWith('@smithy/')),
+      [],
+    )
+  })
+
+  test('plinth --help loads nothing of the service', async () => {
+    const loaded = await packagesLoadedBy(
+      `const { run } = await import('./src/cli/main.ts')
+       process.exitCode = await run(['--help'], { out: () => {}, err: () => {} })`,
+      { PLINTH_DATA_DIR: dataDir },
+    )
+    assert.deepEqual(
+      ['kysely', 'better-sqlite3', 'fastify', 'oidc-provider', 'pg', '@aws-sdk/client-s3'].filter((name) => loaded.has(name)),
+      [],
+    )
+  })
+})

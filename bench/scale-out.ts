@@ -77,11 +77,19 @@ interface Answer {
   status: number
   body: Buffer
   ms: number
+  /** Why there was no answer (status 0): the error's code, or its message. */
+  failure?: string
 }
 
 /** One request over a keep-alive agent with a socket for every client; a failure resolves with status 0. */
 function send(agent: http.Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<Answer> {
   const started = performance.now()
+  const noAnswer = (error: NodeJS.ErrnoException): Answer => ({
+    status: 0,
+    body: Buffer.alloc(0),
+    ms: performance.now() - started,
+    failure: error.code ?? error.message,
+  })
   return new Promise((resolve) => {
     const all: Record<string, string | number> = { ...headers }
     if (body) all['content-length'] = body.length
@@ -89,10 +97,10 @@ function send(agent: http.Agent, port: number, method: string, path: string, hea
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks), ms: performance.now() - started }))
-      res.on('error', () => resolve({ status: 0, body: Buffer.alloc(0), ms: performance.now() - started }))
+      res.on('error', (error) => resolve(noAnswer(error)))
     })
     req.setTimeout(60_000, () => req.destroy(new Error('timed out')))
-    req.on('error', () => resolve({ status: 0, body: Buffer.alloc(0), ms: performance.now() - started }))
+    req.on('error', (error) => resolve(noAnswer(error)))
     req.end(body)
   })
 }
@@ -223,10 +231,10 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
     let serverErrors = 0
     let failures = 0
     const readAfterPublish = { checked: 0, stale: 0 }
-    const tally = (kind: string, status: number, expected: number) => {
+    const tally = (kind: string, { status, failure }: Answer, expected: number) => {
       if (status >= 500) serverErrors++
       else if (status !== expected) failures++
-      const key = `${kind} ${status === 0 ? 'no answer' : status}`
+      const key = `${kind} ${status === 0 ? `no answer (${failure})` : status}`
       statuses.set(key, (statuses.get(key) ?? 0) + 1)
     }
 
@@ -241,7 +249,7 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
         const body = Buffer.from(JSON.stringify({ files, message: `bench ${k}` }))
         const res = await send(agent, via.port, 'POST', `/v1/websites/${site.websiteId}/versions`, json, body)
         publishMs.push(res.ms)
-        tally('publish', res.status, 201)
+        tally('publish', res, 201)
         if (res.status !== 201) continue
         const { version } = JSON.parse(res.body.toString()) as { version: number }
         const hashes = filesByHash(files)
@@ -250,7 +258,7 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
         // Read-your-write from the other instance, at once: how often a notification is still on its way.
         const read = await send(agent, other.port, 'GET', '/', siteHeaders(site.slug))
         readMs.push(read.ms)
-        tally('read', read.status, 200)
+        tally('read', read, 200)
         if (read.status === 200) {
           readAfterPublish.checked++
           if (sha256(read.body) !== hashes.get('index.html')) readAfterPublish.stale++
@@ -262,7 +270,7 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
         const site = sites[Math.floor(Math.random() * sites.length)]
         const res = await send(agent, instances[(i + k) % 2].port, 'GET', '/', siteHeaders(site.slug))
         readMs.push(res.ms)
-        tally('read', res.status, 200)
+        tally('read', res, 200)
       }
     }
     await Promise.all(Array.from({ length: clients }, (_, i) => (i < publishers ? publisher(i) : reader(i))))

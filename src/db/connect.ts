@@ -67,6 +67,8 @@ function sqliteDriver(): typeof SQLite {
   return require(Number(process.versions.napi) >= 10 ? 'better-sqlite3-napi' : 'better-sqlite3') as typeof SQLite
 }
 
+let loadedPg: typeof pg | undefined
+
 /**
  * The PostgreSQL driver, loaded on first use: an instance on SQLite (and every admin command run
  * against it) does without it. PostgreSQL returns bigint (int8) as strings by default; every
@@ -79,7 +81,6 @@ export function pgDriver(): typeof pg {
   }
   return loadedPg
 }
-let loadedPg: typeof pg | undefined
 
 export function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
   if (config.databaseUrl) {

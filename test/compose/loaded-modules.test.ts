@@ -22,14 +22,18 @@ async function packagesLoadedBy(body: string, env: NodeJS.ProcessEnv): Promise<S
     import { MessageChannel } from 'node:worker_threads'
     const { port1, port2 } = new MessageChannel()
     const resolved = []
-    port1.on('message', (url) => resolved.push(url))
+    // The hook reports each resolution on the port, in order: once the last import's own report
+    // arrives, every earlier one has.
+    const LAST = 'data:text/javascript,export{}'
+    const allReported = new Promise((resolve) => port1.on('message', (url) => (url === LAST ? resolve() : resolved.push(url))))
     const hook = 'let port; export function initialize(data) { port = data.port }' +
       ' export async function resolve(specifier, context, next) { const found = await next(specifier, context); port.postMessage(found.url); return found }'
     register('data:text/javascript,' + encodeURIComponent(hook), { data: { port: port2 }, transferList: [port2] })
     const { register: registerTsx } = await import('tsx/esm/api')
     registerTsx()
     ${body}
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await import(LAST)
+    await allReported
     port1.close()
     const required = Object.keys(createRequire(import.meta.url).cache).map((file) => 'file://' + file)
     console.log(JSON.stringify([...resolved, ...required]))`

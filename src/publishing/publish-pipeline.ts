@@ -15,7 +15,8 @@ import { blobRow } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
 import type { BlobsTable } from '../db/types.ts'
-import { type DecodedFile, finishCheck, inspectBundle, scanTexts } from './authoring-rules.ts'
+import { type DecodedFile, finishCheck, inspectBundle, scanTexts, type TextScan } from './authoring-rules.ts'
+import { ContentScanResults } from './content-scan-results.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
 import { type ContentReferences, resolveFiles } from './file-references.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
@@ -45,6 +46,8 @@ export interface PublishPipelineOptions {
   variants: BlobVariants
   /** Runs the content rules in worker threads; without it they run on the calling thread. */
   scans?: ContentScanPool
+  /** What the content rules found in texts checked before (a new, empty one by default). */
+  scanResults?: ContentScanResults
   /** Resolves files given by uploadId or sha256 (the uploads feature implements it). */
   references: ContentReferences
   /** Sites are served over https, so plain-http subresources are reported as mixed content. */
@@ -76,6 +79,7 @@ export class PublishPipeline {
   private readonly blobRows: BlobsRepository
   private readonly variants: BlobVariants
   private readonly scans: ContentScanPool | null
+  private readonly scanResults: ContentScanResults
   private readonly references: ContentReferences
   private readonly httpsSites: boolean
 
@@ -84,6 +88,7 @@ export class PublishPipeline {
     this.blobRows = options.blobRows
     this.variants = options.variants
     this.scans = options.scans ?? null
+    this.scanResults = options.scanResults ?? new ContentScanResults()
     this.references = options.references
     this.httpsSites = options.httpsSites
   }
@@ -99,7 +104,7 @@ export class PublishPipeline {
     await nextTurn()
     const inspection = inspectBundle(resolved, undefined, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
     const limit = inspection.limits.maxViolations
-    const scanning = this.scans ? this.scans.scan(inspection.scans, limit) : Promise.resolve(scanTexts(inspection.scans, limit))
+    const scanning = this.scanContent(inspection.scans, limit, target.userId)
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
     const storing = fitsTheLimits ? this.storeBytes(inspection.files) : Promise.resolve(null)
     // Both are awaited whatever happens to the other: no scan is left running unobserved.
@@ -119,6 +124,26 @@ export class PublishPipeline {
       newBlobBytes: written.reduce((sum, { row }) => sum + row.size, 0),
       warnings: check.warnings,
     }
+  }
+
+  /**
+   * What the content rules find in each text (same order): remembered for the texts this user had
+   * checked before (see ContentScanResults), checked now for the others.
+   */
+  private async scanContent(scans: readonly TextScan[], limit: number, owner: string): Promise<PublishViolation[][]> {
+    const keys = scans.map((scan) => this.scanResults.keyOf(owner, scan, limit))
+    const found = keys.map((key) => this.scanResults.get(key))
+    const unknown = scans.filter((_, i) => found[i] === undefined)
+    if (unknown.length > 0) {
+      const checked = this.scans ? await this.scans.scan(unknown, limit) : scanTexts(unknown, limit)
+      let next = 0
+      found.forEach((known, i) => {
+        if (known !== undefined) return
+        found[i] = checked[next++]!
+        this.scanResults.remember(keys[i]!, found[i]!)
+      })
+    }
+    return found as PublishViolation[][]
   }
 
   /** Hashes the inline files and writes the blobs no row knows yet; on a failure, removes what it wrote. */

@@ -5,7 +5,7 @@
  *
  * IPC requests from the parent (besides profile-start/profile-stop, see lib/child-ipc.ts):
  *   stats    -> process.memoryUsage() and the site server's cache stats
- *   settled  -> answers once no compressed variants are being made
+ *   settled  -> answers once no compressed variants are being made and the blob store's spare files are made again
  *   gc       -> two full GCs (needs --expose-gc), then stats
  *
  * With BENCH_SEED_ENTRIES=N set, before reporting ready it also creates the content benchmark's
@@ -28,9 +28,10 @@ const stats = () => ({ memory: process.memoryUsage(), site: server.siteServer.st
 serveIpc(
   {
     stats,
-    /** Waits until no compressed variants are being made (the work a publish leaves behind it). */
+    /** Waits until no compressed variants are being made and the spare files are made again (the work a publish leaves behind it). */
     async settled() {
       await server.blobVariants.settled()
+      await server.blobs.settled()
       return {}
     },
     gc() {

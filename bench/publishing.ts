@@ -82,7 +82,7 @@ async function rawCost(body: Buffer, dir: string): Promise<number> {
   return ms
 }
 
-/** Total size and count of the files under a directory (0 when it does not exist). */
+/** Total size and count of the blob files under a blob store's directory (0 when it does not exist): its empty spare files are not blobs. */
 async function treeSize(dir: string): Promise<{ bytes: number; files: number }> {
   let bytes = 0
   let files = 0
@@ -94,8 +94,9 @@ async function treeSize(dir: string): Promise<{ bytes: number; files: number }> 
     throw error
   }
   for (const entry of entries) {
-    if (!entry.isFile()) continue
-    bytes += (await stat(path.join(entry.parentPath ?? (entry as { path?: string }).path ?? dir, entry.name))).size
+    const folder = entry.parentPath ?? (entry as { path?: string }).path ?? dir
+    if (!entry.isFile() || path.relative(dir, folder).split(path.sep)[0] === 'spare') continue
+    bytes += (await stat(path.join(folder, entry.name))).size
     files++
   }
   return { bytes, files }

@@ -27,6 +27,8 @@ export interface BlobStore {
   removeIfOlder(file: BlobFile, beforeMs: number): Promise<boolean>
   /** Rejects unless the store can be read and written now (the readiness probe, /readyz). */
   check(): Promise<void>
+  /** Resolves once the work a store does in the background after its puts is done (tests, benchmarks). */
+  settled(): Promise<void>
   /** Lets go of connections; the store is not used afterwards. */
   close(): void
 }

@@ -3,6 +3,7 @@ import { constants } from 'node:fs'
 import { access, type FileHandle, mkdir, open, readdir, readFile, rename, rmdir, stat, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { BLOB_ENCODINGS, type BlobEncoding, type BlobFile, type BlobStore, blobFileName, ENCODING_OF_SUFFIX } from './blob-store.ts'
+import { SpareFiles } from './spare-files.ts'
 
 const BLOB_NAME = /^([0-9a-f]{64})(\.br|\.gz)?$/
 const FAN_OUT = /^[0-9a-f]{2}$/
@@ -15,9 +16,16 @@ const FAN_OUT = /^[0-9a-f]{2}$/
  * every blob of a young store made a folder of its own, and making folders while a publish's
  * fsyncs commit is what cost its writes most (docs/benchmarks.md). A store written with two
  * levels is moved to one at start (moveTwoLevelBlobs).
+ *
+ * The temp file of a put is, when one is ready, a spare file: an empty file the store made ahead
+ * (spare-files.ts), so that creating it is not part of the put.
  */
 export class FsBlobStore implements BlobStore {
-  constructor(private readonly root: string) {}
+  private readonly spares: SpareFiles
+
+  constructor(private readonly root: string) {
+    this.spares = new SpareFiles(root)
+  }
 
   private file(hash: string, encoding: BlobEncoding): string {
     return path.join(this.root, hash.slice(0, 2), blobFileName(hash, encoding))
@@ -68,8 +76,7 @@ export class FsBlobStore implements BlobStore {
   async put(hash: string, bytes: Buffer, encoding: BlobEncoding = 'identity'): Promise<void> {
     const target = this.file(hash, encoding)
     const folder = path.dirname(target)
-    const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`
-    const handle = await openNew(temp, folder)
+    const { handle, temp } = await this.openTemp(target, folder, bytes.length === 0)
     try {
       await handle.writeFile(bytes)
       await handle.sync()
@@ -79,13 +86,30 @@ export class FsBlobStore implements BlobStore {
     // Replaces a file of the same bytes if there is one: the blob is then newly modified, so a
     // sweep running now does not take a blob being stored again for an orphan.
     try {
-      await rename(temp, target)
+      await renameInto(temp, target, folder)
     } catch (error) {
       await unlink(temp).catch(() => {})
       throw error
     }
     // The rename itself must be durable before any metadata that points at the blob commits.
     await syncFolder(folder)
+  }
+
+  /** Resolves once the spare files used by earlier puts are made again (for tests and benchmarks). */
+  settled(): Promise<void> {
+    return this.spares.settled()
+  }
+
+  /**
+   * A file to write a put's bytes into before it is renamed to `target`: a spare one when one is
+   * ready, else a new temp file beside the target. Empty bytes take a new one: writing nothing
+   * would leave a spare file's older time on the blob, and a put must mark the blob modified now.
+   */
+  private async openTemp(target: string, folder: string, empty: boolean): Promise<{ handle: FileHandle; temp: string }> {
+    const spare = empty ? null : await this.spares.open()
+    if (spare) return { handle: spare.handle, temp: spare.file }
+    const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`
+    return { handle: await openNew(temp, folder), temp }
   }
 
   get(hash: string, encoding: BlobEncoding = 'identity'): Promise<Buffer> {
@@ -112,6 +136,8 @@ export class FsBlobStore implements BlobStore {
         }
       }
     }
+    // The spare files of a process that died are temp files too.
+    yield* SpareFiles.leftBehind(this.root)
   }
 
   async removeIfOlder(file: BlobFile, beforeMs: number): Promise<boolean> {
@@ -120,11 +146,12 @@ export class FsBlobStore implements BlobStore {
     if (!info || info.mtimeMs >= beforeMs) return false
     try {
       await unlink(full)
-      return true
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false
       throw error
     }
+    await SpareFiles.removedFrom(this.root, file.name)
+    return true
   }
 
   async check(): Promise<void> {
@@ -132,7 +159,10 @@ export class FsBlobStore implements BlobStore {
     await access(this.root, constants.R_OK | constants.W_OK)
   }
 
-  close(): void {}
+  /** Stops making spare files and removes this store's. */
+  close(): void {
+    this.spares.close()
+  }
 
   async delete(hash: string): Promise<void> {
     for (const encoding of BLOB_ENCODINGS) {
@@ -141,6 +171,18 @@ export class FsBlobStore implements BlobStore {
       })
     }
   }
+}
+
+/** Renames a written file to its blob name, making the blob's folder when it is missing (a spare file lives elsewhere). */
+async function renameInto(from: string, to: string, folder: string): Promise<void> {
+  try {
+    await rename(from, to)
+    return
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
+  }
+  await mkdir(folder, { recursive: true })
+  await rename(from, to)
 }
 
 /** Creates a file that must not exist yet, and its folder when that is missing (the usual case is one call). */

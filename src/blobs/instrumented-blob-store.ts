@@ -59,6 +59,10 @@ export class InstrumentedBlobStore implements BlobStore {
     return this.timed('check', () => this.inner.check())
   }
 
+  settled(): Promise<void> {
+    return this.inner.settled()
+  }
+
   close(): void {
     this.inner.close()
   }

@@ -212,6 +212,9 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
   }
 
+  /** Every put is done when it resolves: nothing runs in the background. */
+  async settled(): Promise<void> {}
+
   /** Closes the client's pooled connections. */
   close(): void {
     this.client.destroy()

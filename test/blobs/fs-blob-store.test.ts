@@ -4,14 +4,18 @@
  * served and swept as before, and nothing is left below a second level.
  */
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { Writable } from 'node:stream'
 import { after, describe, test } from 'node:test'
 import pino from 'pino'
+import { sweepBlobs } from '../../src/blobs/blob-sweep.ts'
+import type { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
+import { SPARE_FILES } from '../../src/blobs/spare-files.ts'
 import { startServer } from '../../src/server.ts'
 import { startTestServer, TestServer } from '../helpers/server.ts'
 
@@ -47,7 +51,11 @@ describe('filesystem blob store layout', () => {
     const hash = sha256(bytes)
     await store.put(hash, bytes)
     await store.put(hash, Buffer.from('br bytes'), 'br')
-    assert.deepEqual(readdirSync(root), [hash.slice(0, 2)])
+    // Beside the spare files the store makes ahead for later puts (see the spare files' tests).
+    assert.deepEqual(
+      readdirSync(root).filter((name) => name !== 'spare'),
+      [hash.slice(0, 2)],
+    )
     assert.deepEqual(readdirSync(path.join(root, hash.slice(0, 2))).sort(), [hash, `${hash}.br`])
     const names: string[] = []
     for await (const file of store.list()) names.push(file.name)
@@ -123,5 +131,126 @@ describe('filesystem blob store layout', () => {
     } finally {
       await second.close()
     }
+  })
+})
+
+describe('filesystem blob store spare files', () => {
+  const roots: string[] = []
+  const stores: FsBlobStore[] = []
+  const newStore = (root = mkdtempSync(path.join(os.tmpdir(), 'plinth-fs-spare-'))) => {
+    roots.push(root)
+    const store = new FsBlobStore(root)
+    stores.push(store)
+    return { root, store }
+  }
+  after(() => {
+    stores.forEach((store) => store.close())
+    roots.forEach((root) => rmSync(root, { recursive: true, force: true }))
+  })
+  /** The spare files under root, by folder: name -> [inode, size]. */
+  const sparesUnder = (root: string): Map<string, Map<string, [number, number]>> => {
+    const out = new Map<string, Map<string, [number, number]>>()
+    const spareRoot = path.join(root, 'spare')
+    for (const owner of readdirSync(spareRoot)) {
+      const files = new Map<string, [number, number]>()
+      for (const name of readdirSync(path.join(spareRoot, owner))) {
+        const info = statSync(path.join(spareRoot, owner, name))
+        files.set(name, [info.ino, info.size])
+      }
+      out.set(owner, files)
+    }
+    return out
+  }
+  const blob = () => {
+    const bytes = randomBytes(2000 + Math.floor(Math.random() * 2000))
+    return { bytes, hash: sha256(bytes) }
+  }
+
+  test('after a put the store makes its spare files, empty, and later puts write into them', async () => {
+    const { root, store } = newStore()
+    const first = blob()
+    await store.put(first.hash, first.bytes)
+    await store.settled()
+    const [[, spares]] = [...sparesUnder(root)]
+    assert.equal(spares!.size, SPARE_FILES)
+    assert.ok([...spares!.values()].every(([, size]) => size === 0))
+
+    const inodes = new Set([...spares!.values()].map(([ino]) => ino))
+    const next = Array.from({ length: 10 }, blob)
+    await Promise.all(next.map(({ hash, bytes }) => store.put(hash, bytes)))
+    for (const { hash, bytes } of next) {
+      assert.deepEqual(await store.get(hash), bytes)
+      assert.ok(inodes.has(statSync(path.join(root, hash.slice(0, 2), hash)).ino), 'the blob is one of the spare files, renamed')
+    }
+    await store.settled()
+    assert.equal([...sparesUnder(root).values()][0]!.size, SPARE_FILES, 'the ten taken are made again')
+    // Spare files are not blobs: the listing (and so the sweep) does not see this store's own.
+    const listed: string[] = []
+    for await (const file of store.list()) listed.push(file.name)
+    assert.equal(listed.length, 11)
+    assert.ok(listed.every((name) => !name.startsWith('spare')))
+  })
+
+  test('more puts at once than spare files, and spare files removed under the store, all store their bytes', async () => {
+    const { root, store } = newStore()
+    const warm = blob()
+    await store.put(warm.hash, warm.bytes)
+    await store.settled()
+    // Another process sweeping the same data dir removed some.
+    const [[owner, spares]] = [...sparesUnder(root)]
+    for (const name of [...spares!.keys()].slice(0, 20)) unlinkSync(path.join(root, 'spare', owner!, name))
+    const many = Array.from({ length: SPARE_FILES + 30 }, blob)
+    await Promise.all(many.map(({ hash, bytes }) => store.put(hash, bytes)))
+    const inodes = new Set<number>()
+    for (const { hash, bytes } of many) {
+      assert.deepEqual(await store.get(hash), bytes)
+      inodes.add(statSync(path.join(root, hash.slice(0, 2), hash)).ino)
+    }
+    assert.equal(inodes.size, many.length, 'no file was written by two puts')
+  })
+
+  test('a put marks its blob modified now, an empty one too, however long ago the spare files were made', async () => {
+    const { root, store } = newStore()
+    const warm = blob()
+    await store.put(warm.hash, warm.bytes)
+    await store.settled()
+    const old = new Date(Date.now() - 2 * 60 * 60 * 1000)
+    const [[owner, spares]] = [...sparesUnder(root)]
+    for (const name of spares!.keys()) utimesSync(path.join(root, 'spare', owner!, name), old, old)
+    const empty = Buffer.alloc(0)
+    const started = Date.now() - 1000 // file times may be coarser than the clock
+    for (const { hash, bytes } of [blob(), { hash: sha256(empty), bytes: empty }]) {
+      await store.put(hash, bytes)
+      assert.ok(statSync(path.join(root, hash.slice(0, 2), hash)).mtimeMs >= started, `a blob of ${bytes.length} bytes is new`)
+      assert.deepEqual(await store.get(hash), bytes)
+    }
+  })
+
+  test("the sweep removes a dead process's spare files and their folder, never a live one's; closing removes a store's own", async () => {
+    const { root, store } = newStore()
+    const other = new FsBlobStore(root) // another live store: a server beside `plinth blobs sweep`
+    const bytes = randomBytes(100)
+    await store.put(sha256(bytes), bytes)
+    await other.put(sha256(bytes), bytes)
+    await Promise.all([store.settled(), other.settled()])
+    // A process that died with its spare files made: its id is free again once it has exited.
+    const dead = spawnSync(process.execPath, ['-e', '']).pid!
+    const deadFolder = path.join(root, 'spare', `${dead}-0a1b2c3d4e5f`)
+    mkdirSync(deadFolder)
+    for (let i = 0; i < 3; i++) writeFileSync(path.join(deadFolder, `f${i}`), '')
+    assert.equal(sparesUnder(root).size, 3)
+
+    const rows = { referencedHashes: async (hashes: string[]) => new Set(hashes) } as unknown as BlobsRepository
+    const result = await sweepBlobs(store, rows, { tempGraceMs: 0, now: () => Date.now() + 1000 })
+    assert.equal(result.tempFiles, 3, "the dead process's spare files, as temp files")
+    assert.equal(result.tempBytes, 0)
+    const left = sparesUnder(root)
+    assert.equal(left.size, 2, "the dead process's folder went with its last file")
+    for (const files of left.values()) assert.equal(files.size, SPARE_FILES, "the live stores' spare files are all there")
+
+    store.close()
+    other.close()
+    assert.deepEqual(readdirSync(path.join(root, 'spare')), [])
+    assert.deepEqual(await store.get(sha256(bytes)), bytes, 'the blob stays')
   })
 })

@@ -6,30 +6,18 @@
  */
 
 import assert from 'node:assert/strict'
-import { readdirSync } from 'node:fs'
 import http from 'node:http'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Kysely } from 'kysely'
 import { type ApiResponse, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { blobStoreFiles } from '../helpers/blob-files.ts'
 import { STORES } from '../helpers/stores.ts'
 
 const MiB = 1024 * 1024
 const BODY_LIMIT = 16 * MiB
 
 type File = { path: string; content: string; contentEncoding?: 'utf8' | 'base64'; contentType?: string }
-
-/** Every file under dir (recursively), or none when dir does not exist yet. */
-function filesUnder(dir: string): string[] {
-  try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map((entry) => path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name))
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
-}
 
 /** What a publish can leave behind: metadata rows and blob files on disk. */
 async function footprint(server: TestServer) {
@@ -55,7 +43,7 @@ async function footprint(server: TestServer) {
     versions: await rows('versions'),
     versionFiles: await rows('version_files'),
     blobs: await rows('blobs'),
-    blobFiles: filesUnder(path.join(server.config.dataDir, 'blobs')).sort(),
+    blobFiles: [...blobStoreFiles(path.join(server.config.dataDir, 'blobs')).keys()].sort(),
     sites: sites.map((s) => ({ ...s, last_version_number: Number(s.last_version_number) })),
   }
 }

@@ -181,6 +181,7 @@ describe('InstrumentedBlobStore', () => {
         yield* files
       },
       removeIfOlder: async () => false,
+      settled: async () => {},
       check: () => {
         throw new Error('thrown before any promise')
       },

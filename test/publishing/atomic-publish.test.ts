@@ -8,12 +8,13 @@
 
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { type Dirent, readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { brotliDecompressSync, deflateSync, gunzipSync } from 'node:zlib'
 import { type Kysely, sql } from 'kysely'
 import { type ApiResponse, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { blobStoreFiles } from '../helpers/blob-files.ts'
 import { STORES, type StoreName } from '../helpers/stores.ts'
 
 type File = { path: string; content: string; contentEncoding?: 'utf8' | 'base64' }
@@ -21,24 +22,6 @@ type File = { path: string; content: string; contentEncoding?: 'utf8' | 'base64'
 const decoded = (file: File): Buffer => Buffer.from(file.content, file.contentEncoding === 'base64' ? 'base64' : 'utf8')
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex')
 const bundleSize = (files: File[]): number => files.reduce((sum, f) => sum + decoded(f).length, 0)
-
-/** Every file under dir (recursively) with its size; none when dir does not exist yet. */
-function filesUnder(dir: string): Map<string, number> {
-  const out = new Map<string, number>()
-  let entries: Dirent[]
-  try {
-    entries = readdirSync(dir, { recursive: true, withFileTypes: true })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return out
-    throw error
-  }
-  for (const entry of entries) {
-    if (!entry.isFile()) continue
-    const file = path.join(entry.parentPath ?? (entry as unknown as { path: string }).path, entry.name)
-    out.set(path.relative(dir, file), statSync(file).size)
-  }
-  return out
-}
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n
@@ -123,7 +106,7 @@ for (const store of STORES) {
     /** The blob files on disk once no compressed variant is being written, so no temp file of one is caught in flight. */
     const settledBlobFiles = async () => {
       await variantsMade()
-      return filesUnder(blobsDir)
+      return blobStoreFiles(blobsDir)
     }
     const blobBytes = async () => [...(await settledBlobFiles()).values()].reduce((a, b) => a + b, 0)
 

@@ -43,6 +43,9 @@ class CountingBlobStore implements BlobStore {
   check() {
     return this.inner.check()
   }
+  settled() {
+    return this.inner.settled()
+  }
   close() {
     this.inner.close()
   }

@@ -12,6 +12,7 @@ import { mkdir, open, readdir, rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { SPARE_FOLDER } from '../src/blobs/spare-files.ts'
 import { type Child, makeTempDir, spawnChild } from './lib/children.ts'
 import { htmlPage, maximalBundle } from './lib/content.ts'
 import { api, probedDuring } from './lib/http.ts'
@@ -95,7 +96,7 @@ async function treeSize(dir: string): Promise<{ bytes: number; files: number }> 
   }
   for (const entry of entries) {
     const folder = entry.parentPath ?? (entry as { path?: string }).path ?? dir
-    if (!entry.isFile() || path.relative(dir, folder).split(path.sep)[0] === 'spare') continue
+    if (!entry.isFile() || path.relative(dir, folder).split(path.sep)[0] === SPARE_FOLDER) continue
     bytes += (await stat(path.join(folder, entry.name))).size
     files++
   }

@@ -86,7 +86,8 @@ export class FsBlobStore implements BlobStore {
     // Replaces a file of the same bytes if there is one: the blob is then newly modified, so a
     // sweep running now does not take a blob being stored again for an orphan.
     try {
-      await renameInto(temp, target, folder)
+      // A spare file lives elsewhere, so the rename may be the first entry of the blob's folder.
+      await inFolder(folder, () => rename(temp, target))
     } catch (error) {
       await unlink(temp).catch(() => {})
       throw error
@@ -109,7 +110,7 @@ export class FsBlobStore implements BlobStore {
     const spare = empty ? null : await this.spares.open()
     if (spare) return { handle: spare.handle, temp: spare.file }
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`
-    return { handle: await openNew(temp, folder), temp }
+    return { handle: await inFolder(folder, () => open(temp, 'wx')), temp }
   }
 
   get(hash: string, encoding: BlobEncoding = 'identity'): Promise<Buffer> {
@@ -173,27 +174,18 @@ export class FsBlobStore implements BlobStore {
   }
 }
 
-/** Renames a written file to its blob name, making the blob's folder when it is missing (a spare file lives elsewhere). */
-async function renameInto(from: string, to: string, folder: string): Promise<void> {
+/**
+ * Runs `entry`, which adds an entry to `folder`, making the folder first when it is missing: a
+ * blob's fan-out folder is made by the first file that goes in it, so the usual case is one call.
+ */
+async function inFolder<T>(folder: string, entry: () => Promise<T>): Promise<T> {
   try {
-    await rename(from, to)
-    return
+    return await entry()
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   }
   await mkdir(folder, { recursive: true })
-  await rename(from, to)
-}
-
-/** Creates a file that must not exist yet, and its folder when that is missing (the usual case is one call). */
-async function openNew(file: string, folder: string): Promise<FileHandle> {
-  try {
-    return await open(file, 'wx')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
-  }
-  await mkdir(folder, { recursive: true })
-  return open(file, 'wx')
+  return entry()
 }
 
 /** Makes the entries just added to or removed from a folder durable. */

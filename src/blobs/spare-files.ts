@@ -110,7 +110,7 @@ export class SpareFiles {
    */
   private async refill(): Promise<void> {
     try {
-      if (this.ready.length < SPARE_FILES) await mkdir(this.folder, { recursive: true })
+      await mkdir(this.folder, { recursive: true })
       while (!this.closed && this.ready.length < SPARE_FILES) {
         const file = path.join(this.folder, randomBytes(8).toString('hex'))
         await (await open(file, 'wx')).close()

@@ -13,8 +13,9 @@
  *   path of the same version with that status; Plinth never proxies, so both refuse URLs.
  * - The status defaults to 301 (Netlify; Cloudflare's default 302 is the one difference). A `!`
  *   suffix (Netlify's force) is accepted: a rule is skipped when a file exists at the requested
- *   path (Netlify's shadowing) unless it is forced. Query-parameter conditions (`/store id=:id`)
- *   and Netlify's `Country=`/`Role=` conditions are refused, never guessed at.
+ *   path, or a folder Plinth would send on to `/folder/` (Netlify's shadowing), unless it is
+ *   forced. Query-parameter conditions (`/store id=:id`) and Netlify's `Country=`/`Role=`
+ *   conditions are refused, never guessed at.
  *
  * Matching works on the decoded path, as serving looks files up, with Netlify's trailing-slash
  * normalisation (`/about` and `/about/` match each other). Every rule is compiled once at parse
@@ -282,7 +283,7 @@ function answer(rule: RedirectRule, captures: string[], pathname: string, search
 
 /**
  * The answer of the first rule matching a decoded path (`search` is the raw query, '' or "?...").
- * `fileExists`: a file is served at this path, so only forced rules apply. Null: serve as usual.
+ * `fileExists`: a file (or a folder's redirect) answers this path, so only forced rules apply. Null: serve as usual.
  */
 export function matchRedirect(rules: RedirectRules, pathname: string, search: string, fileExists = false): RedirectMatch | null {
   if (rules.list.length === 0 || (fileExists && !rules.forced)) return null

@@ -268,9 +268,9 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     // What `_headers` adds for this path (nothing for the many sites without one).
     const extra = siteHeadersFor(version, target.pathname)
     const file = resolveTarget(version, target)
+    // A file, or a folder sent on to `/folder/`, comes before any rule but a forced (`!`) one.
+    if (file !== MISSING && version.redirects?.forced && applyRule(req, res, version, head, target, extra, true)) return
     if (typeof file === 'object') {
-      // A file is served before any rule applies, but for forced (`!`) ones.
-      if (version.redirects?.forced && applyRule(req, res, version, head, target, extra, true)) return
       // The bundle's own sitemap.xml is merged with the site's content by the content responder.
       if (file.path === 'sitemap.xml') serveContent(req, res, version, head, target, file, extra)
       else serveFile(req, res, version, file, head, extra)

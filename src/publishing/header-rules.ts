@@ -6,15 +6,21 @@
  * ", " (both hosts do so). Cloudflare's `! Name` removes a header an earlier matching rule of the
  * file set; it never reaches the headers Plinth sets itself.
  *
- * Only headers that cannot weaken a site's protection are accepted (ALLOWED_HEADERS, and custom
- * `X-` headers other than the security ones Plinth sends and the ones that instruct a reverse
- * proxy); everything else is refused at publish with a violation naming the line, so no rule can
- * remove or relax the Content-Security-Policy that enforces the authoring rules in browsers.
+ * Only headers that cannot weaken a site's protection are accepted: ALLOWED_HEADERS, custom `X-`
+ * headers other than the security ones Plinth sends and the ones that instruct a reverse proxy,
+ * and PROTECTIVE_HEADERS, which can only narrow what a page may do. A site's
+ * `Content-Security-Policy` is sent as a second policy beside Plinth's, never instead of it: a
+ * browser enforces both, so no rule can remove or relax the policy that enforces the authoring
+ * rules. Everything else is refused at publish with a violation naming the line, why, and what to
+ * write instead.
  *
- * Not supported, and refused rather than ignored: full-URL patterns (Cloudflare's host rules; a
- * site answers on several hosts) and placeholders in values (Cloudflare-only: the value would vary
- * per request path, and carry whatever the visitor put there). Paths match case-sensitively, as
- * Plinth's paths are, with the trailing-slash normalisation of `_redirects`.
+ * A value may name its rule's placeholders and `:splat` (Cloudflare's substitution): each is
+ * filled with what the request path matched, %-encoded as in a URL path (so a value stays
+ * printable ASCII whatever the visitor wrote). Values of PROTECTIVE_HEADERS and of
+ * `Access-Control-*` headers must be fixed: the visitor, who writes the address, would choose
+ * them. Full-URL patterns (Cloudflare's host rules; a site answers on several hosts) are refused.
+ * Paths match case-sensitively, as Plinth's paths are, with the trailing-slash normalisation of
+ * `_redirects`.
  */
 
 import {
@@ -24,11 +30,13 @@ import {
   matchPattern,
   MAX_RULE_VIOLATIONS,
   type PathPattern,
+  pathValue,
   PLACEHOLDER_REF,
   requestPath,
   type RuleViolation,
   ruleViolation,
 } from './redirect-rules.ts'
+import { isWellFormed, LONE_SURROGATE } from './bundle-paths.ts'
 
 export const HEADERS_FILE = '_headers'
 export const INVALID_HEADERS = 'INVALID_HEADERS'
@@ -56,22 +64,46 @@ export const ALLOWED_HEADERS: readonly string[] = Object.freeze([
 
 const ALLOWED: ReadonlySet<string> = new Set(ALLOWED_HEADERS.map((name) => name.toLowerCase()))
 
-const PLINTH_SETS = 'Plinth sets it on every response to protect the site, and a site cannot change or remove it'
-const COMPUTED = 'Plinth computes it for every response from the file it serves'
-const HOP_BY_HOP = 'it is a hop-by-hop header that belongs to the connection, not to a site'
+/**
+ * Headers a site may send that can only narrow what its pages may do (Plinth sends none of them
+ * but the Content-Security-Policy, which a site's own policy joins rather than replaces).
+ */
+export const PROTECTIVE_HEADERS: readonly string[] = Object.freeze([
+  'Content-Security-Policy',
+  'X-Frame-Options',
+  'Cross-Origin-Opener-Policy',
+  'Cross-Origin-Embedder-Policy',
+  'Cross-Origin-Resource-Policy',
+])
 
-/** Why particular headers are refused, lowercase name -> reason. */
+/** The values browsers read, lowercase, per protective header that has a fixed set (before any `;` parameters). */
+const PROTECTIVE_VALUES: ReadonlyMap<string, readonly string[]> = new Map([
+  ['x-frame-options', ['deny', 'sameorigin']],
+  ['cross-origin-opener-policy', ['same-origin', 'same-origin-allow-popups', 'noopener-allow-popups', 'unsafe-none']],
+  ['cross-origin-embedder-policy', ['require-corp', 'credentialless', 'unsafe-none']],
+  ['cross-origin-resource-policy', ['same-origin', 'same-site', 'cross-origin']],
+])
+
+const PROTECTIVE: ReadonlySet<string> = new Set(PROTECTIVE_HEADERS.map((name) => name.toLowerCase()))
+
+const REMOVE = 'remove the line'
+const COMPUTED = `Plinth computes it for every response from the file it serves: ${REMOVE}`
+const HOP_BY_HOP = `it is a hop-by-hop header that belongs to the connection, not to a site: ${REMOVE}`
+const LEGACY_CSP = 'it is a legacy name of the Content-Security-Policy that current browsers ignore: write Content-Security-Policy instead'
+
+/** Why particular headers are refused and what to do instead, lowercase name -> reason. */
 const REFUSED: ReadonlyMap<string, string> = new Map([
-  ['content-security-policy', `${PLINTH_SETS}: it enforces the authoring rules in browsers`],
-  ['content-security-policy-report-only', `${PLINTH_SETS} (the Content-Security-Policy family)`],
-  ['x-content-security-policy', `${PLINTH_SETS} (a legacy name of the Content-Security-Policy)`],
-  ['x-webkit-csp', `${PLINTH_SETS} (a legacy name of the Content-Security-Policy)`],
-  ['x-content-type-options', PLINTH_SETS],
-  ['x-frame-options', PLINTH_SETS],
-  ['x-xss-protection', PLINTH_SETS],
-  ['set-cookie', 'a site may not set cookies (its host shares the site domain with every other site)'],
+  [
+    'content-security-policy-report-only',
+    'a report-only policy is not supported: try a policy on a preview version (publish without promoting) with Content-Security-Policy instead',
+  ],
+  ['x-content-security-policy', LEGACY_CSP],
+  ['x-webkit-csp', LEGACY_CSP],
+  ['x-content-type-options', `Plinth already sends "nosniff" on every response, and a site cannot change it: ${REMOVE}`],
+  ['x-xss-protection', `browsers no longer read it, and Plinth's Content-Security-Policy protects against injected scripts instead: ${REMOVE}`],
+  ['set-cookie', "a site may not set cookies (its host shares the site domain with every other site): keep visitors' state in the page, e.g. localStorage"],
   ['content-type', "Plinth sends each file's type from its extension: give the file's contentType at publish instead"],
-  ['strict-transport-security', 'HSTS belongs to the TLS set-up in front of Plinth (the reverse proxy), not to one site'],
+  ['strict-transport-security', 'HSTS belongs to the TLS set-up in front of Plinth (set it in the reverse proxy), not to one site'],
   ['content-length', COMPUTED],
   ['content-encoding', COMPUTED],
   ['etag', COMPUTED],
@@ -90,14 +122,29 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const BAD_VALUE_CHAR = /[^\t\x20-\x7e]/
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:\/\//i
 
+/** A part of a value: literal text, or the index of a capture of the rule's pattern (placeholders, then the splat). */
+type ValuePart = string | number
+
+export interface HeaderValue {
+  name: string
+  /** The name lowercased. */
+  lower: string
+  /** The value as written. */
+  value: string
+  /** The value in parts when it names the rule's placeholders or splat, else null (sent as written). */
+  parts: ValuePart[] | null
+}
+
 export interface HeaderRule {
   line: number
   path: string
   pattern: PathPattern
-  /** Headers in order, each name once (values of repeats joined); `lower` is the name lowercased. */
-  set: Array<{ name: string; lower: string; value: string }>
+  /** Headers in order, each name once (values of repeats joined). */
+  set: HeaderValue[]
   /** Lowercase names removed (`! Name`) before this rule's own headers apply. */
   unset: string[]
+  /** Whether a value names a placeholder or the splat: its headers depend on the path, not on the rule alone. */
+  filled: boolean
 }
 
 export interface HeaderRules {
@@ -116,9 +163,40 @@ function headerNameProblem(name: string): string | null {
   const lower = name.toLowerCase()
   const reason = REFUSED.get(lower) ?? (lower.startsWith('proxy-') ? HOP_BY_HOP : null)
   if (reason !== null) return `${name} cannot be set: ${reason}`
-  if (PROXY_INSTRUCTION.test(lower)) return `${name} cannot be set: it instructs the reverse proxy in front of Plinth`
-  if (ALLOWED.has(lower) || lower.startsWith('x-')) return null
-  return `${name} is not a header a site may set: allowed are ${ALLOWED_HEADERS.join(', ')} and custom X- headers`
+  if (PROXY_INSTRUCTION.test(lower)) return `${name} cannot be set: it instructs the reverse proxy in front of Plinth: ${REMOVE}`
+  if (ALLOWED.has(lower) || PROTECTIVE.has(lower) || lower.startsWith('x-')) return null
+  return (
+    `${name} is not a header a site may set: allowed are ${[...ALLOWED_HEADERS, ...PROTECTIVE_HEADERS].join(', ')} ` +
+    'and custom X- headers (name your own data X-Something)'
+  )
+}
+
+/** Why a value of an accepted header is refused, or null. */
+function headerValueProblem(name: string, lower: string, value: string, parts: ValuePart[] | null): string | null {
+  if (parts !== null && (PROTECTIVE.has(lower) || lower.startsWith('access-control-')))
+    return `the value of ${name} names a placeholder: it must be the same for every path the rule matches, or whoever writes the address would choose it`
+  const known = PROTECTIVE_VALUES.get(lower)
+  const token = value.split(';')[0]!.trim().toLowerCase()
+  if (known === undefined || known.includes(token)) return null
+  if (lower === 'x-frame-options' && token.startsWith('allow-from'))
+    return "ALLOW-FROM is obsolete and browsers ignore it: write Content-Security-Policy: frame-ancestors 'self' https://allowed.example instead"
+  return `${JSON.stringify(value)} is not a value of ${name}: browsers read ${known.map((v) => (lower === 'x-frame-options' ? v.toUpperCase() : v)).join(', ')}`
+}
+
+/** The parts of a value naming placeholders or the splat of `pattern`, null when it names none (other `:word`s are text). */
+function valueParts(value: string, pattern: PathPattern): ValuePart[] | null {
+  const parts: ValuePart[] = []
+  let at = 0
+  for (const ref of value.matchAll(PLACEHOLDER_REF)) {
+    const name = ref[1]!
+    const index = name === 'splat' ? (pattern.hasSplat ? pattern.names.length : -1) : pattern.names.indexOf(name)
+    if (index === -1) continue
+    parts.push(value.slice(at, ref.index), index)
+    at = ref.index + ref[0].length
+  }
+  if (parts.length === 0) return null
+  parts.push(value.slice(at))
+  return parts.filter((part) => part !== '')
 }
 
 /** Parses and checks `_headers`. Publish only when `violations` is empty. */
@@ -162,7 +240,7 @@ export function parseHeaders(text: string): { rules: HeaderRules; violations: Ru
           ? `the path ${JSON.stringify(line)} contains a space: a path line holds the path alone (write a space as %20; comments go on lines of their own)`
           : compilePattern(line)
       if (typeof pattern === 'string') fail(pattern)
-      else rule = { line: i + 1, path: line, pattern, set: [], unset: [] }
+      else rule = { line: i + 1, path: line, pattern, set: [], unset: [], filled: false }
       continue
     }
     under++
@@ -187,18 +265,17 @@ export function parseHeaders(text: string): { rules: HeaderRules; violations: Ru
     else if (!detach && value === '') fail(`${name} has no value`)
     else if (BAD_VALUE_CHAR.test(value)) fail(`the value of ${name} contains a character other than printable ASCII: %-encode URLs and keep values ASCII`)
     else if (rule !== null) {
-      const placeholder = [...value.matchAll(PLACEHOLDER_REF)].find(
-        ([, ref]) => rule!.pattern.names.includes(ref!) || (ref === 'splat' && rule!.pattern.hasSplat),
-      )
       const lower = name.toLowerCase()
+      const parts = detach ? null : valueParts(value, rule.pattern)
+      const valueProblem = detach ? null : headerValueProblem(name, lower, value, parts)
       const same = rule.set.find((header) => header.lower === lower)
-      if (placeholder !== undefined)
-        fail(
-          `the value of ${name} uses ${placeholder[0]}: placeholders are not substituted in header values, which are the same for every path the rule matches`,
-        )
+      if (valueProblem !== null) fail(valueProblem)
       else if (detach) rule.unset.push(lower)
-      else if (same !== undefined) same.value = `${same.value}, ${value}`
-      else rule.set.push({ name, lower, value })
+      else {
+        rule.filled ||= parts !== null
+        if (same === undefined) rule.set.push({ name, lower, value, parts })
+        else Object.assign(same, joinValues(same, { name, lower, value, parts }))
+      }
     }
   }
   close()
@@ -207,14 +284,21 @@ export function parseHeaders(text: string): { rules: HeaderRules; violations: Ru
   return { rules: { list }, violations }
 }
 
+/** Two values of one header as one, joined with ", " as both hosts send repeats. */
+function joinValues(first: HeaderValue, second: HeaderValue): Pick<HeaderValue, 'value' | 'parts'> {
+  const parts = first.parts === null && second.parts === null ? null : [...(first.parts ?? [first.value]), ', ', ...(second.parts ?? [second.value])]
+  return { value: `${first.value}, ${second.value}`, parts }
+}
+
 /** The headers of each set of matching rules seen, per parsed file (bounded): one list for every path that matches the same rules. */
 const byMatchingRules = new WeakMap<HeaderRules, Map<string, HeaderList>>()
 const MATCHING_SETS_LIMIT = 1024
 
 /**
  * The headers `_headers` adds for a decoded request path: every matching rule in file order,
- * repeats joined with ", ". Depends on which rules match alone, so paths that match the same rules
- * get the same list, and serving keeps one merged header list per file for all of them.
+ * repeats joined with ", ". Where no matching rule fills a value from the path, the list depends on
+ * which rules match alone, so paths that match the same rules share one list (and serving keeps
+ * one merged header list per file for all of them); otherwise it is built for the path.
  */
 export function headersFor(rules: HeaderRules, pathname: string): HeaderList {
   if (rules.list.length === 0) return NO_HEADERS
@@ -222,34 +306,57 @@ export function headersFor(rules: HeaderRules, pathname: string): HeaderList {
   if (path === null) return NO_HEADERS
   const captures: string[] = []
   const matching: number[] = []
-  rules.list.forEach((rule, i) => {
-    if (matchPattern(rule.pattern, path, captures)) matching.push(i)
-  })
+  // What each matching rule that fills values from the path captured, by its place in `matching`.
+  let captured: string[][] | null = null
+  for (let i = 0; i < rules.list.length; i++) {
+    const rule = rules.list[i]!
+    if (!matchPattern(rule.pattern, path, captures)) continue
+    if (rule.filled) (captured ??= [])[matching.length] = captures.slice()
+    matching.push(i)
+  }
   if (matching.length === 0) return NO_HEADERS
+  const matched = () => matching.map((i) => rules.list[i]!)
+  if (captured !== null) return headersOf(matched(), captured)
   let lists = byMatchingRules.get(rules)
   if (lists === undefined) byMatchingRules.set(rules, (lists = new Map()))
   const key = matching.join(',')
   let found = lists.get(key)
   if (found === undefined) {
-    found = headersOf(matching.map((i) => rules.list[i]!))
+    found = headersOf(matched(), [])
     if (lists.size >= MATCHING_SETS_LIMIT) lists.clear()
     lists.set(key, found)
   }
   return found
 }
 
-function headersOf(matching: HeaderRules['list']): HeaderList {
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g')
+
+/** A captured piece of the decoded path as header text: %-encoded as in a URL path, so printable ASCII. */
+function captureValue(capture: string): string {
+  return pathValue(isWellFormed(capture) ? capture : capture.replace(LONE_SURROGATES, '\ufffd'))
+}
+
+function filledValue(header: HeaderValue, captures: string[] | undefined): string {
+  if (header.parts === null) return header.value
+  let out = ''
+  for (const part of header.parts) out += typeof part === 'string' ? part : captureValue(captures![part]!)
+  return out
+}
+
+/** The headers of the matching rules; `captured[i]` holds what the i-th of them captured, when it fills values. */
+function headersOf(matching: HeaderRules['list'], captured: ReadonlyArray<string[] | undefined>): HeaderList {
   const out: Array<{ name: string; lower: string; value: string }> = []
-  for (const rule of matching) {
+  matching.forEach((rule, i) => {
     for (const lower of rule.unset) {
       const at = out.findIndex((header) => header.lower === lower)
       if (at !== -1) out.splice(at, 1)
     }
     for (const header of rule.set) {
+      const value = filledValue(header, captured[i])
       const same = out.find((seen) => seen.lower === header.lower)
-      if (same === undefined) out.push({ ...header })
-      else same.value = `${same.value}, ${header.value}`
+      if (same === undefined) out.push({ name: header.name, lower: header.lower, value })
+      else same.value = `${same.value}, ${value}`
     }
-  }
+  })
   return out.length === 0 ? NO_HEADERS : Object.freeze(out.map(({ name, value }) => Object.freeze([name, value] as const)))
 }

@@ -210,9 +210,10 @@ const merged = new WeakMap<readonly string[], WeakMap<HeaderList, string[]>>()
 
 /**
  * A header list with the site's own `_headers` values: Cache-Control, Referrer-Policy and
- * X-Robots-Tag replace Plinth's (a preview keeps its noindex), anything else is added. Only headers
- * that cannot weaken the site's protection get this far (header-rules.ts refuses the others at
- * publish). Remembered per (list, additions), both of which are built once and reused.
+ * X-Robots-Tag replace Plinth's (a preview keeps its noindex), anything else is added; a site's
+ * Content-Security-Policy is so sent as a second policy, which browsers enforce beside Plinth's.
+ * Only headers that cannot weaken the site's protection get this far (header-rules.ts refuses the
+ * others at publish). Remembered per (list, additions), both of which are built once and reused.
  */
 export function withSiteHeaders(base: string[], extra: HeaderList, preview: boolean): string[] {
   if (extra.length === 0) return base

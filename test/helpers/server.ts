@@ -18,6 +18,8 @@ export interface ApiResponse<T = any> {
 export interface SiteResponse {
   status: number
   headers: http.IncomingHttpHeaders
+  /** Names and values as sent, in order, repeats kept apart (`headers` joins them). */
+  rawHeaders: string[]
   body: Buffer
 }
 
@@ -72,7 +74,7 @@ export class TestServer {
         (res) => {
           const chunks: Buffer[] = []
           res.on('data', (c) => chunks.push(c))
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }))
         },
       )
       req.on('error', reject)

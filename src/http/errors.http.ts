@@ -15,7 +15,10 @@ interface AjvIssue {
 
 /** A field name as the client spelled it, shortened: a long unknown key is never echoed in full. */
 const FIELD_SEGMENT_MAX = 100
-const shortSegment = (segment: string) => (segment.length > FIELD_SEGMENT_MAX ? `${segment.slice(0, FIELD_SEGMENT_MAX - 1)}…` : segment)
+/** An unknown path is echoed in the message up to this many characters. */
+const ECHOED_PATH_MAX = 200
+const shortened = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+const shortSegment = (segment: string) => shortened(segment, FIELD_SEGMENT_MAX)
 
 /** `/files/0/path` + missing `content` -> `files[0].content` */
 function fieldName(issue: AjvIssue): string {
@@ -118,7 +121,8 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
 
   app.setNotFoundHandler(
     (request, reply) =>
-      options.notFound?.(request, reply) ?? sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)),
+      options.notFound?.(request, reply) ??
+      sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${shortened(request.url.split('?')[0]!, ECHOED_PATH_MAX)}.`)),
   )
 
   // A known path with an unsupported method is 405 with Allow, not 404. Routes are collected as

@@ -124,10 +124,16 @@ export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: stri
 export const notFoundMarkdown = (siteUrl: string, path: string): string =>
   `# Not found\n\nNothing is at \`${path.replace(/`/g, '')}\`.\n\n- [Home](${siteUrl}/)\n- [Documentation](${siteUrl}/docs)\n- [llms.txt](${siteUrl}/llms.txt)\n`
 
-export async function notFoundPage(web: WebContext, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+/** The web site's 404, as a page or markdown: `as` when the caller has chosen, else by Accept (markdown first). */
+export async function notFoundPage(
+  web: WebContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  as: 'markdown' | 'html' = negotiate(request, ['markdown', 'html']) === 'html' ? 'html' : 'markdown',
+): Promise<FastifyReply> {
   const path = request.url.split('?')[0].slice(0, 200)
   reply.header('Vary', 'Accept')
-  if (negotiate(request, ['markdown', 'html']) === 'html') {
+  if (as === 'html') {
     return sendPage(reply, pageContext(web, request, reply), 'not-found', { title: 'Not found', path }, { status: 404 })
   }
   return sendMarkdown(reply, notFoundMarkdown(web.config.siteUrl, path), 404)

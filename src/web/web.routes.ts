@@ -15,6 +15,7 @@ import type { AccountsService } from '../auth/accounts.service.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
+import { apiHostTest, pathKind } from '../http/api-paths.ts'
 import { checkOrigin } from '../http/origins.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { accountRoutes } from './account.routes.ts'
@@ -23,7 +24,7 @@ import { type DashboardServices, dashboardRoutes } from './dashboard.routes.ts'
 import { loadDocs } from './docs.ts'
 import { type DomainPageServices, domainRoutes } from './domains.routes.ts'
 import { sendErrorPage } from './forms.ts'
-import { negotiate } from './pages.ts'
+import { negotiate, type Representation } from './pages.ts'
 import { notFoundPage, publicRoutes, type StaticAsset } from './public.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
 import { contentTag, cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
@@ -42,8 +43,10 @@ const FORM_BODY_LIMIT = 16 * 1024
 /** A CSRF token older than this is refused: a form left open for a day is sent again after a reload. */
 const CSRF_VALIDITY_MS = 24 * 60 * 60 * 1000
 const CROSS_SITE_FORM = 'This form was sent from another site, so it was refused.'
-/** Paths of the API host, where an unknown path is answered in the JSON envelope. */
-const API_PATH = /^\/(?:v1(?:\/|$)|mcp(?:\/|$)|\.well-known\/|openapi\.json$)/
+
+/** What an unknown path offers, first the answer for a client that names no type (or `*\/*`). */
+const SITE_FIRST: Representation[] = ['markdown', 'html', 'json']
+const API_FIRST: Representation[] = ['json', 'html', 'markdown']
 
 const asset = (file: string, type: string): StaticAsset => ({ body: readFileSync(new URL(`./assets/${file}`, import.meta.url), 'utf8'), type })
 
@@ -52,7 +55,11 @@ export interface WebSite {
   routes: (app: FastifyInstance) => Promise<void>
   /** GET /mcp from a browser: the token page. */
   tokenPage: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
-  /** The answer to an unknown path outside the API: a page or markdown, or null for the JSON envelope. */
+  /**
+   * The answer to an unknown path: null for the JSON envelope (every path on the API host of a
+   * split setup, the API's own paths, and a path that looks like the API's unless the client asks
+   * for HTML or markdown), else the web site's 404 as markdown (the default) or as a page.
+   */
   notFound: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | null
 }
 
@@ -89,6 +96,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
     request.account = await accounts.resolve(request.cookies[web.sessionCookie])
   }
   const tokens = tokenRoutes(web, options.tokens)
+  const onApiHost = apiHostTest(config)
 
   return {
     routes: async (site) => {
@@ -116,8 +124,13 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
       return tokens.page(request, reply)
     },
     notFound: (request, reply) => {
-      if (API_PATH.test(request.url.split('?')[0]) || negotiate(request, ['markdown', 'html', 'json']) === 'json') return null
-      return notFoundPage(web, request, reply)
+      if (onApiHost(request.host)) return null
+      const kind = pathKind(request.url.split('?')[0]!)
+      if (kind === 'api') return null
+      const answer = negotiate(request, kind === 'api-like' ? API_FIRST : SITE_FIRST)
+      if (answer !== 'json') return notFoundPage(web, request, reply, answer)
+      reply.header('Vary', 'Accept')
+      return null
     },
   }
 }

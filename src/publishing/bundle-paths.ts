@@ -92,10 +92,6 @@ export function quoted(text: string, max = 120): string {
   return q.length > max ? `${q.slice(0, max - 2)}…"` : q
 }
 
-export function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1)
-}
-
 /**
  * A bundle file's text, decoded the way a browser would: a UTF-16 byte-order mark wins, otherwise
  * UTF-8. The rules check this text at publish, and serving reads `_redirects`, `_headers` and

@@ -14,9 +14,12 @@
 // of a process or content-scan thread.
 import { tokenize, tokenTypes } from 'css-tree/tokenizer'
 import { ident, string as cssString, url as cssUrl } from 'css-tree/utils'
-import { capitalize, type Emit, isExternalUrl, isPlainHttpUrl, snippet } from './bundle-paths.ts'
+import { type Emit, isExternalUrl, isPlainHttpUrl, snippet } from './bundle-paths.ts'
 
-/** `where` names the stylesheet for messages ("css/site.css", "a <style> element in index.html"). */
+/**
+ * `where` names the stylesheet as the subject that starts a message, as it is to be shown: a file's
+ * path exactly as given ("css/Site.css"), or a phrase ("A <style> element in index.html").
+ */
 export function scanCss(css: string, path: string, where: string, emit: Emit): void {
   if (/http:/i.test(css)) {
     for (const target of cssUrls(css)) {
@@ -26,7 +29,7 @@ export function scanCss(css: string, path: string, where: string, emit: Emit): v
         code: 'MIXED_CONTENT',
         path,
         detail,
-        message: `${capitalize(where)} loads ${detail} over plain http; on an https site browsers upgrade such requests to https or block them (fonts are blocked): use an https URL or put the file in the bundle.`,
+        message: `${where} loads ${detail} over plain http; on an https site browsers upgrade such requests to https or block them (fonts are blocked): use an https URL or put the file in the bundle.`,
       })
     }
   }
@@ -38,7 +41,7 @@ export function scanCss(css: string, path: string, where: string, emit: Emit): v
       code: 'EXTERNAL_URL',
       path,
       detail,
-      message: `${capitalize(where)} imports the stylesheet ${detail} with @import; external stylesheets are not allowed: copy the stylesheet into the bundle and @import it by a relative path. For web fonts (e.g. Google Fonts), put the font files in the bundle and declare them with @font-face.`,
+      message: `${where} imports the stylesheet ${detail} with @import; external stylesheets are not allowed: copy the stylesheet into the bundle and @import it by a relative path. For web fonts (e.g. Google Fonts), put the font files in the bundle and declare them with @font-face.`,
     })
   }
 }

@@ -151,7 +151,7 @@ function scanTree(text: string, path: string, xml: boolean, scripting: boolean):
     const content = el.text!
     current = el.seq
     if (el.tag === 'script') checkScriptText(content, attrMap(el.attrs, xml), path, emit)
-    else if (el.tag === 'style') scanCss(content, path, `a <style> element in ${path}`, emit)
+    else if (el.tag === 'style') scanCss(content, path, `A <style> element in ${path}`, emit)
     else if (content.includes('<')) {
       // <noscript> is raw text for a browser running scripts, but live markup for one that is not.
       for (const f of scanTree(content, path, xml, false)) found.push({ seq: el.seq, violation: f.violation })
@@ -228,7 +228,7 @@ function checkScriptText(code: string, attrs: Attrs, path: string, emit: Emit): 
     return
   }
   if (kind === 'data') return
-  scanJs(code, path, `an inline <script${kind === 'module' ? ' type="module"' : ''}> in ${path}`, emit)
+  scanJs(code, path, `An inline <script${kind === 'module' ? ' type="module"' : ''}> in ${path}`, emit)
 }
 
 function scriptKind(attrs: Attrs): ScriptKind {
@@ -329,11 +329,11 @@ function checkAttributes(tag: string, attrs: T.Element['attrs'], path: string, x
     if (!value.includes('import') && !value.includes('serviceWorker') && !value.includes('%')) continue
     const name = xml ? localName(rawName) : rawName
     if (name.length > 2 && name.startsWith('on')) {
-      scanJs(value, path, `the ${name} attribute of a <${tag}> in ${path}`, emit)
+      scanJs(value, path, `The ${name} attribute of a <${tag}> in ${path}`, emit)
       continue
     }
     const js = JAVASCRIPT_URL.exec(value)
-    if (js) scanJs(percentDecode(value.slice(js[0].length)), path, `a javascript: URL in the ${name} attribute of a <${tag}> in ${path}`, emit)
+    if (js) scanJs(percentDecode(value.slice(js[0].length)), path, `A javascript: URL in the ${name} attribute of a <${tag}> in ${path}`, emit)
   }
 }
 

@@ -22,7 +22,7 @@
 
 import { initSync, parse as lexModule } from 'es-module-lexer'
 import type { PublishViolation } from '../core/errors.ts'
-import { capitalize, type Emit, isExternalUrl, snippet } from './bundle-paths.ts'
+import { type Emit, isExternalUrl, snippet } from './bundle-paths.ts'
 
 initSync()
 
@@ -48,7 +48,8 @@ interface Finding {
 }
 
 /**
- * Checks JavaScript source. `where` names it for messages ("js/app.js", "an inline <script> in
+ * Checks JavaScript source. `where` names it as the subject that starts a message, as it is to be
+ * shown: a file's path exactly as given ("js/App.js"), or a phrase ("An inline <script> in
  * index.html"); `path` is the bundle file the violations belong to.
  */
 export function scanJs(source: string, path: string, where: string, emit: Emit): void {
@@ -94,7 +95,7 @@ function findEval(code: string, out: Finding[]): void {
 
 function toViolation(f: Finding, path: string, where: string): PublishViolation {
   const detail = snippet(f.text)
-  return { code: KIND_CODES[f.kind], path, detail, message: MESSAGES[f.kind](capitalize(where), detail) }
+  return { code: KIND_CODES[f.kind], path, detail, message: MESSAGES[f.kind](where, detail) }
 }
 
 function findImports(source: string, code: () => string, out: Finding[]): void {

@@ -781,3 +781,58 @@ describe('warnings: what browsers will still block', () => {
     assert.deepEqual(codes(result.warnings), ['UNSAFE_EVAL'])
   })
 })
+
+describe('messages name files as they were given', () => {
+  test('a message that starts with a file path keeps the path exactly, in every case; other subjects start a sentence', () => {
+    const files: BundleFileInput[] = [
+      INDEX,
+      { path: 'css/style.css', content: '@import "https://x.com/a.css"; body { background: url(http://img.example/bg.png) }' },
+      { path: 'Css/Theme.CSS', content: '@import "https://x.com/b.css";' },
+      {
+        path: 'js/app.js',
+        content: 'import x from "https://esm.sh/x"\nimportScripts("https://x.com/w.js")\nnavigator.serviceWorker.register("/sw.js")\neval("1")',
+      },
+      { path: 'lib/Widget.mjs', content: 'import y from "https://esm.sh/y"' },
+      {
+        path: 'sub/page.html',
+        content:
+          '<!doctype html><title>t</title><base href="https://x.com/"><script src="https://x.com/a.js"></script><iframe></iframe>' +
+          '<style>@import "https://x.com/c.css";</style><script type="module">import z from "https://esm.sh/z"</script>' +
+          '<img src="a.png" onload="import(\'https://x.com/d.js\')"><a href="javascript:import(\'https://x.com/e.js\')">e</a>',
+      },
+    ]
+    const result = checkBundle(files, undefined, { httpsSites: true })
+    const messages = [...result.violations, ...result.warnings].filter((v) => v.path !== undefined)
+    const startingWithPath = messages.filter((v) => v.message.toLowerCase().startsWith(v.path!.toLowerCase()))
+    assert.ok(
+      startingWithPath.length >= 10,
+      JSON.stringify(
+        messages.map((v) => v.message.slice(0, 60)),
+        null,
+        2,
+      ),
+    )
+    for (const v of startingWithPath) assert.ok(v.message.startsWith(`${v.path} `), `${v.code}: ${v.message.slice(0, 80)}`)
+    for (const path of ['css/style.css', 'Css/Theme.CSS', 'js/app.js', 'lib/Widget.mjs']) {
+      assert.ok(
+        messages.some((v) => v.path === path && v.message.startsWith(`${path} `)),
+        `a message about ${path} starts with it`,
+      )
+    }
+    assert.ok(messages.some((v) => v.message.startsWith('css/style.css imports the stylesheet https://x.com/a.css')))
+    assert.ok(messages.some((v) => v.message.startsWith('js/app.js imports the module https://esm.sh/x')))
+
+    // Inline code is named by a phrase, which starts its sentence with a capital.
+    for (const start of [
+      'A <style> element in sub/page.html imports',
+      'An inline <script type="module"> in sub/page.html imports',
+      'The onload attribute of a <img> in sub/page.html imports',
+      'A javascript: URL in the href attribute of a <a> in sub/page.html imports',
+    ]) {
+      assert.ok(
+        messages.some((v) => v.message.startsWith(start)),
+        `${start}…\n${messages.map((v) => v.message.slice(0, 80)).join('\n')}`,
+      )
+    }
+  })
+})

@@ -85,6 +85,7 @@ export async function buildApp({ config, services, log, metrics, readiness, serv
     tokens: services.tokens,
     oauth: services.oauth,
     websites: services.websites,
+    jobDetails: services.jobDetails,
     sitePasswords: services.sitePasswords,
     collections: services.collections,
     entries: services.entries,

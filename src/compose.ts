@@ -59,6 +59,7 @@ import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS } from './core/limits.ts'
 import { createPurgeHook } from './websites/purge-hook.ts'
 import { SitePasswords } from './websites/site-passwords.ts'
 import { SiteUnlocks } from './websites/site-unlocks.ts'
+import { JobDetails } from './websites/job-details.ts'
 import { PublishRateLimiter } from './websites/publish-rate-limit.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import { WebsitesService } from './websites/websites.service.ts'
@@ -98,6 +99,8 @@ export interface Services {
   oauth: OAuthService
   tokens: TokensService
   websites: WebsitesService
+  /** Publish jobs as their status pages show them. */
+  jobDetails: JobDetails
   /** Site passwords: set by owners and editors, checked for the site server's password page. */
   sitePasswords: SitePasswords
   uploads: UploadsService
@@ -260,6 +263,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       onPublished: (bytes) => metrics.published(bytes),
       collections: collectionsRepo,
     }),
+    jobDetails: new JobDetails(config, websitesRepo),
     sitePasswords,
     uploads,
     collections,

@@ -113,6 +113,7 @@ export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: stri
       'Allow: /',
       'Disallow: /dashboard',
       'Disallow: /account',
+      'Disallow: /jobs/',
       'Disallow: /mcp/',
       '',
       `Sitemap: ${config.siteUrl}/sitemap.xml`,

@@ -23,13 +23,14 @@ import { connectRoutes } from './connect.routes.ts'
 import { type DashboardServices, dashboardRoutes } from './dashboard.routes.ts'
 import { loadDocs } from './docs.ts'
 import { type DomainPageServices, domainRoutes } from './domains.routes.ts'
+import { type JobPageServices, jobRoutes } from './jobs.routes.ts'
 import { sendErrorPage } from './forms.ts'
 import { negotiate, type Representation } from './pages.ts'
 import { notFoundPage, publicRoutes, type StaticAsset } from './public.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
 import { contentTag, cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
 
-export interface WebSiteOptions extends DashboardServices, DomainPageServices {
+export interface WebSiteOptions extends DashboardServices, DomainPageServices, JobPageServices {
   config: Config
   accounts: AccountsService
   tokens: TokensService
@@ -116,6 +117,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
       await site.register(accountRoutes(web))
       await site.register(tokens.routes)
       await site.register(dashboardRoutes(web, options))
+      await site.register(jobRoutes(web, options))
       await site.register(domainRoutes(web, options))
       await site.register(connectRoutes(web, options.oauth))
     },

@@ -21,6 +21,12 @@ export interface VersionWithPublisherRow extends VersionRow {
   publisher_email: string
 }
 
+export interface VisibleJobRow extends VersionWithPublisherRow {
+  slug: string
+  website_name: string
+  current_version_id: string | null
+}
+
 export interface MemberRow {
   user_id: string
   email: string
@@ -171,13 +177,20 @@ export class WebsitesRepository {
     return this.db.selectFrom('versions').selectAll().where('website_id', '=', websiteId).where('number', '=', number).executeTakeFirst()
   }
 
-  /** A job (version) with its website, if the user owns or edits that website. */
-  findVisibleJob(userId: string, jobId: string): Promise<(VersionRow & { slug: string; current_version_id: string | null }) | undefined> {
+  /** A job (version) with its website and who published it, if the user owns or edits that website. */
+  findVisibleJob(userId: string, jobId: string): Promise<VisibleJobRow | undefined> {
     return visibleWebsites(this.db, userId)
       .innerJoin('versions', 'versions.website_id', 'websites.id')
+      .innerJoin('users', 'users.id', 'versions.created_by')
       .where('versions.id', '=', jobId)
       .selectAll('versions')
-      .select(['websites.slug', 'websites.current_version_id'])
+      .select([
+        'websites.slug',
+        'websites.name as website_name',
+        'websites.current_version_id',
+        'users.name as publisher_name',
+        'users.email as publisher_email',
+      ])
       .executeTakeFirst()
   }
 

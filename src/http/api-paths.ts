@@ -15,8 +15,8 @@ export type PathKind = 'api' | 'api-like' | 'site'
 
 const API_NAMESPACE = /^\/(?:v1(?:\/|$)|mcp\/|\.well-known\/|openapi\.json$)/
 
-/** First segments that only API clients ask for: versions, `api`, the MCP endpoint, API descriptions. */
-const API_LIKE_SEGMENT = /^(?:v\d+|api|mcp|\.well-known|(?:openapi|swagger)(?:\.json|\.ya?ml)?)$/
+/** First segments that only API clients ask for: versions, `api`, the MCP endpoint, OAuth, API descriptions. */
+const API_LIKE_SEGMENT = /^(?:v\d+|api|mcp|oauth|\.well-known|(?:openapi|swagger)(?:\.json|\.ya?ml)?)$/
 
 /** Percent-decoding is repeated this often, so that `%252f` (an encoded `%2f`) is seen as `/` too. */
 const DECODE_ROUNDS = 3

@@ -62,6 +62,9 @@ const API_LIKE_PATHS = [
   '/openapi.yaml',
   '/swagger.json',
   '/MCP/tools',
+  '/oauth',
+  '/OAuth/token',
+  '//oauth/nope',
   '/.well-known',
 ]
 

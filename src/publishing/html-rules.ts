@@ -11,6 +11,7 @@
  *   mapping to external URLs, @import in <style>, and imports in inline scripts.
  * - IFRAME: <iframe>, <frame>, <frameset>, <object>, <embed>, <portal>, <fencedframe> in any
  *   namespace. (A <frame>/<frameset> the parser drops, e.g. inside <body>, is inert in browsers too.)
+ *   An <object> or <embed> showing an SVG image is told to be an <img> instead.
  * - SERVICE_WORKER: <link rel=serviceworker>, and registrations in inline scripts, on* event-handler
  *   attributes and javascript: URLs.
  * - Warnings, which do not refuse the bundle but say what browsers will still block:
@@ -27,7 +28,7 @@ import { type DefaultTreeAdapterMap, defaultTreeAdapter, parse, parseFragment, t
 import type { PublishViolation } from '../core/errors.ts'
 import { type Emit, isExternalUrl, isPlainHttpUrl, quoted, snippet } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
-import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
+import { JS_CONTENT_TYPES, mayCompileStrings, scanJs } from './js-rules.ts'
 
 const FRAME_ELEMENTS = new Set(['iframe', 'frame', 'frameset', 'object', 'embed', 'portal', 'fencedframe'])
 const CHECKED_ELEMENTS = new Set([...FRAME_ELEMENTS, 'script', 'link', 'base'])
@@ -176,11 +177,16 @@ function checkElement(tag: string, rawAttrs: T.Element['attrs'], path: string, x
   if (FRAME_ELEMENTS.has(tag)) {
     const attr = ['src', 'data', 'href'].find((name) => attrs.has(name))
     const detail = snippet(attr === undefined ? `<${tag}>` : `<${tag} ${attr}=${quoted(attrs.get(attr)!)}>`)
+    const image = svgImage(tag, attrs)
+    const instead =
+      image === undefined
+        ? 'remove it (to show a video, a map or another site, link to it with <a href="..."> instead)'
+        : `show the image with <img src=${quoted(image)} alt="..."> instead, which draws the same picture (without running the SVG's scripts or following its links)`
     emit({
       code: 'IFRAME',
       path,
       detail,
-      message: `${path} contains an <${tag}> element; embedded frames and plugins (<iframe>, <frame>, <frameset>, <object>, <embed>, <portal>, <fencedframe>) are not allowed on published sites: remove it (to show a video, a map or another site, link to it with <a href="..."> instead).`,
+      message: `${path} contains an <${tag}> element; embedded frames and plugins (<iframe>, <frame>, <frameset>, <object>, <embed>, <portal>, <fencedframe>) are not allowed on published sites: ${instead}.`,
     })
     return
   }
@@ -204,6 +210,15 @@ function checkElement(tag: string, rawAttrs: T.Element['attrs'], path: string, x
       }
     }
   }
+}
+
+/** The URL of the SVG image an <object> or <embed> shows (as Sphinx's graphviz output does), if it shows one. */
+function svgImage(tag: string, attrs: Attrs): string | undefined {
+  if (tag !== 'object' && tag !== 'embed') return undefined
+  const url = (attrs.get(tag === 'object' ? 'data' : 'src') ?? '').trim()
+  if (url === '') return undefined
+  const type = (attrs.get('type') ?? '').split(';')[0]!.trim().toLowerCase()
+  return type === 'image/svg+xml' || /\.svgz?$/i.test(url.split(/[?#]/)[0]!) ? url : undefined
 }
 
 function checkScriptSrc(attrs: Attrs, path: string, emit: Emit): void {
@@ -326,7 +341,7 @@ const SUBRESOURCE_ATTRIBUTES = new Set(['src', 'srcset', 'poster', 'action', 'fo
 function checkAttributes(tag: string, attrs: T.Element['attrs'], path: string, xml: boolean, emit: Emit): void {
   for (const { name: rawName, value } of attrs) {
     if (SUBRESOURCE_ATTRIBUTES.has(rawName) && /http:/i.test(value)) checkSubresource(tag, rawName, value, path, emit)
-    if (!value.includes('import') && !value.includes('serviceWorker') && !value.includes('%')) continue
+    if (!value.includes('import') && !value.includes('serviceWorker') && !value.includes('%') && !mayCompileStrings(value)) continue
     const name = xml ? localName(rawName) : rawName
     if (name.length > 2 && name.startsWith('on')) {
       scanJs(value, path, `The ${name} attribute of a <${tag}> in ${path}`, emit)

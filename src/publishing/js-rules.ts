@@ -8,8 +8,13 @@
  *   `import('https://cdn/' + name)` is caught), and `importScripts(...)` string arguments.
  * - SERVICE_WORKER: `serviceWorker.register`, `serviceWorker['register']`, `serviceWorker?.register`
  *   and any `navigator['serviceWorker']` access.
- * - UNSAFE_EVAL (a warning, not a violation): `eval(...)` or `new Function(...)`, which the site's
- *   Content-Security-Policy does not allow, so browsers refuse to run them.
+ * - UNSAFE_EVAL (a warning, not a violation): code compiled from a string, which the site's
+ *   Content-Security-Policy refuses unless its script-src has 'unsafe-eval' (core/site-policy.ts;
+ *   the warning follows the policy served): `eval(...)` also as `window.eval`, `globalThis.eval`,
+ *   `self.eval` or `(0, eval)`; `Function(...)` with or without `new`, and the async and generator
+ *   function constructors, called by name or reached as
+ *   `Object.getPrototypeOf(async function () {}).constructor` (as Alpine.js does); and a string
+ *   given as the code of `setTimeout` or `setInterval`.
  *
  * Comments: es-module-lexer ignores comments by itself. The regex-based checks (importScripts,
  * service workers, and the import fallback used when the lexer cannot parse the source) run on a
@@ -22,6 +27,7 @@
 
 import { initSync, parse as lexModule } from 'es-module-lexer'
 import type { PublishViolation } from '../core/errors.ts'
+import { SCRIPT_SOURCES, SITE_POLICY_ALLOWS_EVAL } from '../core/site-policy.ts'
 import { type Emit, isExternalUrl, snippet } from './bundle-paths.ts'
 
 initSync()
@@ -55,7 +61,7 @@ interface Finding {
 export function scanJs(source: string, path: string, where: string, emit: Emit): void {
   const hasImport = source.includes('import') || source.includes('export') // `export ... from` too
   const hasSw = source.includes('serviceWorker')
-  const hasEval = source.includes('eval') || source.includes('Function')
+  const hasEval = mayCompileStrings(source)
   if (!hasImport && !hasSw && !hasEval) return
   const findings: Finding[] = []
   let stripped: string | undefined
@@ -76,7 +82,7 @@ const MESSAGES: Record<Finding['kind'], (where: string, detail: string) => strin
   serviceWorker: (where, detail) =>
     `${where} registers a service worker (${detail}); service workers are not allowed on published sites: remove the registration code.`,
   eval: (where, detail) =>
-    `${where} calls ${detail}; the site's Content-Security-Policy does not allow eval() or new Function(), so browsers will refuse to run that code: use JSON.parse for data and ordinary functions for code.`,
+    `${where} compiles a string into code with ${detail}; the site's Content-Security-Policy (script-src ${SCRIPT_SOURCES}) does not allow 'unsafe-eval', so browsers refuse to run it. Use JSON.parse for data and functions for code (pass a function, not a string, to setTimeout and setInterval). A library that compiles templates in the browser has a build that does not: Alpine.js's CSP build (@alpinejs/csp), Vue's runtime-only build (vue.runtime.esm-browser.prod.js, with templates compiled at build time, as Vite's @vitejs/plugin-vue does).`,
 }
 
 const KIND_CODES: Record<Finding['kind'], string> = {
@@ -86,11 +92,47 @@ const KIND_CODES: Record<Finding['kind'], string> = {
   eval: 'UNSAFE_EVAL',
 }
 
-// `eval(` not preceded by a property dot or an identifier character (so `math.eval(` and `evaluate(` pass), and `new Function(`.
-const EVAL_CALL = /(?<![.\w$])eval\s*\(|\bnew\s+Function\s*\(/g
+// Quotes are matched loosely (any of ' " ` on either side): mismatched quotes are not valid JS anyway.
+const QUOTE = '[\'"`]'
+
+/**
+ * Every spelling of compiling a string into code, each alternative a group: eval (called directly,
+ * through the global object or indirectly), the Function constructors, how the async and
+ * generator ones are reached, and a timer given a string. `math.eval(`, `evaluate(`,
+ * `isFunction(` and `obj.setTimeout(` are not matched.
+ */
+const STRING_TO_CODE = new RegExp(
+  [
+    String.raw`(?<![.\w$])(?:(?:window|globalThis|self)\s*(?:\?\.\s*)?(?:\.\s*eval|\[\s*${QUOTE}eval${QUOTE}\s*\])|eval)\s*\(`,
+    String.raw`\(\s*0\s*,\s*eval\s*\)\s*\(`,
+    String.raw`(?<![.\w$])(?:new\s+)?(?:Async)?(?:Generator)?Function\s*\(`,
+    String.raw`\bgetPrototypeOf\s*\(\s*(?:async\b|function\s*\*)`,
+    String.raw`(?<![.\w$])(?:(?:window|globalThis|self)\s*\.\s*)?(?:setTimeout|setInterval)\s*\(\s*(?=${QUOTE})`,
+  ]
+    .map((alternative) => `(${alternative})`)
+    .join('|'),
+  'g',
+)
+
+/** Whether `text` may hold code compiled from a string (a cheap test before STRING_TO_CODE). */
+export function mayCompileStrings(text: string): boolean {
+  if (SITE_POLICY_ALLOWS_EVAL) return false
+  return text.includes('eval') || text.includes('Function') || text.includes('setTimeout') || text.includes('setInterval') || text.includes('getPrototypeOf')
+}
+
+/** `Function('return this')()`: the global object in code that also runs outside browsers, a fallback browsers never reach. */
+const GLOBAL_OBJECT_IDIOM = 'return this'
 
 function findEval(code: string, out: Finding[]): void {
-  for (const m of code.matchAll(EVAL_CALL)) out.push({ at: m.index, kind: 'eval', text: m[0].replace(/\s+/g, ' ').replace(/\($/, '()') })
+  for (const m of code.matchAll(STRING_TO_CODE)) {
+    if (m[3] !== undefined && readStringLiteral(code, m.index + m[0].length)?.value === GLOBAL_OBJECT_IDIOM) continue
+    const spelled = m[0].replace(/\s+/g, ' ')
+    let text: string
+    if (m[4] !== undefined) text = `${spelled.replace(/ \*$/, '*')} …).constructor`
+    else if (m[5] !== undefined) text = spelled.replace(/\( ?$/, '() given a string')
+    else text = spelled.replace(/\($/, '()')
+    out.push({ at: m.index, kind: 'eval', text })
+  }
 }
 
 function toViolation(f: Finding, path: string, where: string): PublishViolation {
@@ -144,8 +186,6 @@ function findImportScripts(code: string, out: Finding[]): void {
   }
 }
 
-// Quotes are matched loosely (any of ' " ` on either side): mismatched quotes are not valid JS anyway.
-const QUOTE = '[\'"`]'
 const BRACKET_REGISTER = String.raw`\[\s*${QUOTE}register${QUOTE}\s*\]`
 // .register  ?.register  ['register']  ?.['register']
 const ACCESSOR = String.raw`\s*(?:\?\.\s*(?:register\b|${BRACKET_REGISTER})|\.\s*register\b|${BRACKET_REGISTER})`

@@ -4,20 +4,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import { escapeHtml } from '../core/html.ts'
-
-/**
- * Enforces Plinth's authoring rules in the browser, and allows exactly what they accept: scripts
- * and styles only from the site (inline ones too), no frames, objects or workers, no eval; images,
- * media, fonts, fetch/XHR/WebSocket connections and form submissions may go to other origins over
- * http(s), as the rules let pages reference them. What the browser still refuses (mixed content
- * on an https site, eval, a manifest from elsewhere) is reported as warnings at publish.
- * Reused wherever a published page is rendered.
- */
-export const SITE_CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; " +
-  "img-src 'self' data: blob: https: http:; media-src 'self' data: blob: https: http:; font-src 'self' data: https: http:; " +
-  "connect-src 'self' https: http: wss: ws:; frame-src 'none'; child-src 'none'; worker-src 'none'; " +
-  "object-src 'none'; base-uri 'self'; form-action 'self' https: http:"
+import { SITE_CONTENT_SECURITY_POLICY } from '../core/site-policy.ts'
 
 /** Security headers sent on every site response, as a flat [name, value, ...] list. */
 export const SITE_SECURITY_HEADERS: readonly string[] = Object.freeze([
@@ -88,6 +75,9 @@ export const NO_SITE_PAGE = builtin(404, HTML, htmlPage('Site not found', 'No si
 export const PAGE_NOT_FOUND_PAGE = builtin(404, HTML, htmlPage('Page not found', 'There is no page at this address on this site.'))
 
 export const BAD_REQUEST_PAGE = builtin(400, TEXT, 'Bad request: invalid path.\n')
+
+/** A service worker's script request (it carries `Service-Worker: script`): published sites have no service workers. */
+export const SERVICE_WORKER_REFUSED_PAGE = builtin(403, TEXT, 'Forbidden: service workers are not allowed on published sites.\n')
 
 export const METHOD_NOT_ALLOWED_PAGE = builtin(405, TEXT, 'Method not allowed: use GET or HEAD.\n', ['Allow', 'GET, HEAD'])
 

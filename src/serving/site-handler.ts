@@ -14,6 +14,7 @@ import {
   NO_SITE_PAGE,
   PAGE_NOT_FOUND_PAGE,
   SERVER_ERROR_PAGE,
+  SERVICE_WORKER_REFUSED_PAGE,
   sendPage,
 } from './security-headers.ts'
 import { BlobCache, ManifestCache } from './site-cache.ts'
@@ -407,6 +408,11 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       const unlocking = method === 'POST' && lock !== null && (req.url === UNLOCK_PATH || req.url?.startsWith(`${UNLOCK_PATH}?`) === true)
       if (method !== 'GET' && !head && !unlocking) {
         sendPage(res, METHOD_NOT_ALLOWED_PAGE, false)
+        return
+      }
+      // Browsers fetch a service worker's script with this header, and register none it refuses.
+      if (req.headers['service-worker'] !== undefined) {
+        sendPage(res, SERVICE_WORKER_REFUSED_PAGE, head)
         return
       }
       const host = hostEntry(req.headers.host)

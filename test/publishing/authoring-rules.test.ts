@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { PublishViolation } from '../../src/core/errors.ts'
 import { BUNDLE_LIMITS, type BundleLimits } from '../../src/core/limits.ts'
+import { SITE_POLICY } from '../../src/core/site-policy.ts'
 import { type BundleFileInput, checkBundle, contentTypeFor } from '../../src/publishing/authoring-rules.ts'
 
 const INDEX = { path: 'index.html', content: '<!doctype html><title>Home</title><p>Hello</p>' }
@@ -500,6 +501,29 @@ describe('IFRAME', () => {
     })
   }
 
+  test('an <object> or <embed> showing an SVG image is refused with the advice to show it with <img src>', () => {
+    const sphinx = assertOne(
+      checkPage('<object data="_images/graphviz-1.svg" type="image/svg+xml"><p class="warning">digraph</p></object>'),
+      'IFRAME',
+      'index.html',
+      '<object data="_images/graphviz-1.svg">',
+    )
+    assert.match(sphinx.message, /show the image with <img src="_images\/graphviz-1\.svg" alt="\.\.\."> instead/)
+    assert.doesNotMatch(sphinx.message, /<a href/)
+    for (const html of [
+      '<object data="diagram.SVG?v=2"></object>',
+      '<embed src="diagram.svg" type="image/svg+xml">',
+      '<object data="d" type="Image/SVG+XML; charset=utf-8"></object>',
+    ]) {
+      assert.match(assertOne(checkPage(html), 'IFRAME').message, /<img src="/, html)
+    }
+    for (const html of ['<object data="paper.pdf" type="application/pdf"></object>', '<object type="image/svg+xml"></object>', '<embed src="movie.swf">']) {
+      const message = assertOne(checkPage(html), 'IFRAME').message
+      assert.doesNotMatch(message, /<img/, html)
+      assert.match(message, /link to it with <a href/, html)
+    }
+  })
+
   test('a frameset and its frames are not allowed', () => {
     assert.deepEqual(
       codes(check({ path: 'index.html', content: '<html><frameset cols="50%,50%"><frame src="a.html"><frame src="b.html"></frameset></html>' })),
@@ -762,9 +786,63 @@ describe('warnings: what browsers will still block', () => {
       result.warnings.map((w) => [w.code, w.path, w.detail]),
       [
         ['UNSAFE_EVAL', 'index.html', 'new Function()'],
+        ['UNSAFE_EVAL', 'index.html', 'eval()'],
         ['UNSAFE_EVAL', 'app.js', 'eval ()'],
       ],
     )
+  })
+
+  test('every spelling of compiling a string into code is UNSAFE_EVAL, each named in the detail', () => {
+    const spellings: Array<[string, string]> = [
+      ['window.eval("1")', 'window.eval()'],
+      ['globalThis.eval(code)', 'globalThis.eval()'],
+      ["self['eval'](code)", "self['eval']()"],
+      ['(0, eval)(code)', '(0, eval)()'],
+      // Vue's full build compiles templates so.
+      ['const render = Function("Vue", code)(runtime)', 'Function()'],
+      ['return new Function(code)', 'new Function()'],
+      // Alpine.js reaches the async function constructor so.
+      ['let AsyncFunction = Object.getPrototypeOf(async function () {}).constructor', 'getPrototypeOf(async …).constructor'],
+      ['const make = Object.getPrototypeOf(function* () {}).constructor', 'getPrototypeOf(function* …).constructor'],
+      ['new AsyncFunction("scope", body)', 'new AsyncFunction()'],
+      ['setTimeout("tick()", 100)', 'setTimeout() given a string'],
+      ['window.setInterval(`poll(${id})`, 1000)', 'window.setInterval() given a string'],
+    ]
+    for (const [code, detail] of spellings) {
+      const result = checkBundle([page('<p>x</p>'), { path: 'app.js', content: code }])
+      assert.deepEqual(result.violations, [], code)
+      assert.deepEqual(
+        result.warnings.map((w) => [w.code, w.detail]),
+        [['UNSAFE_EVAL', detail]],
+        code,
+      )
+    }
+    const inPage = checkBundle([page('<button onclick="setTimeout(\'go()\', 10)">go</button><a href="javascript:window.eval(x)">x</a>')])
+    assert.deepEqual(
+      inPage.warnings.map((w) => w.detail),
+      ['setTimeout() given a string', 'window.eval()'],
+    )
+  })
+
+  test('ordinary code that merely looks like compiling strings is no warning', () => {
+    const code = [
+      'setTimeout(() => tick(), 100); window.setInterval(poll, 5)',
+      'if (isFunction(f) && typeof f === "function" && f instanceof Function) f()',
+      'math.eval("1 + 1"); evaluate(x); parser.Function("x"); timers.setTimeout("later")',
+      // The global object in code that also runs outside browsers: a fallback browsers never reach.
+      'var root = freeGlobal || freeSelf || Function("return this")()',
+      '// new Function(old)\n/* setTimeout("x") */',
+    ].join('\n')
+    assert.deepEqual(checkBundle([page('<p>x</p>'), { path: 'app.js', content: code }]).warnings, [])
+  })
+
+  test("UNSAFE_EVAL names the policy's script sources and the builds that need no eval", () => {
+    const [warning] = checkBundle([page('<p>x</p>'), { path: 'vue.global.js', content: 'Function(code)()' }]).warnings
+    assert.match(warning!.message, /^vue\.global\.js compiles a string into code with Function\(\)/)
+    assert.ok(warning!.message.includes(`(script-src ${SITE_POLICY['script-src']!.join(' ')})`), warning!.message)
+    assert.match(warning!.message, /@alpinejs\/csp/)
+    assert.match(warning!.message, /Vue's runtime-only build/)
+    assert.match(warning!.message, /pass a function, not a string, to setTimeout/)
   })
 
   test('a web app manifest from another site is EXTERNAL_MANIFEST', () => {

@@ -67,7 +67,7 @@ for (const store of STORES) {
         const csp = String(res.headers['content-security-policy'])
         assert.match(csp, /script-src 'self' 'unsafe-inline'/)
         assert.match(csp, /frame-src 'none'/)
-        assert.match(csp, /worker-src 'none'/)
+        assert.match(csp, /worker-src 'self' blob:/)
         assert.match(csp, /object-src 'none'/)
         assert.equal(res.headers['x-content-type-options'], 'nosniff')
       }

@@ -7,7 +7,7 @@ import os from 'node:os'
 import { after, before, describe, it } from 'node:test'
 import zlib from 'node:zlib'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
-import { SITE_CONTENT_SECURITY_POLICY } from '../../src/serving/security-headers.ts'
+import { SITE_CONTENT_SECURITY_POLICY } from '../../src/core/site-policy.ts'
 import { type ContentAnswer, type ContentResponder, createSiteServer, NO_CONTENT, type SiteServer } from '../../src/serving/site-handler.ts'
 import { parseSiteHost } from '../../src/serving/site-host.ts'
 import type { ServedFile, ServedVersion, SiteLookup } from '../../src/serving/site-lookup.ts'
@@ -464,6 +464,19 @@ describe('site handler', () => {
       assert.equal(r.status, 405, method)
       assert.equal(r.headers.allow, 'GET, HEAD')
     }
+  })
+
+  it("refuses a service worker's script request, whatever the file, while the same file is served to a page", async () => {
+    for (const path of ['/app.js', '/', '/missing.js']) {
+      for (const method of ['GET', 'HEAD']) {
+        const r = await send(main, path, { method, headers: { 'Service-Worker': 'script' } })
+        assert.equal(r.status, 403, `${method} ${path}`)
+        assert.equal(r.headers['cache-control'], 'no-store')
+        assert.equal(r.headers['content-security-policy'], SITE_CONTENT_SECURITY_POLICY)
+      }
+    }
+    assert.equal((await send(main, '/app.js', { headers: { 'Service-Worker': '' } })).status, 403, 'any value of the header')
+    assert.equal((await send(main, '/app.js')).status, 200)
   })
 
   it('rejects traversal, NUL, backslashes and malformed encodings with 400', async () => {

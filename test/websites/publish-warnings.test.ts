@@ -70,9 +70,15 @@ for (const store of STORES) {
       for (const directive of ['img-src', 'media-src', 'font-src', 'connect-src', 'form-action']) {
         assert.ok(policy.get(directive)?.has('https:') && policy.get(directive)?.has('http:'), `${directive} allows http(s) origins`)
       }
-      assert.deepEqual([...policy.get('script-src')!], ["'self'", "'unsafe-inline'"], 'scripts still come from the site only, without eval')
+      assert.deepEqual([...policy.get('script-src')!], ["'self'", "'unsafe-inline'", "'wasm-unsafe-eval'"], 'scripts from the site only, WebAssembly, no eval')
       assert.deepEqual([...policy.get('frame-src')!], ["'none'"])
-      assert.deepEqual([...policy.get('worker-src')!], ["'none'"])
+      assert.deepEqual([...policy.get('worker-src')!], ["'self'", 'blob:'], 'same-site workers')
+
+      // The eval warning is given because the script sources served do not allow 'unsafe-eval', and says which they are.
+      const scriptSources = String(page.headers['content-security-policy']).match(/script-src ([^;]*)/)![1]!
+      assert.ok(!policy.get('script-src')!.has("'unsafe-eval'"))
+      const warning = created.body.warnings.find((w: { code: string }) => w.code === 'UNSAFE_EVAL')
+      assert.ok(warning.message.includes(`(script-src ${scriptSources})`), warning.message)
     })
   })
 }

@@ -1,0 +1,43 @@
+/**
+ * The Content-Security-Policy of published sites, declared once as directives: the serving layer
+ * sends it rendered (SITE_CONTENT_SECURITY_POLICY), and the authoring rules read it to tell, at
+ * publish, what browsers will refuse to run under it (publishing/js-rules.ts), so the two never
+ * disagree.
+ *
+ * It enforces the authoring rules in the browser and allows exactly what they accept: scripts and
+ * styles only from the site (inline ones too); no frames or plugins; same-site dedicated and
+ * shared workers (also from blob: URLs) and WebAssembly, but no eval; images, media, fonts,
+ * fetch/XHR/WebSocket connections and form submissions may go to other origins over http(s), as
+ * the rules let pages reference them. Service workers are governed by worker-src too: the site
+ * server refuses their script requests (`Service-Worker: script`) instead.
+ */
+
+export const SITE_POLICY: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  'default-src': ["'self'"],
+  'script-src': ["'self'", "'unsafe-inline'", "'wasm-unsafe-eval'"],
+  'style-src': ["'self'", "'unsafe-inline'"],
+  'img-src': ["'self'", 'data:', 'blob:', 'https:', 'http:'],
+  'media-src': ["'self'", 'data:', 'blob:', 'https:', 'http:'],
+  'font-src': ["'self'", 'data:', 'https:', 'http:'],
+  'connect-src': ["'self'", 'https:', 'http:', 'wss:', 'ws:'],
+  'frame-src': ["'none'"],
+  'child-src': ["'none'"],
+  'worker-src': ["'self'", 'blob:'],
+  'object-src': ["'none'"],
+  'base-uri': ["'self'"],
+  'form-action': ["'self'", 'https:', 'http:'],
+})
+
+/** The policy as the Content-Security-Policy header value. */
+export const SITE_CONTENT_SECURITY_POLICY = Object.entries(SITE_POLICY)
+  .map(([directive, sources]) => `${directive} ${sources.join(' ')}`)
+  .join('; ')
+
+/** The sources of the directive that governs scripts. */
+export const SCRIPT_SOURCES = SITE_POLICY['script-src']!.join(' ')
+
+/**
+ * Whether scripts may compile strings into code (eval, the Function constructors, a string given
+ * to setTimeout/setInterval): only with `'unsafe-eval'` among the script sources.
+ */
+export const SITE_POLICY_ALLOWS_EVAL = SITE_POLICY['script-src']!.includes("'unsafe-eval'")

@@ -13,7 +13,7 @@ import { collectionsRoutes } from './content/collections.routes.ts'
 import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
 import { contentTools } from './content/content.tools.ts'
 import { entriesRoutes } from './content/entries.routes.ts'
-import { MAX_BODY_BYTES } from './core/limits.ts'
+import { maxBodyBytes } from './core/limits.ts'
 import { tlsAskRoutes } from './domains/domains.routes.ts'
 import { SHARED_SCHEMAS, STATED_KEYWORD, statedSchema } from './core/schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
@@ -29,9 +29,9 @@ import { operationsRoutes } from './ops/ops.routes.ts'
 import type { ReadinessProbes } from './ops/readiness.ts'
 import { REQUEST_ID_OPTIONS, trackFastifyRequests, trackFrameworkErrors } from './ops/request-tracking.ts'
 import { uploadContentRoutes, uploadsRoutes } from './uploads/uploads.routes.ts'
-import { UPLOAD_SCHEMAS } from './uploads/uploads.schemas.ts'
+import { uploadSchemas } from './uploads/uploads.schemas.ts'
 import { websitesRoutes } from './websites/websites.routes.ts'
-import { ApiIndexSchema, WEBSITE_SCHEMAS } from './websites/websites.schemas.ts'
+import { ApiIndexSchema, publishRequestSchemas, websiteSchemas } from './websites/websites.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
 import { createWebSite } from './web/web.routes.ts'
 import { siteUrlPattern } from './core/site-address.ts'
@@ -53,10 +53,14 @@ export interface AppOptions {
 }
 
 export async function buildApp({ config, services, log, metrics, readiness, serverFactory }: AppOptions) {
+  // What a bundle may hold on this instance: the rules, the schemas, the descriptions and the body limit say the same.
+  const limits = config.bundleLimits
+  const bodyLimit = maxBodyBytes(limits)
+  const publishSchemas = publishRequestSchemas(limits)
   const app = Fastify({
     // Typed as Fastify's base logger, which registered plugins expect; it is the same pino logger.
     loggerInstance: log as FastifyBaseLogger,
-    bodyLimit: MAX_BODY_BYTES,
+    bodyLimit,
     serverFactory,
     // request.ip: the client's address as the trusted proxies in front report it (PLINTH_TRUST_PROXY).
     trustProxy: config.trustProxy.length > 0 ? [...config.trustProxy] : false,
@@ -93,7 +97,8 @@ export async function buildApp({ config, services, log, metrics, readiness, serv
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })
-  for (const schema of [...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS, ...UPLOAD_SCHEMAS, ...CONTENT_SCHEMAS, ...ASSET_SCHEMAS]) app.addSchema(schema)
+  for (const schema of [...SHARED_SCHEMAS, ...websiteSchemas(publishSchemas), ...uploadSchemas(limits), ...CONTENT_SCHEMAS, ...ASSET_SCHEMAS])
+    app.addSchema(schema)
 
   await app.register(swagger, {
     openapi: {
@@ -148,8 +153,8 @@ export async function buildApp({ config, services, log, metrics, readiness, serv
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
-      await v1.register(websitesRoutes(services.websites, services.sitePasswords))
-      await v1.register(uploadsRoutes(services.uploads))
+      await v1.register(websitesRoutes(services.websites, services.sitePasswords, publishSchemas))
+      await v1.register(uploadsRoutes(services.uploads, limits))
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))
       await v1.register(assetsRoutes(services.assets))
@@ -157,20 +162,18 @@ export async function buildApp({ config, services, log, metrics, readiness, serv
     { prefix: '/v1' },
   )
   // The upload PUT carries no bearer token (its signed URL is the credential): outside the scope above.
-  await app.register(uploadContentRoutes(services.uploads), { prefix: '/v1' })
+  await app.register(uploadContentRoutes(services.uploads, limits), { prefix: '/v1' })
   // The TLS proxy's question (on-demand certificates): no token, outside /v1 and the OpenAPI document.
   await app.register(tlsAskRoutes(services.servedDomains))
   // Health, readiness and metrics for the operator's tools: no API token, outside /v1 and the OpenAPI document.
   await app.register(operationsRoutes({ metrics, readiness, metricsToken: config.metricsToken }))
   // One tools file per module, each tool calling the same service function as its REST twin.
   const mcpTools = [
-    ...websitesTools(services.websites, services.sitePasswords, config),
-    ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries }),
+    ...websitesTools(services.websites, services.sitePasswords, config, publishSchemas),
+    ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries, limits }),
     ...imagesTools(services.assets),
   ]
-  await app.register(
-    mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit: MAX_BODY_BYTES, tokenPage: webSite.tokenPage }),
-  )
+  await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit, tokenPage: webSite.tokenPage }))
   await app.register(webSite.routes)
 
   app.answerWrongMethods()

@@ -231,6 +231,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     blobs,
     blobRows,
     blobVariants,
+    maxImageBytes: config.bundleLimits.maxFileBytes,
   })
   // A publish's content rules run in worker threads, never on the event loop (publishing/content-scans.pool.ts).
   const contentScans = new ContentScanPool()
@@ -256,6 +257,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
         scans: contentScans,
         references: uploads,
         httpsSites: config.siteScheme === 'https',
+        limits: config.bundleLimits,
       }),
       rateLimiter: new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),
       siteEvents,

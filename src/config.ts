@@ -5,6 +5,7 @@
 import { isIP } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 import path from 'node:path'
+import { BUNDLE_LIMIT_RANGES, BUNDLE_LIMITS, type BundleLimits } from './core/limits.ts'
 import { parseHostList } from './net/allow-hosts.ts'
 
 export interface Config {
@@ -48,6 +49,12 @@ export interface Config {
   trustProxy: readonly string[]
   /** DNS servers that custom domains' TXT challenges are checked with (`PLINTH_DNS_SERVERS`), as `addr:port`; empty: the system's resolver. */
   dnsServers: readonly string[]
+  /**
+   * What one published bundle may hold: the interface's limits unless `PLINTH_MAX_FILES`,
+   * `PLINTH_MAX_PAGES`, `PLINTH_MAX_FILE_BYTES` or `PLINTH_MAX_BUNDLE_BYTES` set others. Uploads
+   * and the image library follow the per-file size, the JSON body limit the bundle size.
+   */
+  bundleLimits: Readonly<BundleLimits>
 }
 
 export interface S3Settings {
@@ -170,6 +177,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     )
   }
 
+  const bundleLimit = (name: string, key: keyof typeof BUNDLE_LIMIT_RANGES): number =>
+    int(name, BUNDLE_LIMITS[key], BUNDLE_LIMIT_RANGES[key].min, BUNDLE_LIMIT_RANGES[key].max)
+  const bundleLimits: BundleLimits = {
+    ...BUNDLE_LIMITS,
+    maxFiles: bundleLimit('PLINTH_MAX_FILES', 'maxFiles'),
+    maxHtmlPages: bundleLimit('PLINTH_MAX_PAGES', 'maxHtmlPages'),
+    maxFileBytes: bundleLimit('PLINTH_MAX_FILE_BYTES', 'maxFileBytes'),
+    maxBundleBytes: bundleLimit('PLINTH_MAX_BUNDLE_BYTES', 'maxBundleBytes'),
+  }
+
   const config: Config = {
     port,
     host,
@@ -193,6 +210,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     s3: s3 && Object.freeze(s3),
     dnsServers: Object.freeze(dnsServers.servers),
     trustProxy: Object.freeze(trustProxy),
+    bundleLimits: Object.freeze(bundleLimits),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)
   return Object.freeze(config)

@@ -5,10 +5,10 @@
  * fields are over REST.
  */
 import { Type } from 'typebox'
-import { MAX_BATCH, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import { type BundleLimits, MAX_BATCH, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { type AnyMcpTool, defineTool, READ_ONLY, type ToolHints, toolArgs } from '../mcp/tool-definition.ts'
-import { CreateUploadsRequestSchema, CreateUploadsResultSchema } from '../uploads/uploads.schemas.ts'
+import { createUploadsRequestSchema, CreateUploadsResultSchema } from '../uploads/uploads.schemas.ts'
 import type { UploadsService } from '../uploads/uploads.service.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import type { CollectionsService } from './collections.service.ts'
@@ -36,23 +36,26 @@ const PutEntryResultSchema = Type.Object({ status: Type.Enum(['created', 'update
 /** Said once, in upsert_entries; put_entry writes data the same way. */
 const ENTRY_DATA = `data is checked against the collection's fields (see get_collection): richText as {html} or {markdown} (sanitized), image as a URL (absolute or relative to baseUrl) copied into the site's image library, date as YYYY-MM-DD or ISO-8601. A future publishedAt keeps an entry off the public site (live false) until then.`
 
+/** `limits`: the bundle limits uploads follow. */
 export function contentTools({
   uploads,
   collections,
   entries,
+  limits,
 }: {
   uploads: UploadsService
   collections: CollectionsService
   entries: EntriesService
+  limits: BundleLimits
 }): AnyMcpTool[] {
   return [
     defineTool({
       name: 'create_upload',
       title: 'Reserve uploads for large files',
-      description: `Reserve uploads for binaries too large to inline (over ~100 KB of base64: images, fonts, PDFs), up to ${MAX_UPLOADS_PER_REQUEST} per call.
+      description: `Reserve uploads for binaries too large to inline (over ~100 KB of base64: images, fonts, PDFs), up to ${limits.maxFiles} per call.
 Within ${MINUTES} minutes, HTTP PUT exactly size raw bytes to each uploadUrl with the returned headers and NO Authorization header (the signed URL is the credential); it answers {uploadId, sha256, size}. An upload is written once.
 Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, or in import_asset.`,
-      input: ref(CreateUploadsRequestSchema),
+      input: ref(createUploadsRequestSchema(limits)),
       output: ref(CreateUploadsResultSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: (principal, input) => uploads.create(principal, input),

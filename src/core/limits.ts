@@ -24,6 +24,7 @@ export interface BundleLimits {
   maxViolations: number
 }
 
+/** The interface's bundle limits: what an instance enforces unless its operator sets others (config.ts). */
 export const BUNDLE_LIMITS: Readonly<BundleLimits> = Object.freeze({
   maxFiles: 40,
   maxFileBytes: 2 * MiB,
@@ -32,12 +33,29 @@ export const BUNDLE_LIMITS: Readonly<BundleLimits> = Object.freeze({
   maxViolations: 100,
 })
 
+/**
+ * How far an operator may move each bundle limit. A publish holds its whole bundle in memory and
+ * records its files in one statement, and the JSON body (see maxBodyBytes) must stay a string V8
+ * can hold.
+ */
+export const BUNDLE_LIMIT_RANGES = Object.freeze({
+  maxFiles: { min: 1, max: 1000 },
+  maxHtmlPages: { min: 1, max: 1000 },
+  maxFileBytes: { min: KiB, max: 64 * MiB },
+  maxBundleBytes: { min: KiB, max: 128 * MiB },
+} satisfies Partial<Record<keyof BundleLimits, { min: number; max: number }>>)
+
 /** Longest bundle path, in characters, and longest path segment, in UTF-8 bytes. */
 export const MAX_PATH_CHARS = 1024
 export const MAX_SEGMENT_BYTES = 255
 
-/** Largest JSON body: an 8 MiB bundle of binaries is ~10.7 MiB as base64, plus JSON around it. */
-export const MAX_BODY_BYTES = 16 * MiB
+/**
+ * Largest JSON body: twice the largest bundle (an 8 MiB bundle of binaries is ~10.7 MiB as base64,
+ * plus JSON around it), and never less than 16 MiB, which other requests (entry batches) may need.
+ */
+export function maxBodyBytes(limits: BundleLimits): number {
+  return Math.max(16 * MiB, 2 * limits.maxBundleBytes)
+}
 
 /** Most per-field messages in one VALIDATION_FAILED. */
 export const MAX_ERROR_FIELDS = 100
@@ -78,12 +96,11 @@ export const RICH_TEXT_MEMORY_MB = 256
 /** Longest URL accepted (image fields, baseUrl, importAsset). */
 export const URL_MAX_CHARS = 2048
 
-/** Largest image kept in a site's image library: the bundle's per-file limit. */
-export const IMAGE_MAX_BYTES = BUNDLE_LIMITS.maxFileBytes
-
-/** Uploads: files per createUploads call, bytes per file, how long the signed URL and the upload last. */
-export const MAX_UPLOADS_PER_REQUEST = BUNDLE_LIMITS.maxFiles
-export const MAX_UPLOAD_BYTES = BUNDLE_LIMITS.maxFileBytes
+/**
+ * Uploads: files per createUploads call and bytes per file are the bundle's (maxFiles,
+ * maxFileBytes), as is the largest image kept in a site's image library (maxFileBytes). How long
+ * the signed URL and the upload last:
+ */
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000
 export const UPLOAD_RETENTION_MS = 24 * 60 * 60 * 1000
 

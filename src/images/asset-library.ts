@@ -13,7 +13,7 @@ import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type ErrorCode } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
-import { formatSize, IMAGE_MAX_BYTES, URL_MAX_CHARS } from '../core/limits.ts'
+import { BUNDLE_LIMITS, formatSize, URL_MAX_CHARS } from '../core/limits.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { AssetRow } from '../db/types.ts'
 import { safeFetch } from '../net/safe-fetch.ts'
@@ -33,7 +33,7 @@ export interface LibraryAsset {
   height: number | null
 }
 
-const ASSET_FETCH_LIMITS = { maxBytes: IMAGE_MAX_BYTES, connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxRedirects: 5 }
+const ASSET_FETCH_LIMITS = { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxRedirects: 5 }
 const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1'
 const DATA_URL = /^data:(image\/[a-z0-9.+-]+)?(;[^,]*)?,/i
 
@@ -48,6 +48,8 @@ export interface AssetLibraryOptions {
   blobs: BlobStore
   blobRows: BlobsRepository
   blobVariants: BlobVariants
+  /** Largest image kept: a bundle file's size limit (the interface's by default). */
+  maxImageBytes?: number
 }
 
 const assetView = (row: AssetRow): LibraryAsset => ({
@@ -69,7 +71,10 @@ export class AssetLibrary {
   private readonly blobs: BlobStore
   private readonly blobRows: BlobsRepository
 
+  private readonly maxImageBytes: number
+
   constructor(private readonly options: AssetLibraryOptions) {
+    this.maxImageBytes = options.maxImageBytes ?? BUNDLE_LIMITS.maxFileBytes
     this.repo = options.repo
     this.blobs = options.blobs
     this.blobRows = options.blobRows
@@ -111,6 +116,7 @@ export class AssetLibrary {
     if (known) return assetView(known)
     const fetched = await safeFetch(source, {
       ...ASSET_FETCH_LIMITS,
+      maxBytes: this.maxImageBytes,
       allowHosts: this.options.allowHosts,
       userAgent: this.options.userAgent,
       accept: ACCEPT,
@@ -136,8 +142,8 @@ export class AssetLibrary {
     what: string,
     code: ErrorCode,
   ): Promise<LibraryAsset> {
-    if (bytes.length > IMAGE_MAX_BYTES)
-      throw new AppError(code, `${what} is ${bytes.length} bytes; images of at most ${IMAGE_MAX_BYTES} bytes (${formatSize(IMAGE_MAX_BYTES)}) are accepted.`)
+    const max = this.maxImageBytes
+    if (bytes.length > max) throw new AppError(code, `${what} is ${bytes.length} bytes; images of at most ${max} bytes (${formatSize(max)}) are accepted.`)
     const type = await sniffImage(bytes)
     if ('problem' in type) throw new AppError(code, `${what} ${type.problem}.`)
     const hash = createHash('sha256').update(bytes).digest('hex')

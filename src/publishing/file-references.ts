@@ -9,7 +9,7 @@
 import type { BlobStore } from '../blobs/blob-store.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { type PublishViolation, validationFailed } from '../core/errors.ts'
-import { BUNDLE_LIMITS, MAX_ERROR_FIELDS } from '../core/limits.ts'
+import { MAX_ERROR_FIELDS } from '../core/limits.ts'
 import { type AnyFileInput, type BundleFileInput, contentTypeFor, readsText, type StoredFileInput } from './authoring-rules.ts'
 import { quoted } from './bundle-paths.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
@@ -50,18 +50,22 @@ function assertOneSourceEach(files: PublishFileInput[]): void {
 
 const isInline = (file: PublishFileInput): file is BundleFileInput => file.content !== undefined
 
-/** The files as the authoring rules take them: inline ones as they are, references resolved. */
+/**
+ * The files as the authoring rules take them: inline ones as they are, references resolved.
+ * `maxFiles`: the bundle limit, over which the bundle is refused anyway.
+ */
 export async function resolveFiles(
   files: PublishFileInput[],
   userId: string,
   references: ContentReferences,
   blobRows: BlobsRepository,
   blobs: BlobStore,
+  maxFiles: number,
 ): Promise<AnyFileInput[]> {
   assertOneSourceEach(files)
   if (files.every(isInline)) return files
   // Over the file limit the bundle is refused anyway: no lookups for thousands of references.
-  if (files.length > BUNDLE_LIMITS.maxFiles) {
+  if (files.length > maxFiles) {
     return files.map((file) => (isInline(file) ? file : { path: file.path, contentType: file.contentType, unresolved: null }))
   }
 

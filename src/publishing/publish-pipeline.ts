@@ -14,6 +14,7 @@ import { restoreClaimed } from '../blobs/blob-removal.ts'
 import { blobRow } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
+import { BUNDLE_LIMITS, type BundleLimits } from '../core/limits.ts'
 import type { BlobsTable } from '../db/types.ts'
 import { type DecodedFile, finishCheck, inspectBundle, scanTexts, type TextScan } from './authoring-rules.ts'
 import { ContentScanResults } from './content-scan-results.ts'
@@ -52,6 +53,8 @@ export interface PublishPipelineOptions {
   references: ContentReferences
   /** Sites are served over https, so plain-http subresources are reported as mixed content. */
   httpsSites: boolean
+  /** What a bundle may hold (the interface's limits by default). */
+  limits?: Readonly<BundleLimits>
 }
 
 /** Who publishes, and where on their site files may not go. */
@@ -82,6 +85,7 @@ export class PublishPipeline {
   private readonly scanResults: ContentScanResults
   private readonly references: ContentReferences
   private readonly httpsSites: boolean
+  private readonly limits: Readonly<BundleLimits>
 
   constructor(options: PublishPipelineOptions) {
     this.blobs = options.blobs
@@ -91,6 +95,7 @@ export class PublishPipeline {
     this.scanResults = options.scanResults ?? new ContentScanResults()
     this.references = options.references
     this.httpsSites = options.httpsSites
+    this.limits = options.limits ?? BUNDLE_LIMITS
   }
 
   /**
@@ -100,9 +105,9 @@ export class PublishPipeline {
    * Bytes are stored only once every rule that bounds them (count, sizes, paths) has passed.
    */
   async store(input: PublishFileInput[], target: PublishTarget): Promise<StoredBundle> {
-    const resolved = await resolveFiles(input, target.userId, this.references, this.blobRows, this.blobs)
+    const resolved = await resolveFiles(input, target.userId, this.references, this.blobRows, this.blobs, this.limits.maxFiles)
     await nextTurn()
-    const inspection = inspectBundle(resolved, undefined, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
+    const inspection = inspectBundle(resolved, this.limits, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
     const limit = inspection.limits.maxViolations
     const scanning = this.scanContent(inspection.scans, limit, target.userId)
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)

@@ -1,17 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
-import { formatSize, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import { type BundleLimits, formatSize, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BEARER_AUTH, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
-import { CreateUploadsRequestSchema, CreateUploadsResultSchema, UploadContentResultSchema, UploadIdParam } from './uploads.schemas.ts'
+import { createUploadsRequestSchema, CreateUploadsResultSchema, UploadContentResultSchema, UploadIdParam } from './uploads.schemas.ts'
 import type { UploadBody, UploadsService } from './uploads.service.ts'
 
 const tags = ['Uploads']
 const minutes = UPLOAD_URL_LIFETIME_MS / 60_000
 
-/** createUploads, under /v1 behind the bearer token. */
-export function uploadsRoutes(uploads: UploadsService): FastifyPluginAsyncTypebox {
+/** createUploads, under /v1 behind the bearer token; `limits`: the bundle limits uploads follow. */
+export function uploadsRoutes(uploads: UploadsService, limits: BundleLimits): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/uploads',
@@ -21,8 +21,8 @@ export function uploadsRoutes(uploads: UploadsService): FastifyPluginAsyncTypebo
           tags,
           security: BEARER_AUTH,
           summary: 'Reserve uploads for files too large to inline',
-          description: `Reserves 1 to ${MAX_UPLOADS_PER_REQUEST} files of up to ${formatSize(MAX_UPLOAD_BYTES)} each. For each, PUT exactly \`size\` bytes to \`uploadUrl\` within ${minutes} minutes (no bearer token: the URL is signed), then give the \`uploadId\` as a bundle file's \`uploadId\` in createWebsite or createWebsiteVersion, or to importAsset, within ${UPLOAD_RETENTION_MS / 3_600_000} hours. Limits and authoring rules apply to uploaded files exactly as to inline ones.`,
-          body: ref(CreateUploadsRequestSchema),
+          description: `Reserves 1 to ${limits.maxFiles} files of up to ${formatSize(limits.maxFileBytes)} each. For each, PUT exactly \`size\` bytes to \`uploadUrl\` within ${minutes} minutes (no bearer token: the URL is signed), then give the \`uploadId\` as a bundle file's \`uploadId\` in createWebsite or createWebsiteVersion, or to importAsset, within ${UPLOAD_RETENTION_MS / 3_600_000} hours. Limits and authoring rules apply to uploaded files exactly as to inline ones.`,
+          body: ref(createUploadsRequestSchema(limits)),
           response: {
             201: success(CreateUploadsResultSchema, 'The uploads, each with the URL to PUT its bytes to.'),
             ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS]),
@@ -39,7 +39,7 @@ export function uploadsRoutes(uploads: UploadsService): FastifyPluginAsyncTypebo
  * the URL is the credential. Raw bodies of any type are taken here only; the rest of the API
  * accepts JSON alone.
  */
-export function uploadContentRoutes(uploads: UploadsService): FastifyPluginAsyncTypebox {
+export function uploadContentRoutes(uploads: UploadsService, limits: BundleLimits): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.removeAllContentTypeParsers()
     // The body is handed over unread: the service checks the URL first and then streams it with a hard cap.
@@ -57,7 +57,7 @@ export function uploadContentRoutes(uploads: UploadsService): FastifyPluginAsync
           tags,
           security: [],
           summary: "Send an upload's bytes (signed URL, no token)",
-          description: `The uploadUrl of createUploads. Send the file's raw bytes (any Content-Type), exactly the reserved size (at most ${MAX_UPLOAD_BYTES} bytes), within ${minutes} minutes of the reservation. No bearer token: the expires and signature query parameters are the credential. An upload is written once: a second PUT is 409 UPLOAD_COMPLETED.`,
+          description: `The uploadUrl of createUploads. Send the file's raw bytes (any Content-Type), exactly the reserved size (at most ${limits.maxFileBytes} bytes), within ${minutes} minutes of the reservation. No bearer token: the expires and signature query parameters are the credential. An upload is written once: a second PUT is 409 UPLOAD_COMPLETED.`,
           params: Type.Object({ uploadId: UploadIdParam }),
           querystring: Type.Object({
             expires: Type.Optional(Type.String({ maxLength: 20, description: 'Expiry of the URL, Unix seconds (signed).' })),

@@ -1,37 +1,39 @@
 import { type Static, Type } from 'typebox'
-import { formatSize, MAX_UPLOAD_BYTES, MAX_UPLOADS_PER_REQUEST, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import { type BundleLimits, formatSize, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import { CONTENT_TYPE_PATTERN } from '../core/media-types.ts'
 import { ref, Timestamp } from '../core/schemas.ts'
 
 export const UploadIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Upload id (upl_...).' })
 
-export const CreateUploadsRequestSchema = Type.Object(
-  {
-    files: Type.Array(
-      Type.Object(
-        {
-          filename: Type.Optional(
-            Type.String({
-              minLength: 1,
-              maxLength: 255,
-              pattern: '^[^\\u0000-\\u001f\\u007f/\\\\]+$',
-              description: 'Name of the file, without folders; kept for importAsset and used to pick the type when contentType is omitted.',
+/** createUploads' request: as many files as a bundle may hold, each of at most a bundle file's size. */
+export const createUploadsRequestSchema = ({ maxFiles, maxFileBytes }: BundleLimits) =>
+  Type.Object(
+    {
+      files: Type.Array(
+        Type.Object(
+          {
+            filename: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 255,
+                pattern: '^[^\\u0000-\\u001f\\u007f/\\\\]+$',
+                description: 'Name of the file, without folders; kept for importAsset and used to pick the type when contentType is omitted.',
+              }),
+            ),
+            contentType: Type.Optional(Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type of the bytes.' })),
+            size: Type.Integer({
+              minimum: 1,
+              maximum: maxFileBytes,
+              description: `Exact size in bytes, 1 to ${maxFileBytes} (${formatSize(maxFileBytes)}). The PUT must send exactly this many.`,
             }),
-          ),
-          contentType: Type.Optional(Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type of the bytes.' })),
-          size: Type.Integer({
-            minimum: 1,
-            maximum: MAX_UPLOAD_BYTES,
-            description: `Exact size in bytes, 1 to ${MAX_UPLOAD_BYTES} (${formatSize(MAX_UPLOAD_BYTES)}). The PUT must send exactly this many.`,
-          }),
-        },
-        { additionalProperties: false },
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: maxFiles, description: `1 to ${maxFiles} files to reserve.` },
       ),
-      { minItems: 1, maxItems: MAX_UPLOADS_PER_REQUEST, description: `1 to ${MAX_UPLOADS_PER_REQUEST} files to reserve.` },
-    ),
-  },
-  { $id: 'CreateUploadsRequest', additionalProperties: false },
-)
+    },
+    { $id: 'CreateUploadsRequest', additionalProperties: false },
+  )
 
 const UploadSchema = Type.Object(
   {
@@ -61,8 +63,9 @@ export const UploadContentResultSchema = Type.Object(
   { $id: 'UploadContentResult' },
 )
 
-export const UPLOAD_SCHEMAS = [CreateUploadsRequestSchema, UploadSchema, CreateUploadsResultSchema, UploadContentResultSchema]
+/** The named schemas of uploads, for these bundle limits. */
+export const uploadSchemas = (limits: BundleLimits) => [createUploadsRequestSchema(limits), UploadSchema, CreateUploadsResultSchema, UploadContentResultSchema]
 
-export type CreateUploadsRequest = Static<typeof CreateUploadsRequestSchema>
+export type CreateUploadsRequest = Static<ReturnType<typeof createUploadsRequestSchema>>
 export type CreateUploadsResult = Static<typeof CreateUploadsResultSchema>
 export type UploadContentResult = Static<typeof UploadContentResultSchema>

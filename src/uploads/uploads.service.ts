@@ -13,7 +13,7 @@ import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
-import { formatSize, MAX_UPLOAD_BYTES, UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import { UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import type { ServerSecrets } from '../db/server-secrets.ts'
 import type { UploadRow } from '../db/types.ts'
 import { contentTypeFor } from '../publishing/authoring-rules.ts'
@@ -172,7 +172,7 @@ const uploadCompleted = () =>
 const tooLarge = (size: number, sent: number) =>
   new AppError(
     'PAYLOAD_TOO_LARGE',
-    `This upload was reserved for exactly ${size} bytes, but the body is larger (at least ${sent} bytes). Reserve an upload with the file's exact size (at most ${formatSize(MAX_UPLOAD_BYTES)}).`,
+    `This upload was reserved for exactly ${size} bytes, but the body is larger (at least ${sent} bytes). Reserve an upload with the file's exact size.`,
   )
 
 const wrongSize = (size: number, sent: number) =>

@@ -8,9 +8,8 @@ import { rateLimitHeaders } from './publish-rate-limit.ts'
 import {
   JobIdParam,
   JobSchema,
-  PublishVersionRequestSchema,
+  type PublishRequestSchemas,
   PublishVersionResultSchema,
-  PublishWebsiteRequestSchema,
   PublishWebsiteResultSchema,
   SitePasswordSchema,
   SlugSuggestionSchema,
@@ -28,8 +27,11 @@ import type { WebsitesService } from './websites.service.ts'
 const WebsiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const tags = ['Publishing']
 
-/** The eight publishing and inspection operations plus promote, delete and the site password, under /v1 (authenticated). */
-export function websitesRoutes(websites: WebsitesService, passwords: SitePasswords): FastifyPluginAsyncTypebox {
+/**
+ * The eight publishing and inspection operations plus promote, delete and the site password, under
+ * /v1 (authenticated). `publish`: the publish requests with this instance's bundle limits.
+ */
+export function websitesRoutes(websites: WebsitesService, passwords: SitePasswords, publish: PublishRequestSchemas): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/websites',
@@ -56,7 +58,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
           summary: 'Publish a new website',
           description:
             'Checks the bundle against the authoring rules, stores it as version 1 and serves it at once at pageUrl. Publishing is synchronous: the job is ready when the response is sent.',
-          body: ref(PublishWebsiteRequestSchema),
+          body: ref(publish.PublishWebsiteRequestSchema),
           response: {
             201: success(PublishWebsiteResultSchema, 'Published: version 1 is live at pageUrl.'),
             ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'WEBSITE_LIMIT_REACHED', 'SLUG_TAKEN', 'PUBLISH_INVALID', 'RATE_LIMITED']),
@@ -179,7 +181,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
           description:
             'The complete replacement bundle, not a diff. With promote (default true) it goes live at once; with promote false the live version stays and the new one is stored, reviewable at its previewUrl, and can be made live later with promoteWebsiteVersion.',
           params: WebsiteParams,
-          body: ref(PublishVersionRequestSchema),
+          body: ref(publish.PublishVersionRequestSchema),
           response: {
             201: success(PublishVersionResultSchema, 'Published: the version is stored, and live when promoted.'),
             ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'PUBLISH_INVALID', 'RATE_LIMITED']),

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox'
 import { CATEGORIES, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
-import { BUNDLE_LIMITS, formatSize, SITE_PASSWORD_MAX, SITE_PASSWORD_MIN, VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX } from '../core/limits.ts'
+import { type BundleLimits, formatSize, SITE_PASSWORD_MAX, SITE_PASSWORD_MIN, VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX } from '../core/limits.ts'
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, stated, Timestamp } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
@@ -10,38 +10,63 @@ export const VersionIdParam = Type.String({ minLength: 1, maxLength: 100, descri
 export const JobIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Job id (job_...), also the id of the version the job produced.' })
 export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: 120, description: 'A site name or draft slug.' })
 
-// More files than the limit still reach the authoring rules, which report TOO_MANY_FILES with every other violation.
-const filesField = stated(
-  Type.Array(ref(PublishFileSchema), {
-    minItems: 1,
-    description: `The complete site bundle: 1 to ${BUNDLE_LIMITS.maxFiles} files (more is rejected with PUBLISH_INVALID / TOO_MANY_FILES), at most ${formatSize(BUNDLE_LIMITS.maxFileBytes)} each and ${formatSize(BUNDLE_LIMITS.maxBundleBytes)} in all once decoded, at most ${BUNDLE_LIMITS.maxHtmlPages} HTML pages, \`index.html\` required.`,
-  }),
-  { maxItems: BUNDLE_LIMITS.maxFiles },
-)
+/**
+ * The publish requests (createWebsite, createWebsiteVersion), whose files field states the bundle
+ * limits an instance enforces (config.ts). More files than the limit still reach the authoring
+ * rules, which report TOO_MANY_FILES with every other violation.
+ */
+export function publishRequestSchemas(limits: BundleLimits) {
+  const filesField = stated(
+    Type.Array(ref(PublishFileSchema), {
+      minItems: 1,
+      description: `The complete site bundle: 1 to ${limits.maxFiles} files (more is rejected with PUBLISH_INVALID / TOO_MANY_FILES), at most ${formatSize(limits.maxFileBytes)} each and ${formatSize(limits.maxBundleBytes)} in all once decoded, at most ${limits.maxHtmlPages} HTML pages, \`index.html\` required.`,
+    }),
+    { maxItems: limits.maxFiles },
+  )
 
-export const PublishWebsiteRequestSchema = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 120, description: 'Display name. Used to derive the slug when slug is omitted.' })),
-    category: Type.Enum(CATEGORIES),
-    description: Type.Optional(Type.String({ maxLength: 5000 })),
-    slug: Type.Optional(
-      Type.String({
-        minLength: SLUG_MIN,
-        maxLength: SLUG_MAX,
-        pattern: SLUG_PATTERN,
-        description:
-          'Preferred subdomain. When given and taken, the request fails with 409 SLUG_TAKEN (naming a free suggestion); when omitted, a slug is derived from name and suffixed until free.',
-      }),
-    ),
-    files: filesField,
-  },
-  { $id: 'PublishWebsiteRequest', additionalProperties: false },
-)
+  const PublishWebsiteRequestSchema = Type.Object(
+    {
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 120, description: 'Display name. Used to derive the slug when slug is omitted.' })),
+      category: Type.Enum(CATEGORIES),
+      description: Type.Optional(Type.String({ maxLength: 5000 })),
+      slug: Type.Optional(
+        Type.String({
+          minLength: SLUG_MIN,
+          maxLength: SLUG_MAX,
+          pattern: SLUG_PATTERN,
+          description:
+            'Preferred subdomain. When given and taken, the request fails with 409 SLUG_TAKEN (naming a free suggestion); when omitted, a slug is derived from name and suffixed until free.',
+        }),
+      ),
+      files: filesField,
+    },
+    { $id: 'PublishWebsiteRequest', additionalProperties: false },
+  )
+
+  const PublishVersionRequestSchema = Type.Object(
+    {
+      files: filesField,
+      message: Type.Optional(Type.String({ maxLength: 2000, description: "Changelog entry; stored as the version's instruction." })),
+      // No schema `default` (generated clients would then require the field): the service applies it.
+      promote: Type.Optional(
+        Type.Boolean({
+          description:
+            'Default true: the new version goes live at once. When false, the live version stays live and the new one is only stored (reviewable at its previewUrl).',
+        }),
+      ),
+    },
+    { $id: 'PublishVersionRequest', additionalProperties: false },
+  )
+
+  return { PublishWebsiteRequestSchema, PublishVersionRequestSchema }
+}
+
+export type PublishRequestSchemas = ReturnType<typeof publishRequestSchemas>
 
 const publishWarnings = Type.Optional(
   Type.Array(ref(PublishViolationSchema), {
     description:
-      'What browsers will still block or change on the published site although it breaks no authoring rule, each naming its file: MIXED_CONTENT (a plain-http image, font or form target on an https site), UNSAFE_EVAL (eval or new Function, which the Content-Security-Policy refuses), EXTERNAL_MANIFEST. Absent when there is nothing to say.',
+      'What browsers will still block or change on the published site although it breaks no authoring rule, each naming its file: MIXED_CONTENT (a plain-http image, font or form target on an https site), UNSAFE_EVAL (code compiled from a string: eval, Function, a string given to setTimeout, which the Content-Security-Policy refuses), EXTERNAL_MANIFEST. Absent when there is nothing to say.',
   }),
 )
 
@@ -56,21 +81,6 @@ export const PublishWebsiteResultSchema = Type.Object(
     warnings: publishWarnings,
   },
   { $id: 'PublishWebsiteResult' },
-)
-
-export const PublishVersionRequestSchema = Type.Object(
-  {
-    files: filesField,
-    message: Type.Optional(Type.String({ maxLength: 2000, description: "Changelog entry; stored as the version's instruction." })),
-    // No schema `default` (generated clients would then require the field): the service applies it.
-    promote: Type.Optional(
-      Type.Boolean({
-        description:
-          'Default true: the new version goes live at once. When false, the live version stays live and the new one is only stored (reviewable at its previewUrl).',
-      }),
-    ),
-  },
-  { $id: 'PublishVersionRequest', additionalProperties: false },
 )
 
 export const PublishVersionResultSchema = Type.Object(
@@ -247,11 +257,12 @@ export const SitePasswordSchema = Type.Object(
   { $id: 'SitePassword', additionalProperties: false },
 )
 
-export const WEBSITE_SCHEMAS = [
+/** The named schemas of websites, with these publish requests. */
+export const websiteSchemas = (publish: PublishRequestSchemas) => [
   PublishFileSchema,
-  PublishWebsiteRequestSchema,
+  publish.PublishWebsiteRequestSchema,
   PublishWebsiteResultSchema,
-  PublishVersionRequestSchema,
+  publish.PublishVersionRequestSchema,
   PublishVersionResultSchema,
   VersionFileSchema,
   VersionSchema,
@@ -265,9 +276,9 @@ export const WEBSITE_SCHEMAS = [
   ApiIndexSchema,
 ]
 
-export type PublishWebsiteRequest = Static<typeof PublishWebsiteRequestSchema>
+export type PublishWebsiteRequest = Static<PublishRequestSchemas['PublishWebsiteRequestSchema']>
 export type PublishWebsiteResult = Static<typeof PublishWebsiteResultSchema>
-export type PublishVersionRequest = Static<typeof PublishVersionRequestSchema>
+export type PublishVersionRequest = Static<PublishRequestSchemas['PublishVersionRequestSchema']>
 export type PublishVersionResult = Static<typeof PublishVersionResultSchema>
 export type Version = Static<typeof VersionSchema>
 export type VersionList = Static<typeof VersionListSchema>

@@ -12,9 +12,8 @@ import { type AnyMcpTool, defineTool, READ_ONLY, toolArgs } from '../mcp/tool-de
 import {
   JobIdParam,
   JobSchema,
-  PublishVersionRequestSchema,
+  type PublishRequestSchemas,
   PublishVersionResultSchema,
-  PublishWebsiteRequestSchema,
   PublishWebsiteResultSchema,
   SlugSuggestionSchema,
   SlugSuggestValue,
@@ -39,8 +38,16 @@ const BUNDLE_RULES = `Bundle rules (publish_version's too), all checked at once:
 - Self-contained: no external scripts or stylesheets (script src, link rel=stylesheet, CSS @import or JS import of a URL): put CSS and JS in the bundle. No iframe, frame, object or embed, no service workers, no base href to another site. External images, links and fetch() are fine.
 - /about serves about.html or about/index.html; 404.html, if any, serves missing pages.`
 
-/** `sites`: how this instance's site URLs look, for the descriptions. */
-export function websitesTools(websites: WebsitesService, passwords: SitePasswords, sites: { siteScheme: string; siteDomain: string }): AnyMcpTool[] {
+/**
+ * `sites`: how this instance's site URLs look, for the descriptions; `publish`: the publish
+ * requests with this instance's bundle limits.
+ */
+export function websitesTools(
+  websites: WebsitesService,
+  passwords: SitePasswords,
+  sites: { siteScheme: string; siteDomain: string },
+  publish: PublishRequestSchemas,
+): AnyMcpTool[] {
   const live = siteUrlPattern(sites)
   const preview = siteUrlPattern(sites, true)
   return [
@@ -50,7 +57,7 @@ export function websitesTools(websites: WebsitesService, passwords: SitePassword
       description: `Publish a NEW website from a complete bundle of files, live at once at pageUrl (${live}) as version 1. To change a site use publish_version (websiteId from list_websites): publishing again makes a second site.
 Omit slug to derive it from name; pass slug only for an address the user asked for (suggest_slug checks it first).
 ${BUNDLE_RULES}`,
-      input: ref(PublishWebsiteRequestSchema),
+      input: ref(publish.PublishWebsiteRequestSchema),
       output: ref(PublishWebsiteResultSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: async (principal, input) => (await websites.create(principal, input)).result,
@@ -61,7 +68,7 @@ ${BUNDLE_RULES}`,
       title: 'Publish a new version of a website',
       description: `Publish a new version of an existing website: the COMPLETE replacement bundle, not a diff; the bundle rules of publish_website apply. Resend an unchanged file cheaply as { path, sha256 } (files[].sha256 from get_website).
 With promote false, the version is served for review at its previewUrl (${preview}): show it to the user and, once approved, call promote_version with versionId = the jobId returned here.`,
-      input: toolArgs({ websiteId: WebsiteIdParam, ...PublishVersionRequestSchema.properties }),
+      input: toolArgs({ websiteId: WebsiteIdParam, ...publish.PublishVersionRequestSchema.properties }),
       output: ref(PublishVersionResultSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (principal, { websiteId, ...request }) => (await websites.publishVersion(principal, websiteId, request)).result,

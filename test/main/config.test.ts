@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { ConfigError, loadConfig } from '../../src/config.ts'
+import { BUNDLE_LIMITS } from '../../src/core/limits.ts'
 
 const load = (env: Record<string, string>) => loadConfig(env, '/srv/plinth')
 
@@ -44,5 +45,57 @@ describe('settings', () => {
     assert.throws(() => load({ PLINTH_BLOB_STORE: 'disk' }), /PLINTH_BLOB_STORE must be fs or s3/)
     assert.throws(() => load({ PLINTH_BLOB_STORE: 's3' }), /PLINTH_S3_BUCKET must name a bucket/)
     assert.throws(() => load({ PLINTH_S3_BUCKET: 'plinth' }), /PLINTH_BLOB_STORE is not s3/)
+  })
+
+  test("a bundle may hold the interface's limits unless the operator sets others", () => {
+    assert.deepEqual(load({}).bundleLimits, BUNDLE_LIMITS)
+    assert.deepEqual(load({}).bundleLimits, {
+      maxFiles: 40,
+      maxHtmlPages: 15,
+      maxFileBytes: 2 * 1024 * 1024,
+      maxBundleBytes: 8 * 1024 * 1024,
+      maxViolations: 100,
+    })
+    const raised = load({
+      PLINTH_MAX_FILES: '200',
+      PLINTH_MAX_PAGES: '60',
+      PLINTH_MAX_FILE_BYTES: '10485760',
+      PLINTH_MAX_BUNDLE_BYTES: '33554432',
+    }).bundleLimits
+    assert.deepEqual(raised, { maxFiles: 200, maxHtmlPages: 60, maxFileBytes: 10 * 1024 * 1024, maxBundleBytes: 32 * 1024 * 1024, maxViolations: 100 })
+    const lowered = load({ PLINTH_MAX_FILES: '10', PLINTH_MAX_PAGES: '1', PLINTH_MAX_FILE_BYTES: '1024', PLINTH_MAX_BUNDLE_BYTES: '65536' }).bundleLimits
+    assert.deepEqual(lowered, { maxFiles: 10, maxHtmlPages: 1, maxFileBytes: 1024, maxBundleBytes: 65536, maxViolations: 100 })
+    assert.deepEqual(load({ PLINTH_MAX_FILES: '' }).bundleLimits, BUNDLE_LIMITS, 'empty is unset')
+    assert.ok(Object.isFrozen(raised))
+  })
+
+  test('a bundle limit that is not a whole number within its bounds is refused, each named, all at once', () => {
+    const bad: Array<[string, string, RegExp]> = [
+      ['PLINTH_MAX_FILES', '0', /PLINTH_MAX_FILES must be a whole number from 1 to 1000, got "0"/],
+      ['PLINTH_MAX_FILES', '1001', /PLINTH_MAX_FILES must be a whole number from 1 to 1000, got "1001"/],
+      ['PLINTH_MAX_FILES', '40.5', /PLINTH_MAX_FILES/],
+      ['PLINTH_MAX_FILES', 'many', /PLINTH_MAX_FILES/],
+      ['PLINTH_MAX_PAGES', '-3', /PLINTH_MAX_PAGES must be a whole number from 1 to 1000/],
+      ['PLINTH_MAX_FILE_BYTES', '2MB', /PLINTH_MAX_FILE_BYTES must be a whole number from 1024 to 67108864, got "2MB"/],
+      ['PLINTH_MAX_FILE_BYTES', '1023', /PLINTH_MAX_FILE_BYTES/],
+      ['PLINTH_MAX_BUNDLE_BYTES', String(128 * 1024 * 1024 + 1), /PLINTH_MAX_BUNDLE_BYTES must be a whole number from 1024 to 134217728/],
+      ['PLINTH_MAX_BUNDLE_BYTES', '8MiB', /PLINTH_MAX_BUNDLE_BYTES/],
+    ]
+    for (const [name, value, message] of bad) {
+      assert.throws(
+        () => load({ [name]: value }),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+        `${name}=${value}`,
+      )
+    }
+    assert.throws(
+      () => load({ PLINTH_MAX_FILES: 'x', PLINTH_MAX_PAGES: 'x', PLINTH_MAX_FILE_BYTES: 'x', PLINTH_MAX_BUNDLE_BYTES: 'x' }),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError)
+        for (const name of ['PLINTH_MAX_FILES', 'PLINTH_MAX_PAGES', 'PLINTH_MAX_FILE_BYTES', 'PLINTH_MAX_BUNDLE_BYTES'])
+          assert.match(error.message, new RegExp(name))
+        return true
+      },
+    )
   })
 })

@@ -63,11 +63,19 @@ describe('npm start', () => {
   })
 
   test('refuses bad settings with a message naming them and a non-zero exit', async () => {
-    const server = start({ PORT: 'eighty', PLINTH_DATA_DIR: dataDir, PLINTH_PUBLISH_RATE_PER_MINUTE: '-1' })
+    const server = start({
+      PORT: 'eighty',
+      PLINTH_DATA_DIR: dataDir,
+      PLINTH_PUBLISH_RATE_PER_MINUTE: '-1',
+      PLINTH_MAX_FILES: '0',
+      PLINTH_MAX_BUNDLE_BYTES: '1GB',
+    })
     const code = await server.exited
     assert.notEqual(code, 0)
     assert.match(server.output(), /PORT must be a whole number/)
     assert.match(server.output(), /PLINTH_PUBLISH_RATE_PER_MINUTE must be a whole number/)
+    assert.match(server.output(), /PLINTH_MAX_FILES must be a whole number from 1 to 1000, got \\?"0\\?"/)
+    assert.match(server.output(), /PLINTH_MAX_BUNDLE_BYTES must be a whole number/)
     server.listening.catch(() => {})
   })
 

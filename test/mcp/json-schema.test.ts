@@ -5,10 +5,14 @@ import { SHARED_SCHEMAS, statedSchema } from '../../src/core/schemas.ts'
 import { resultShape, schemaRegistry, selfContained, withoutRepeatedDescriptions } from '../../src/mcp/json-schema.ts'
 import { allowedOrigins } from '../../src/http/origins.ts'
 import { PublishFileSchema } from '../../src/publishing/publishing.schemas.ts'
-import { PublishVersionRequestSchema, WEBSITE_SCHEMAS } from '../../src/websites/websites.schemas.ts'
+import { BUNDLE_LIMITS } from '../../src/core/limits.ts'
+import { publishRequestSchemas, websiteSchemas } from '../../src/websites/websites.schemas.ts'
+
+const publish = publishRequestSchemas(BUNDLE_LIMITS)
+const { PublishVersionRequestSchema } = publish
 
 describe('selfContained: named schemas inlined for MCP clients', () => {
-  const registry = schemaRegistry([...SHARED_SCHEMAS, ...WEBSITE_SCHEMAS, ...CONTENT_SCHEMAS])
+  const registry = schemaRegistry([...SHARED_SCHEMAS, ...websiteSchemas(publish), ...CONTENT_SCHEMAS])
 
   it('inlines the registered schema a $ref names, dropping every $id', () => {
     const schema = selfContained(PublishVersionRequestSchema, registry) as any

@@ -157,7 +157,7 @@ export async function buildApp({ config, services, log, metrics, readiness, serv
       await v1.register(uploadsRoutes(services.uploads, limits))
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))
-      await v1.register(assetsRoutes(services.assets))
+      await v1.register(assetsRoutes(services.assets, limits.maxFileBytes))
     },
     { prefix: '/v1' },
   )
@@ -171,7 +171,7 @@ export async function buildApp({ config, services, log, metrics, readiness, serv
   const mcpTools = [
     ...websitesTools(services.websites, services.sitePasswords, config, publishSchemas),
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries, limits }),
-    ...imagesTools(services.assets),
+    ...imagesTools(services.assets, limits.maxFileBytes),
   ]
   await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit, tokenPage: webSite.tokenPage }))
   await app.register(webSite.routes)

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
+import { formatSize } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BEARER_AUTH, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import { ImportAssetRequestSchema, LibraryAssetSchema } from './assets.schemas.ts'
 import type { AssetsService } from './assets.service.ts'
 
-export function assetsRoutes(assets: AssetsService): FastifyPluginAsyncTypebox {
+/** `maxImageBytes`: the largest image kept, a bundle file's size limit. */
+export function assetsRoutes(assets: AssetsService, maxImageBytes: number): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.post(
       '/websites/:websiteId/assets',
@@ -19,7 +21,7 @@ export function assetsRoutes(assets: AssetsService): FastifyPluginAsyncTypebox {
           summary: "Add one image to the website's library",
           description:
             'Copies an image into the site-wide image library, by URL (fetched once: a URL already in the library returns the stored asset) or from a completed upload. ' +
-            'Fetching is SSRF-safe: http(s) only, public addresses only (checked at connect time and after each of at most 5 redirects), 2 MiB at most, with timeouts, no cookies or credentials. ' +
+            `Fetching is SSRF-safe: http(s) only, public addresses only (checked at connect time and after each of at most 5 redirects), ${formatSize(maxImageBytes)} at most, with timeouts, no cookies or credentials. ` +
             'The type is sniffed from the bytes: PNG, JPEG, GIF, WebP and AVIF are kept; SVG and anything else is refused. Identical bytes are stored once. Owners and editors may import.',
           params: Type.Object({ websiteId: WebsiteIdParam }),
           body: ref(ImportAssetRequestSchema),

@@ -3,18 +3,20 @@
  * assets.routes.ts. The path parameter becomes an argument next to the body's fields.
  */
 import { Type } from 'typebox'
+import { formatSize } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { type AnyMcpTool, defineTool } from '../mcp/tool-definition.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import { ImportAssetRequestSchema, LibraryAssetSchema } from './assets.schemas.ts'
 import type { AssetsService } from './assets.service.ts'
 
-export function imagesTools(assets: AssetsService): AnyMcpTool[] {
+/** `maxImageBytes`: the largest image kept, a bundle file's size limit. */
+export function imagesTools(assets: AssetsService, maxImageBytes: number): AnyMcpTool[] {
   return [
     defineTool({
       name: 'import_asset',
       title: "Add an image to a website's library",
-      description: `Copy one image into the website's library from url (fetched once over public http(s), at most 2 MiB; a URL imported before returns the stored asset) or uploadId (from create_upload). PNG, JPEG, GIF, WebP and AVIF are kept (sniffed from the bytes); anything else, SVG included, is refused. Use the result's url (/_assets/{hash}.{ext}) in pages and entry data.`,
+      description: `Copy one image into the website's library from url (fetched once over public http(s), at most ${formatSize(maxImageBytes)}; a URL imported before returns the stored asset) or uploadId (from create_upload). PNG, JPEG, GIF, WebP and AVIF are kept (sniffed from the bytes); anything else, SVG included, is refused. Use the result's url (/_assets/{hash}.{ext}) in pages and entry data.`,
       input: Type.Object({ websiteId: WebsiteIdParam, ...ImportAssetRequestSchema.properties }, { additionalProperties: false }),
       output: ref(LibraryAssetSchema),
       // Fetches from the web at large; importing the same URL again returns the stored asset.

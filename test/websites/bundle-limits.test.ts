@@ -142,6 +142,8 @@ for (const store of STORES) {
           assert.equal(field.maxItems, files, name)
           assert.match(field.description, new RegExp(`1 to ${files} files .* at most ${fileSize} each and ${bundleSize} in all`), name)
         }
+        const importAsset = (await server.api('GET', '/openapi.json')).body.paths['/v1/websites/{websiteId}/assets'].post
+        assert.match(importAsset.description, new RegExp(`${fileSize} at most`), 'images kept are as large as a bundle file')
         const uploads = schemas.CreateUploadsRequest.properties.files
         assert.equal(uploads.maxItems, files)
         assert.equal(uploads.items.properties.size.maximum, fileSize === '2 MiB' ? 2 * MiB : 13 * MiB)
@@ -159,6 +161,7 @@ for (const store of STORES) {
         assert.match(tool('publish_website').inputSchema.properties.files.description, /1 to 60 files .* at most 13 MiB each .* at most 20 HTML pages/)
         assert.match(tool('create_upload').description!, /up to 60 per call/)
         assert.equal(tool('create_upload').inputSchema.properties.files.items.properties.size.maximum, 13 * MiB)
+        assert.match(tool('import_asset').description!, /at most 13 MiB/)
       } finally {
         await client.close()
       }

@@ -8,7 +8,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { SITE_CONTENT_SECURITY_POLICY } from '../../src/serving/security-headers.ts'
+import { SITE_CONTENT_SECURITY_POLICY } from '../../src/core/site-policy.ts'
 import { browserSkip, launchChromium } from '../helpers/browser.ts'
 import { startTestServer, type SiteResponse, type TestServer } from '../helpers/server.ts'
 

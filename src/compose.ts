@@ -233,6 +233,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     blobVariants,
     maxImageBytes: config.bundleLimits.maxFileBytes,
   })
+  const assets = new AssetsService({ access, library: assetLibrary, uploads })
   // A publish's content rules run in worker threads, never on the event loop (publishing/content-scans.pool.ts).
   const contentScans = new ContentScanPool()
   // Rich text is rendered in worker threads, never on the event loop (content/rich-text.pool.ts).
@@ -269,7 +270,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     sitePasswords,
     uploads,
     collections,
-    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary), siteEvents }),
+    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary, assets), siteEvents }),
     domains: new DomainsService({
       repo: domainsRepo,
       sites: websitesRepo,
@@ -279,7 +280,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       scheme: config.siteScheme,
     }),
     servedDomains,
-    assets: new AssetsService({ access, library: assetLibrary, uploads }),
+    assets,
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
   const startSweep =

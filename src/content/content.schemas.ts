@@ -6,6 +6,7 @@
 import { type Static, Type } from 'typebox'
 import { MAX_BATCH, MAX_FIELDS, TEXT_FIELD_DEFAULT_MAX, URL_MAX_CHARS } from '../core/limits.ts'
 import { Nullable, ref, stated, Timestamp } from '../core/schemas.ts'
+import { IMAGE_FORMS } from './image-references.ts'
 
 const FIELD_TYPES = ['text', 'richText', 'image', 'date', 'number', 'boolean', 'url', 'choice'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -17,8 +18,7 @@ export const ENTRY_SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$'
 
 const FieldTypeSchema = Type.Enum(FIELD_TYPES, {
   $id: 'FieldType',
-  description:
-    'text: string; richText: {html} or {markdown}; image: URL string (absolute, or relative to the batch baseUrl), imported into the collection\'s image library; date: `YYYY-MM-DD` or an ISO-8601 date-time; number; boolean; url: absolute http(s)/mailto URL or a site path starting with "/"; choice: one of the field\'s options.',
+  description: `text: string; richText: {html} or {markdown}; image: a string naming the image: ${IMAGE_FORMS}; date: \`YYYY-MM-DD\` or an ISO-8601 date-time; number; boolean; url: absolute http(s)/mailto URL or a site path starting with "/"; choice: one of the field's options.`,
 })
 
 export const FieldSchema = Type.Object(
@@ -128,7 +128,7 @@ const EntryInputSchema = Type.Object(
       }),
     ),
     data: Type.Record(Type.String(), Type.Unknown(), {
-      description: "Field values by field name, checked against the collection's fields. A richText value is {html} or {markdown}; an image value is a URL.",
+      description: `Field values by field name, checked against the collection's fields. A richText value is {html} or {markdown}; an image value (and an image in rich text) is ${IMAGE_FORMS}.`,
       examples: [{ title: 'Hello', body: { markdown: '# Hi' } }],
     }),
   },
@@ -159,7 +159,8 @@ export const EntrySchema = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     data: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'Values as sent (image URLs made absolute), plus kept values of removed fields.',
+      description:
+        'Values as sent (image URLs made absolute; an image field sent inline or by upload holds the library path of its copy), plus kept values of removed fields.',
     }),
     rendered: Type.Record(Type.String(), Type.Unknown(), {
       description:

@@ -25,6 +25,7 @@ import {
 } from './content.schemas.ts'
 import { CollectionParams, EntryListQuery, EntryParams, SlugParams } from './entries.routes.ts'
 import type { EntriesService } from './entries.service.ts'
+import { IMAGE_FORMS } from './image-references.ts'
 
 /** Entries, and collections' fields and labels, change what the live site serves as soon as they are written. */
 const CHANGES_LIVE_SITE: ToolHints = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
@@ -34,7 +35,7 @@ const MINUTES = UPLOAD_URL_LIFETIME_MS / 60_000
 const PutEntryResultSchema = Type.Object({ status: Type.Enum(['created', 'updated', 'unchanged']), entry: ref(EntrySchema) }, { additionalProperties: false })
 
 /** Said once, in upsert_entries; put_entry writes data the same way. */
-const ENTRY_DATA = `data is checked against the collection's fields (see get_collection): richText as {html} or {markdown} (sanitized), image as a URL (absolute or relative to baseUrl) copied into the site's image library, date as YYYY-MM-DD or ISO-8601. A future publishedAt keeps an entry off the public site (live false) until then.`
+const ENTRY_DATA = `data is checked against the collection's fields (see get_collection): richText as {html} or {markdown} (sanitized), date as YYYY-MM-DD or ISO-8601, image (like <img src> and ![](…) in richText) as ${IMAGE_FORMS}. A future publishedAt keeps an entry off the public site (live false) until then.`
 
 /** `limits`: the bundle limits uploads follow. */
 export function contentTools({
@@ -54,7 +55,7 @@ export function contentTools({
       title: 'Reserve uploads for large files',
       description: `Reserve uploads for binaries too large to inline (over ~100 KB of base64: images, fonts, PDFs), up to ${limits.maxFiles} per call.
 Within ${MINUTES} minutes, HTTP PUT exactly size raw bytes to each uploadUrl with the returned headers and NO Authorization header (the signed URL is the credential); it answers {uploadId, sha256, size}. An upload is written once.
-Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, or in import_asset.`,
+Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, in import_asset, or as an image in entry data: upload:{uploadId}.`,
       input: ref(createUploadsRequestSchema(limits)),
       output: ref(CreateUploadsResultSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

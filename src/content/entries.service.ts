@@ -3,9 +3,9 @@ import type { Principal } from '../auth/tokens.service.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { ENTRY_PAGE_DEFAULT, RICH_TEXT_BATCH_MAX_CHARS } from '../core/limits.ts'
+import { quoted } from '../core/text.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { EntryRow } from '../db/types.ts'
-import { quoted } from '../publishing/bundle-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { CollectionsService, LoadedCollection } from './collections.service.ts'
 import type { Entry, EntryBatchRequest, EntryBatchResult, EntryList, EntryPut, EntryResult } from './content.schemas.ts'
@@ -89,7 +89,7 @@ export class EntriesService {
     if (baseProblem) throw validationFailed({ baseUrl: baseProblem })
     const { baseUrl, ...item } = input
     try {
-      const written = await this.write(collection, { ...item, slug }, baseUrl, await this.repo.findBySlug(collection.id, slug))
+      const written = await this.write(principal, collection, { ...item, slug }, baseUrl, await this.repo.findBySlug(collection.id, slug))
       if (written.status !== 'unchanged') await this.siteEvents.siteChanged(collection.siteSlug)
       return { status: written.status, entry: entryView(collection, written.row, nowIso()) }
     } catch (error) {
@@ -129,7 +129,7 @@ export class EntriesService {
           if (slug !== null && occurrences.get(slug)! > 1) {
             throw new EntryFailure(
               'DUPLICATE_SLUG',
-              `The slug ${quoted(slug, 100)} appears ${occurrences.get(slug)} times in this batch; send each slug once. None of its items was written.`,
+              `The slug ${quoted(slug, 60)} appears ${occurrences.get(slug)} times in this batch; send each slug once. None of its items was written.`,
               { slug: 'appears more than once in this batch' },
             )
           }
@@ -140,7 +140,7 @@ export class EntriesService {
               { data: `rich text past the batch's budget of ${RICH_TEXT_BATCH_MAX_CHARS} characters` },
             )
           }
-          const prepared = await this.prepare(collection, input.entries[i], input.baseUrl, slug === null ? undefined : stored.get(slug))
+          const prepared = await this.prepare(principal, collection, input.entries[i], input.baseUrl, slug === null ? undefined : stored.get(slug))
           if ('status' in prepared) results[i] = { slug, status: prepared.status, entry: entryView(collection, prepared.row, nowIso()) }
           else pending.set(i, prepared)
         } catch (error) {
@@ -172,13 +172,29 @@ export class EntriesService {
    * an entry whose effective content (timestamps, data, and baseUrl when it resolved something)
    * hashes as stored is left alone and reported unchanged, without fetching any image again.
    */
-  private async write(collection: LoadedCollection, item: unknown, baseUrl: string | undefined, existing: EntryRow | undefined): Promise<Written> {
-    const prepared = await this.prepare(collection, item, baseUrl, existing)
+  private async write(
+    principal: Principal,
+    collection: LoadedCollection,
+    item: unknown,
+    baseUrl: string | undefined,
+    existing: EntryRow | undefined,
+  ): Promise<Written> {
+    const prepared = await this.prepare(principal, collection, item, baseUrl, existing)
     return 'status' in prepared ? prepared : this.store(collection, prepared)
   }
 
-  /** Checks and renders one entry: unchanged as it is, or the row to store. */
-  private async prepare(collection: LoadedCollection, item: unknown, baseUrl: string | undefined, existing: EntryRow | undefined): Promise<Written | Pending> {
+  /**
+   * Checks and renders one entry: unchanged as it is, or the row to store. The content hash is
+   * taken over the entry as sent, so sending it again is unchanged even where the stored data
+   * holds the library path of an image that was sent inline or by upload.
+   */
+  private async prepare(
+    principal: Principal,
+    collection: LoadedCollection,
+    item: unknown,
+    baseUrl: string | undefined,
+    existing: EntryRow | undefined,
+  ): Promise<Written | Pending> {
     const check = checkEntry(item, collection.fields, baseUrl)
     if (!check.ok) {
       const list = Object.entries(check.fields).map(([k, v]) => `${k} ${v}`)
@@ -192,13 +208,13 @@ export class EntriesService {
     const hash = contentHash(collection, entry, data, publishedAt, createdAt, baseUrl)
     if (existing && existing.content_hash === hash) return { status: 'unchanged', row: existing }
 
-    const rendered = await renderEntry(this.media, collection, data, baseUrl)
+    const rendered = await renderEntry(this.media, principal, collection, data, baseUrl)
     const stored = {
       published_at: publishedAt,
       created_at: createdAt,
       updated_at: now,
-      data: JSON.stringify(data),
-      rendered: JSON.stringify(rendered),
+      data: JSON.stringify(rendered.data),
+      rendered: JSON.stringify(rendered.rendered),
       content_hash: hash,
     }
     return { slug: entry.slug, existing, stored }

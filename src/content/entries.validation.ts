@@ -4,8 +4,10 @@
  */
 
 import { RICH_TEXT_MAX_CHARS, TEXT_FIELD_DEFAULT_MAX, URL_MAX_CHARS } from '../core/limits.ts'
+import { clipped } from '../core/text.ts'
 import type { EntryError, Field } from './content.schemas.ts'
 import { ENTRY_SLUG_PATTERN } from './content.schemas.ts'
+import { imageReference } from './image-references.ts'
 
 /** Why one entry could not be written; a batch reports it as that item's result. */
 export class EntryFailure extends Error {
@@ -29,7 +31,7 @@ export interface CheckedEntry {
   slug: string
   publishedAt?: string
   createdAt?: string
-  /** Values of the current fields; image values resolved to absolute URLs; nulls dropped. */
+  /** Values of the current fields; image URLs made absolute; nulls dropped. */
   data: Record<string, unknown>
   /** True when a relative image URL was resolved against baseUrl (so baseUrl is part of the content). */
   usedBaseUrl: boolean
@@ -38,6 +40,7 @@ export interface CheckedEntry {
 export type EntryCheck = { ok: true; entry: CheckedEntry } | { ok: false; fields: Record<string, string> }
 
 const MAX_NAMED_UNKNOWN = 20
+const MAX_KEY_ECHO = 60
 const SLUG = new RegExp(ENTRY_SLUG_PATTERN)
 const ITEM_KEYS = new Set(['slug', 'publishedAt', 'createdAt', 'data'])
 // RFC 3339 date-time with an offset, as the listing order and "live" depend on it being exact.
@@ -71,25 +74,6 @@ export function baseUrlProblem(baseUrl: string | undefined): string | null {
   }
 }
 
-/** Resolves an image reference; a relative one needs baseUrl. Returns the URL or why it is unusable. */
-export function resolveImageUrl(value: string, baseUrl: string | undefined): { url: string; relative: boolean } | { problem: string } {
-  if (value.length > URL_MAX_CHARS) return { problem: `is longer than ${URL_MAX_CHARS} characters` }
-  let absolute: URL | null
-  try {
-    absolute = new URL(value)
-  } catch {
-    absolute = null
-  }
-  if (absolute) {
-    return absolute.protocol === 'http:' || absolute.protocol === 'https:'
-      ? { url: absolute.href, relative: false }
-      : { problem: `must be an http(s) URL, not ${absolute.protocol}` }
-  }
-  if (baseUrl === undefined)
-    return { problem: `"${value.slice(0, 100)}" is a relative URL: give an absolute URL, or send the batch with a baseUrl to resolve it against` }
-  return { url: new URL(value, baseUrl).href, relative: true }
-}
-
 function urlProblem(value: string): string | null {
   if (value.length > URL_MAX_CHARS) return `is longer than ${URL_MAX_CHARS} characters`
   if (value.startsWith('/') && !value.startsWith('//')) return null
@@ -101,7 +85,7 @@ function urlProblem(value: string): string | null {
   }
 }
 
-/** Why a value does not fit its field, or null. Image values are checked by resolveImageUrl. */
+/** Why a value does not fit its field, or null. Image values are read by imageReference. */
 function valueProblem(field: Field, value: unknown): string | null {
   switch (field.type) {
     case 'text': {
@@ -118,7 +102,7 @@ function valueProblem(field: Field, value: unknown): string | null {
       return text.length > RICH_TEXT_MAX_CHARS ? `must be at most ${RICH_TEXT_MAX_CHARS} characters` : null
     }
     case 'image':
-      return typeof value === 'string' && value !== '' ? null : 'must be an image URL (string)'
+      return typeof value === 'string' && value !== '' ? null : 'must be a string: an image URL, a /_assets/… library path, upload:upl_… or a data:image/… URL'
     case 'date':
       if (typeof value !== 'string') return 'must be a date string (YYYY-MM-DD or an ISO-8601 date-time)'
       if (DATE_ONLY.test(value)) return isRealDate(value) ? null : 'is not a real calendar date'
@@ -150,9 +134,10 @@ export function checkEntry(item: unknown, fields: Field[], baseUrl: string | und
   if (!isObject(item)) return { ok: false, fields: { entry: 'must be an object with slug, data and optional publishedAt, createdAt' } }
   const problems: Record<string, string> = {}
   let unknown = 0
-  // Named up to a bound, so an item with thousands of stray keys gets a bounded answer.
+  // Named up to a bound, so an item with thousands of stray keys gets a bounded answer; a long
+  // key is named by its first characters.
   const stray = (key: string, message: string) => {
-    if (unknown++ < MAX_NAMED_UNKNOWN) problems[key] = message
+    if (unknown++ < MAX_NAMED_UNKNOWN) problems[clipped(key, MAX_KEY_ECHO)] = message
   }
   for (const key of Object.keys(item)) if (!ITEM_KEYS.has(key)) stray(key, 'is not an accepted field (field values go under data)')
   const slug = slugProblem(item.slug)
@@ -183,12 +168,12 @@ export function checkEntry(item: unknown, fields: Field[], baseUrl: string | und
         continue
       }
       if (field.type === 'image') {
-        const resolved = resolveImageUrl(value as string, baseUrl)
-        if ('problem' in resolved) problems[at] = resolved.problem
-        else {
-          data[field.name] = resolved.url
-          usedBaseUrl ||= resolved.relative
-        }
+        const reference = imageReference(value as string, baseUrl)
+        if ('problem' in reference) problems[at] = reference.problem
+        else if (reference.kind === 'url') {
+          data[field.name] = reference.url
+          usedBaseUrl ||= reference.relative
+        } else data[field.name] = value
       } else data[field.name] = value
     }
   }

@@ -3,7 +3,7 @@
  * is safe to put on a page. Markdown is rendered by markdown-it with raw HTML escaped; then all of
  * it goes through DOMPurify (on one jsdom window per process) with an allowlist made for article
  * content. What survives: text structure, links to http(s)/mailto/relative targets, images from
- * http(s)/relative/inline raster data. What never does: scripts, event handlers, styles (they can
+ * http(s)/relative/inline raster data and upload references (image-references.ts). What never does: scripts, event handlers, styles (they can
  * load remote resources), frames, forms, SVG and MathML, and any other URL scheme.
  */
 import { createRequire } from 'node:module'
@@ -13,6 +13,7 @@ import { parseFragment } from 'parse5'
 import { AppError } from '../core/errors.ts'
 import { RICH_TEXT_MAX_CHARS } from '../core/limits.ts'
 import { ACCEPTED_IMAGE_MEDIA_TYPES } from '../images/image-type.ts'
+import { UPLOAD_SCHEME } from './image-references.ts'
 
 export type RichTextValue = { html: string } | { markdown: string }
 
@@ -184,7 +185,8 @@ function checkLinksAndImages(node: Node): void {
   } else if (element.tagName === 'IMG') {
     const original = element.getAttribute('src')
     const src = original !== null && pass.rewrite ? pass.rewrite(original) : original
-    if (src === null || !isSafeImageSource(src)) {
+    // An upload reference stands until the entry's images are put in the library; none may stay.
+    if (src === null || !isSafeImageSource(src, pass.rewrite === null)) {
       // An image without a source shows nothing but its broken-image box.
       element.remove()
       return
@@ -213,8 +215,9 @@ function parseUrl(value: string): URL | null {
   }
 }
 
-function isSafeImageSource(src: string): boolean {
+function isSafeImageSource(src: string, uploads: boolean): boolean {
   if (/^\s*data:/i.test(src)) return RASTER_DATA_URL.test(src.trim())
+  if (UPLOAD_SCHEME.test(src)) return uploads
   const url = parseUrl(src)
   return url !== null && IMAGE_SCHEMES.has(url.protocol)
 }
@@ -277,7 +280,7 @@ function renderMarkdown(source: string): RenderedRichText {
       } else if (token.type === 'image') {
         const attr = token.attrGet('src')
         const src = attr === null ? null : String(attr)
-        if (src === null || !isSafeImageSource(src)) {
+        if (src === null || !isSafeImageSource(src, true)) {
           // As the sanitizer does: an image without a usable source is removed, alt text and all.
           token.type = 'text'
           token.content = ''

@@ -14,12 +14,12 @@ import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type ErrorCode } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { BUNDLE_LIMITS, formatSize, URL_MAX_CHARS } from '../core/limits.ts'
+import { quoted } from '../core/text.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { AssetRow } from '../db/types.ts'
 import { safeFetch } from '../net/safe-fetch.ts'
-import { quoted } from '../publishing/bundle-paths.ts'
 import type { AssetsRepository } from './assets.repository.ts'
-import { type ImageType, imageExtension, sniffImage } from './image-type.ts'
+import { type ImageType, LIBRARY_PATH, libraryPath, sniffImage } from './image-type.ts'
 
 export interface LibraryAsset {
   id: string
@@ -35,7 +35,7 @@ export interface LibraryAsset {
 
 const ASSET_FETCH_LIMITS = { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxRedirects: 5 }
 const ACCEPT = 'image/avif,image/webp,image/png,image/jpeg,image/gif;q=0.9,*/*;q=0.1'
-const DATA_URL = /^data:(image\/[a-z0-9.+-]+)?(;[^,]*)?,/i
+const DATA_URL = /^data:/i
 
 export interface AssetLibraryOptions {
   /** Hosts exempt from the public-address rule (PLINTH_FETCH_ALLOW_HOSTS). */
@@ -54,7 +54,7 @@ export interface AssetLibraryOptions {
 
 const assetView = (row: AssetRow): LibraryAsset => ({
   id: row.id,
-  url: `/_assets/${row.hash}.${imageExtension(row.content_type)}`,
+  url: libraryPath(row.hash, row.content_type),
   sourceUrl: row.source_url,
   contentType: row.content_type,
   size: Number(row.size),
@@ -82,15 +82,16 @@ export class AssetLibrary {
 
   /** Once per (library, URL): a known URL returns the stored asset without fetching. Throws FETCH_FAILED. */
   importFromUrl(websiteId: string, collectionId: string | null, url: string): Promise<LibraryAsset> {
+    // An inline image is bounded by the image size limit, not by the URL length limit.
+    if (DATA_URL.test(url)) return this.importDataUrl(websiteId, collectionId, url)
     if (url.length > URL_MAX_CHARS) {
       return Promise.reject(new AppError('FETCH_FAILED', `The image URL is ${url.length} characters long; at most ${URL_MAX_CHARS} are accepted.`))
     }
-    if (DATA_URL.test(url)) return this.importDataUrl(websiteId, collectionId, url)
     let source: string
     try {
       source = new URL(url).href
     } catch {
-      return Promise.reject(new AppError('FETCH_FAILED', `"${url.slice(0, 200)}" is not an absolute URL.`))
+      return Promise.reject(new AppError('FETCH_FAILED', `${quoted(url)} is not an absolute URL.`))
     }
     const key = `${websiteId}\n${collectionId ?? ''}\n${source}`
     let pending = this.inFlight.get(key)
@@ -101,13 +102,20 @@ export class AssetLibrary {
     return pending
   }
 
+  /** The image a library path (`/_assets/{hash}.{ext}`) names in any library of this website, or null. */
+  async findByPath(websiteId: string, path: string): Promise<LibraryAsset | null> {
+    const match = LIBRARY_PATH.exec(path)
+    const row = match ? await this.repo.findServed(websiteId, match[1]!, match[2]!) : undefined
+    return row ? assetView(row) : null
+  }
+
   async importFromBytes(
     websiteId: string,
     collectionId: string | null,
     bytes: Buffer,
     options: { filename?: string; sourceUrl?: string | null },
   ): Promise<LibraryAsset> {
-    const name = options.filename ? `"${options.filename.slice(0, 200)}"` : 'The file'
+    const name = options.filename ? quoted(options.filename, 80) : 'The file'
     return this.keep(websiteId, collectionId, bytes, options.sourceUrl ?? null, name, 'VALIDATION_FAILED')
   }
 
@@ -125,13 +133,26 @@ export class AssetLibrary {
     return this.keep(websiteId, collectionId, fetched.bytes, source, `The image at ${quoted(source, 200)}`, 'FETCH_FAILED')
   }
 
-  /** Inline images (`data:image/png;base64,...`) are decoded, not fetched, and kept by their bytes. */
+  /**
+   * Inline images (`data:image/png;base64,...`) are decoded, not fetched, and kept by their bytes;
+   * whatever media type the URL declares, the bytes decide.
+   */
   private async importDataUrl(websiteId: string, collectionId: string | null, url: string): Promise<LibraryAsset> {
+    const what = 'The inline (data:) image'
     const comma = url.indexOf(',')
+    if (comma === -1) throw new AppError('FETCH_FAILED', `${what} has no comma before its data; write data:image/png;base64,…`)
     const meta = url.slice(5, comma)
     const payload = url.slice(comma + 1)
-    const bytes = /;base64$/i.test(meta) ? Buffer.from(payload, 'base64') : Buffer.from(decodeURIComponent(payload), 'utf8')
-    return this.keep(websiteId, collectionId, bytes, null, 'The inline (data:) image', 'FETCH_FAILED')
+    let bytes: Buffer
+    if (/;base64$/i.test(meta)) bytes = Buffer.from(payload, 'base64')
+    else {
+      try {
+        bytes = Buffer.from(decodeURIComponent(payload), 'utf8')
+      } catch {
+        throw new AppError('FETCH_FAILED', `${what} is not valid percent-encoded data; write data:image/png;base64,…`)
+      }
+    }
+    return this.keep(websiteId, collectionId, bytes, null, what, 'FETCH_FAILED')
   }
 
   private async keep(

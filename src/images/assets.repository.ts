@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { AssetRow, Database } from '../db/types.ts'
+import { imageExtension } from './image-type.ts'
 
 /** Queries over the image library. One query per method. */
 export class AssetsRepository {
@@ -30,6 +31,12 @@ export class AssetsRepository {
       .orderBy('created_at')
       .limit(1)
       .executeTakeFirst()
+  }
+
+  /** The site's image served at /_assets/{hash}.{ext}: an asset with these bytes whose library URL has this extension. */
+  async findServed(websiteId: string, hash: string, ext: string): Promise<AssetRow | undefined> {
+    const row = await this.findByHash(websiteId, hash)
+    return row && imageExtension(row.content_type) === ext ? row : undefined
   }
 
   insert(row: AssetRow): Promise<unknown> {

@@ -30,7 +30,16 @@ export class AssetsService {
       throw validationFailed({ url: why, uploadId: why }, `Import one image: ${why}.`)
     }
     if (input.url !== undefined) return this.library.importFromUrl(site.id, null, input.url)
-    const upload = await this.uploads.readUpload(principal, input.uploadId as string)
-    return this.library.importFromBytes(site.id, null, upload.bytes, { filename: upload.filename ?? undefined })
+    return this.importUpload(principal, site.id, null, input.uploadId as string)
+  }
+
+  /**
+   * A completed upload of the caller into a library of a website they may write (the site-wide
+   * one when collectionId is null). Someone else's upload is unknown to them: VALIDATION_FAILED
+   * on uploadId, as are an expired or incomplete upload and bytes that are not an accepted image.
+   */
+  async importUpload(principal: Principal, websiteId: string, collectionId: string | null, uploadId: string): Promise<LibraryAsset> {
+    const upload = await this.uploads.readUpload(principal, uploadId)
+    return this.library.importFromBytes(websiteId, collectionId, upload.bytes, { filename: upload.filename ?? undefined })
   }
 }

@@ -27,6 +27,12 @@ export const ACCEPTED_IMAGE_MEDIA_TYPES: readonly string[] = Object.keys(ACCEPTE
 /** The extension of a library URL for an image of this type (`bin` for a type never accepted). */
 export const imageExtension = (contentType: string): string => ACCEPTED[contentType] ?? 'bin'
 
+/** Where a site serves a library image, site-relative: `/_assets/{sha256}.{ext}`. */
+export const libraryPath = (hash: string, contentType: string): string => `/_assets/${hash}.${imageExtension(contentType)}`
+
+/** A library path, capturing the hash and the extension. */
+export const LIBRARY_PATH = /^\/_assets\/([0-9a-f]{64})\.([a-z0-9]{1,5})$/
+
 const ACCEPTED_IMAGE_TYPES = 'PNG, JPEG, GIF, WebP or AVIF'
 
 /** The image type of the bytes, or why they are not an accepted image. */

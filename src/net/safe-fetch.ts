@@ -13,6 +13,7 @@ import { pipeline, type Readable } from 'node:stream'
 import zlib from 'node:zlib'
 import { Agent, buildConnector, request } from 'undici'
 import { AppError } from '../core/errors.ts'
+import { clipped, quoted } from '../core/text.ts'
 import { isHostAllowed, normalizeHostSet } from './allow-hosts.ts'
 import { addressProblem } from './public-address.ts'
 
@@ -83,15 +84,15 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
         discard(response.body)
         const location = response.headers.location
         if (typeof location !== 'string' || location === '') {
-          throw fetchFailed(`${current.href} answered HTTP ${response.statusCode} without a Location to redirect to.`)
+          throw fetchFailed(`${clipped(current.href)} answered HTTP ${response.statusCode} without a Location to redirect to.`)
         }
-        if (hop >= options.maxRedirects) throw fetchFailed(`${url} redirected more than ${options.maxRedirects} times; gave up.`)
+        if (hop >= options.maxRedirects) throw fetchFailed(`${clipped(url)} redirected more than ${options.maxRedirects} times; gave up.`)
         current = checkUrl(location, allow, current)
         continue
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
         discard(response.body)
-        throw fetchFailed(`${current.href} answered HTTP ${response.statusCode}${hop > 0 ? ` (after redirects from ${url})` : ''}.`)
+        throw fetchFailed(`${clipped(current.href)} answered HTTP ${response.statusCode}${hop > 0 ? ` (after redirects from ${clipped(url)})` : ''}.`)
       }
       const declared = Number(response.headers['content-length'])
       if (Number.isFinite(declared) && declared > options.maxBytes) {
@@ -129,11 +130,11 @@ function checkUrl(raw: string, allow: ReadonlySet<string>, base?: URL): URL {
   try {
     target = new URL(raw, base)
   } catch {
-    throw fetchFailed(`"${raw.slice(0, 200)}" is not a valid URL.`)
+    throw fetchFailed(`${quoted(raw)} is not a valid URL.`)
   }
-  const where = base ? ` (redirected to from ${base.href})` : ''
+  const where = base ? ` (redirected to from ${clipped(base.href)})` : ''
   if (target.protocol !== 'http:' && target.protocol !== 'https:') {
-    throw fetchFailed(`${target.protocol} URLs are not fetched${where}: only http and https.`)
+    throw fetchFailed(`${clipped(target.protocol, 40)} URLs are not fetched${where}: only http and https.`)
   }
   if (target.username || target.password) {
     throw fetchFailed(`URLs carrying a user name or password are not fetched${where}: credentials are never sent.`)
@@ -142,7 +143,7 @@ function checkUrl(raw: string, allow: ReadonlySet<string>, base?: URL): URL {
   const literal = target.hostname.replace(/^\[|\]$/g, '')
   if (net.isIP(literal) && !isHostAllowed(allow, target.hostname, effectivePort(target))) {
     const problem = addressProblem(literal)
-    if (problem) throw blocked(`${target.href}${where}`, blockedMessage(literal, literal, problem))
+    if (problem) throw blocked(`${clipped(target.href)}${where}`, blockedMessage(literal, literal, problem))
   }
   return target
 }
@@ -209,7 +210,7 @@ function decoded(body: Readable, encoding: string | string[] | undefined, href: 
   const decoder = DECODERS[name]
   if (!decoder) {
     discard(body)
-    throw fetchFailed(`${href} sent its body in an unsupported encoding (${name.slice(0, 50)}).`)
+    throw fetchFailed(`${clipped(href)} sent its body in an unsupported encoding (${name.slice(0, 50)}).`)
   }
   return pipeline(body, decoder(), () => {})
 }
@@ -233,7 +234,9 @@ async function readCapped(body: Readable, maxBytes: number, href: string): Promi
 }
 
 const tooLarge = (href: string, maxBytes: number) =>
-  fetchFailed(`${href} is larger than ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(maxBytes % 1048576 ? 2 : 0)} MiB), the most fetched; stopped reading.`)
+  fetchFailed(
+    `${clipped(href)} is larger than ${maxBytes} bytes (${(maxBytes / 1048576).toFixed(maxBytes % 1048576 ? 2 : 0)} MiB), the most fetched; stopped reading.`,
+  )
 
 /** Turns whatever went wrong into a FETCH_FAILED that says exactly why. */
 function explain(error: unknown, target: URL, options: SafeFetchOptions, timedOut: boolean): AppError {
@@ -241,8 +244,8 @@ function explain(error: unknown, target: URL, options: SafeFetchOptions, timedOu
   const e = error as NodeJS.ErrnoException & { cause?: unknown }
   const inner = (e?.cause ?? e) as NodeJS.ErrnoException
   const refusal = [e, inner].find((x) => x instanceof BlockedAddressError)
-  if (refusal) return blocked(target.href, refusal.message)
-  if (timedOut) return fetchFailed(`Fetching ${target.href} took longer than ${options.totalTimeoutMs} ms; stopped.`, error)
+  if (refusal) return blocked(clipped(target.href), refusal.message)
+  if (timedOut) return fetchFailed(`Fetching ${clipped(target.href)} took longer than ${options.totalTimeoutMs} ms; stopped.`, error)
   const code = e?.code ?? inner?.code
   const host = target.host
   switch (code) {
@@ -250,7 +253,7 @@ function explain(error: unknown, target: URL, options: SafeFetchOptions, timedOu
       return fetchFailed(`Could not connect to ${host} within ${options.connectTimeoutMs} ms.`, error)
     case 'UND_ERR_HEADERS_TIMEOUT':
     case 'UND_ERR_BODY_TIMEOUT':
-      return fetchFailed(`Fetching ${target.href} took longer than ${options.totalTimeoutMs} ms; stopped.`, error)
+      return fetchFailed(`Fetching ${clipped(target.href)} took longer than ${options.totalTimeoutMs} ms; stopped.`, error)
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return fetchFailed(`The host ${target.hostname} could not be resolved (${code}).`, error)
@@ -263,6 +266,6 @@ function explain(error: unknown, target: URL, options: SafeFetchOptions, timedOu
       if (typeof code === 'string' && /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL)/.test(code)) {
         return fetchFailed(`The TLS connection to ${host} failed (${code}).`, error)
       }
-      return fetchFailed(`Fetching ${target.href} failed${code ? ` (${code})` : ''}: ${String(e?.message ?? error).slice(0, 200)}`, error)
+      return fetchFailed(`Fetching ${clipped(target.href)} failed${code ? ` (${code})` : ''}: ${String(e?.message ?? error).slice(0, 200)}`, error)
   }
 }

@@ -86,11 +86,7 @@ export function snippet(text: string, max = DETAIL_CHARS): string {
   return collapsed.length > max ? `${collapsed.slice(0, max - 1)}…` : collapsed
 }
 
-/** A value quoted for a message, shortened (JSON quoting shows control characters). */
-export function quoted(text: string, max = 120): string {
-  const q = JSON.stringify(text)
-  return q.length > max ? `${q.slice(0, max - 2)}…"` : q
-}
+export { quoted } from '../core/text.ts'
 
 /**
  * A bundle file's text, decoded the way a browser would: a UTF-16 byte-order mark wins, otherwise

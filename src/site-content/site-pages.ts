@@ -10,7 +10,7 @@ import type { EntriesRepository } from '../content/entries.repository.ts'
 import type { PublishViolation } from '../core/errors.ts'
 import type { CollectionRow, EntryRow } from '../db/types.ts'
 import type { AssetsRepository } from '../images/assets.repository.ts'
-import { imageExtension } from '../images/image-type.ts'
+import { LIBRARY_PATH } from '../images/image-type.ts'
 import { scanMarkup } from '../publishing/html-rules.ts'
 import type { SiteContentRepository } from './site-content.repository.ts'
 import { atomFeed, type FeedEntry, jsonFeed, mergeSitemap, type SitemapUrl, sitemap } from './site-feeds.ts'
@@ -33,7 +33,6 @@ export type ContentRoute =
 const inner = (pattern: string): string => pattern.replace(/^\^/, '').replace(/\$$/, '')
 const ENTRY = new RegExp(`^/(${inner(COLLECTION_NAME_PATTERN)})-(${inner(ENTRY_SLUG_PATTERN)})$`)
 const COLLECTION = new RegExp(`^/(${inner(COLLECTION_NAME_PATTERN)})(\\.json|\\.xml|/|\\.html)?$`)
-const ASSET = /^\/_assets\/([0-9a-f]{64})\.([a-z0-9]{1,5})$/
 const PAGE = /^[1-9][0-9]{0,4}$/
 
 /** The content route a request target names, or null (then the site's 404 applies). */
@@ -43,7 +42,7 @@ export function parseRoute(target: string): ContentRoute | null {
   if (path === '/sitemap.xml') return { kind: 'sitemap' }
   let m = ENTRY.exec(path)
   if (m) return { kind: 'entry', collection: m[1]!, slug: m[2]! }
-  m = ASSET.exec(path)
+  m = LIBRARY_PATH.exec(path)
   if (m) return { kind: 'asset', hash: m[1]!, ext: m[2]! }
   m = COLLECTION.exec(path)
   if (!m) return null
@@ -250,8 +249,8 @@ export class SitePages {
 
   /** A library image of this website, when the URL's extension is the one its library URL has. */
   async asset(websiteId: string, hash: string, ext: string): Promise<{ hash: string; contentType: string; size: number } | null> {
-    const row = await this.assets.findByHash(websiteId, hash)
-    if (!row || imageExtension(row.content_type) !== ext) return null
+    const row = await this.assets.findServed(websiteId, hash, ext)
+    if (!row) return null
     return { hash: row.hash, contentType: row.content_type, size: Number(row.size) }
   }
 }

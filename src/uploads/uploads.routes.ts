@@ -21,7 +21,7 @@ export function uploadsRoutes(uploads: UploadsService, limits: BundleLimits): Fa
           tags,
           security: BEARER_AUTH,
           summary: 'Reserve uploads for files too large to inline',
-          description: `Reserves 1 to ${limits.maxFiles} files of up to ${formatSize(limits.maxFileBytes)} each. For each, PUT exactly \`size\` bytes to \`uploadUrl\` within ${minutes} minutes (no bearer token: the URL is signed), then give the \`uploadId\` as a bundle file's \`uploadId\` in createWebsite or createWebsiteVersion, or to importAsset, within ${UPLOAD_RETENTION_MS / 3_600_000} hours. Limits and authoring rules apply to uploaded files exactly as to inline ones.`,
+          description: `Reserves 1 to ${limits.maxFiles} files of up to ${formatSize(limits.maxFileBytes)} each. For each, PUT exactly \`size\` bytes to \`uploadUrl\` within ${minutes} minutes (no bearer token: the URL is signed), then give the \`uploadId\` as a bundle file's \`uploadId\` in createWebsite or createWebsiteVersion, to importAsset, or as an image of an entry (\`upload:{uploadId}\`), within ${UPLOAD_RETENTION_MS / 3_600_000} hours. Limits and authoring rules apply to uploaded files exactly as to inline ones.`,
           body: ref(createUploadsRequestSchema(limits)),
           response: {
             201: success(CreateUploadsResultSchema, 'The uploads, each with the URL to PUT its bytes to.'),

@@ -38,7 +38,8 @@ export const createUploadsRequestSchema = ({ maxFiles, maxFileBytes }: BundleLim
 const UploadSchema = Type.Object(
   {
     uploadId: Type.String({
-      description: 'Use it as the uploadId of a bundle file (createWebsite, createWebsiteVersion) or in importAsset once the bytes are PUT.',
+      description:
+        'Use it as the uploadId of a bundle file (createWebsite, createWebsiteVersion), in importAsset, or as an image of an entry (upload:{uploadId}) once the bytes are PUT.',
     }),
     uploadUrl: Type.String({ format: 'uri', description: 'Where to PUT the bytes, without a bearer token: the signature in the URL is the credential.' }),
     method: Type.Literal('PUT'),

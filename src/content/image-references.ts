@@ -29,7 +29,7 @@ const INLINE = /^data:/i
 const LIBRARY_PREFIX = '/_assets/'
 
 /** A value repeated in a message: quoted, and cut to a short prefix with an ellipsis. */
-export const echo = (value: string): string => quoted(value, 60)
+export const echo = (value: string): string => quoted(value, 100)
 
 /** What an image value names, with absolute and relative URLs resolved; or why it names nothing usable. */
 export function imageReference(value: string, baseUrl: string | undefined): ImageReference | { problem: string } {

@@ -112,6 +112,9 @@ const ALLOWED_ATTR = [
 const PURIFY_CONFIG: PurifyConfig = {
   ALLOWED_TAGS,
   ALLOWED_ATTR,
+  // URLs DOMPurify lets through to checkLinksAndImages, which decides: the schemes it may keep
+  // (upload: for images, until they are put in the library) and relative URLs.
+  ALLOWED_URI_REGEXP: /^(?:(?:https?|mailto|upload):|[^a-z]|[a-z+.-]+(?:[^a-z+.:-]|$))/i,
   ALLOW_DATA_ATTR: false,
   ALLOW_ARIA_ATTR: false,
   KEEP_CONTENT: true,

@@ -95,6 +95,23 @@ describe('rich text', () => {
     assert.deepEqual(seen, ['a.png', 'b.png', 'a.png'])
   })
 
+  test('upload: image sources stand until rewritten; none survives a rewrite, and no link keeps one', () => {
+    const source = '<p><img src="upload:upl_abc" alt="A"><a href="upload:upl_abc">file</a></p>'
+    const rendered = renderRichText({ html: source })
+    assert.equal(rendered.html, '<p><img src="upload:upl_abc" alt="A"><a>file</a></p>')
+    assert.deepEqual(rendered.images, ['upload:upl_abc'])
+    assert.deepEqual(renderRichText({ markdown: '![A](upload:upl_abc)' }).images, ['upload:upl_abc'])
+    assert.equal(
+      rewriteImageSources(rendered.html, (src) => src),
+      '<p><a>file</a></p>',
+      'an upload left as it was is removed',
+    )
+    assert.equal(
+      rewriteImageSources(rendered.html, () => '/_assets/abc.png'),
+      '<p><img src="/_assets/abc.png" alt="A"><a>file</a></p>',
+    )
+  })
+
   test('deeply nested input is refused clearly, without crashing', () => {
     const deep = `${'<div>'.repeat(20_000)}x${'</div>'.repeat(20_000)}`
     assert.throws(

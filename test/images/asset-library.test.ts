@@ -182,6 +182,9 @@ for (const store of STORES) {
         ['ftp://example.com/x.png', /only http and https/],
         ['/relative/x.png', /not an absolute URL/],
         [`data:image/svg+xml;base64,${SVG.toString('base64')}`, /SVG is refused/],
+        ['data:text/plain;base64,aGVsbG8=', /not a recognized image/],
+        ['data:image/png,%E0%A4%A', /not valid percent-encoded data/],
+        ['data:image/png;base64', /no comma/],
       ]
       const before = await footprint()
       for (const [url, message] of cases) assertError(await importAsset(owner.token, websiteId, { url }), 422, 'FETCH_FAILED', message)

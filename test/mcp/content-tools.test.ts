@@ -102,6 +102,9 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
       assert.equal(item.additionalProperties, false)
       assert.equal(input('upsert_entries').properties.entries.maxItems, 100)
       assert.match(upsert.description!, /get_collection/)
+      // The image forms that need no public image host are named where entries are written and uploads reserved.
+      for (const form of [/\/_assets\/\{hash\}\.\{ext\}/, /upload:upl_…/, /data:image\/…;base64/]) assert.match(upsert.description!, form)
+      assert.match(tools.find((t) => t.name === 'create_upload')!.description!, /upload:\{uploadId\}/)
       const versionFile = (tools.find((t) => t.name === 'get_website')!.outputSchema as any).properties.versions.items.properties.files.items
       assert.ok('sha256' in versionFile.properties, 'VersionFile carries sha256')
     })
@@ -186,6 +189,31 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
       const gone = await call(client, 'delete_entry', entryArgs({ entry: 'second' }))
       assert.equal(gone.isError, true)
       assert.equal(gone.data.error.code, 'NOT_FOUND')
+    })
+
+    it('writes an entry whose image is an upload of the caller, and refuses one that is not theirs', async () => {
+      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
+      const reserved = await call(client, 'create_upload', { files: [{ filename: 'dot.png', size: png.length }] })
+      const [upload] = reserved.data.uploads
+      const target = new URL(upload.uploadUrl)
+      assert.equal((await server.api('PUT', target.pathname + target.search, { body: png, headers: { 'content-type': 'image/png' } })).status, 200)
+      const data = { title: 'With a dot', cover: `upload:${upload.uploadId}`, body: { markdown: `![dot](upload:${upload.uploadId})` } }
+      const written = await call(client, 'put_entry', entryArgs({ entry: 'dot', data }))
+      assert.equal(written.isError, false, JSON.stringify(written.data))
+      assert.match(written.data.entry.rendered.cover, /^\/_assets\/[0-9a-f]{64}\.png$/)
+      assert.ok(written.data.entry.rendered.body.includes(`src="${written.data.entry.rendered.cover}"`))
+
+      const stranger = await siteWithCollection(server)
+      const theirs = await connect(server, stranger.user.token, { client: kind })
+      try {
+        const args = { websiteId: stranger.websiteId, collection: 'posts', entry: 'dot', data: { title: 'Theirs', cover: data.cover } }
+        const refused = await call(theirs, 'put_entry', args)
+        assert.equal(refused.isError, true)
+        assert.equal(refused.data.error.code, 'VALIDATION_FAILED')
+        assert.match(refused.data.error.fields['data.cover'], /is not a known upload of yours/)
+      } finally {
+        await theirs.close()
+      }
     })
 
     it('fails one bad entry on its own result, not the call', async () => {

@@ -29,10 +29,21 @@ export class SlugClaims {
     const available = !problem && !reserved && !(await this.repo.slugExists(value))
     const suggestion = available ? value : await this.freeSlugFor(value)
     let message: string | undefined
-    if (problem) message = `${quoted(value, 60)} is not a valid slug: it ${problem}. "${suggestion}" is available.`
+    if (problem)
+      message = `${quoted(value, 60)} is not a valid slug: it ${problem}.${SlugClaims.normalizedFormClaimed(slug, suggestion)} "${suggestion}" is available.`
     else if (reserved) message = `"${value}" is reserved for the service itself. "${suggestion}" is available.`
     else if (!available) message = `"${value}" is already taken. "${suggestion}" is available.`
     return { slug, valid: !problem, available, suggestion, ...(message ? { message } : {}) }
+  }
+
+  /**
+   * For an invalid input, a sentence saying its normalized form is already claimed, or ''. A valid
+   * normalized form is its own derived base, so a suggestion other than it means it is not free.
+   */
+  private static normalizedFormClaimed(slug: string, suggestion: string): string {
+    if (slug === suggestion || slugProblem(slug)) return ''
+    const why = RESERVED_SLUGS.has(slug) ? 'is reserved for the service itself' : 'is already taken'
+    return ` Its normalized form "${slug}" ${why}.`
   }
 
   /** A requested slug: 422 when malformed, 409 SLUG_TAKEN (naming a free one) when taken or reserved. */

@@ -769,6 +769,25 @@ for (const store of STORES) {
       )
     })
 
+    test('suggestSlug of a name whose normalized form is taken says that form is taken and names the suggestion', async () => {
+      const user = await server.user()
+      await site(user, { slug: 'rosa-s-bakery' })
+      const res = await suggest(user, "Rosa's Bakery")
+      assert.equal(res.status, 200)
+      assert.deepEqual(
+        [res.body.slug, res.body.valid, res.body.available, res.body.suggestion, res.body.pageUrl],
+        ['rosa-s-bakery', false, false, 'rosa-s-bakery-2', pageUrl('rosa-s-bakery-2')],
+      )
+      assert.match(res.body.message, /not a valid slug/)
+      assert.ok(res.body.message.includes('"rosa-s-bakery" is already taken'), res.body.message)
+      assert.ok(res.body.message.includes('"rosa-s-bakery-2" is available'), res.body.message)
+      const reserved = await suggest(user, 'Admin')
+      assert.ok(reserved.body.message.includes('"admin" is reserved'), reserved.body.message)
+      const free = await suggest(user, "Rosa's Bakery Annex")
+      assert.ok(!free.body.message.includes('taken'), `a free normalized form is not called taken: ${free.body.message}`)
+      await assertClaimable(user, res.body.suggestion)
+    })
+
     test('suggestSlug of a reserved slug is valid but not available', async () => {
       const user = await server.user()
       for (const value of ['admin', 'api']) {

@@ -49,6 +49,9 @@ export const BUNDLE_LIMIT_RANGES = Object.freeze({
 export const MAX_PATH_CHARS = 1024
 export const MAX_SEGMENT_BYTES = 255
 
+/** Longest Host value that can name a site (a 253-character name and a port): longer ones are not parsed, nor remembered. */
+export const MAX_HOST_CHARS = 320
+
 /**
  * Largest JSON body: twice the largest bundle (an 8 MiB bundle of binaries is ~10.7 MiB as base64,
  * plus JSON around it), and never less than 16 MiB, which other requests (entry batches) may need.

@@ -5,7 +5,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { BlobStore } from '../blobs/blob-store.ts'
-import { siteLabel } from '../core/site-address.ts'
 import { EncodingNegotiator, etagMatches, parseRange, UNSATISFIABLE } from './http-conditionals.ts'
 import {
   BAD_REQUEST_PAGE,
@@ -21,7 +20,7 @@ import { BlobCache, ManifestCache } from './site-cache.ts'
 import type { ServingCounters } from '../ops/metrics.ts'
 import type { CustomHosts } from './custom-hosts.ts'
 import { type SiteLock, UNLOCK_PATH } from './site-lock.ts'
-import { hostName, parseSiteHost, type SiteHost } from './site-host.ts'
+import { SiteHosts } from './site-host.ts'
 import type { SiteLookup } from './site-lookup.ts'
 import { type HeaderList } from '../publishing/header-rules.ts'
 import { matchRedirect, pathValue } from '../publishing/redirect-rules.ts'
@@ -113,13 +112,6 @@ export interface SiteServerOptions {
   customHosts?: CustomHosts | null
 }
 
-interface HostEntry {
-  label: string
-  site: SiteHost
-}
-
-const HOST_MEMO_LIMIT = 4096
-
 export function createSiteServer(options: SiteServerOptions): SiteServer {
   const { siteDomain, content } = options
   const lock = options.lock ?? null
@@ -135,27 +127,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     onInvalidFile: (label, file) => log.error({ label, path: file?.path, hash: file?.hash }, 'manifest entry with an invalid hash or size skipped'),
     readBlob: (hash) => options.blobs.get(hash),
   })
-  /** Host header value -> parsed site host (or null): parsing is skipped for repeat hosts. */
-  const hosts = new Map<string, HostEntry | null>()
-  const serviceHosts = new Set([...(options.serviceHosts ?? [])].map((h) => h.toLowerCase()))
-  const customHosts = options.customHosts ?? null
-  // A custom domain verified or removed: host parses remembered before are stale.
-  if (customHosts !== null) customHosts.onChange = () => hosts.clear()
-
-  function hostEntry(host: string | undefined): HostEntry | null {
-    if (host === undefined) return null
-    const hit = hosts.get(host)
-    if (hit !== undefined) return hit
-    const name = hostName(host)
-    const site = parseSiteHost(host, siteDomain)
-    let entry: HostEntry | null = site === null || serviceHosts.has(name ?? '') ? null : { label: siteLabel(site.slug, site.version), site }
-    // A verified custom domain serves its site's live version, as `{slug}.{site_domain}` does.
-    const custom = site === null && name !== null ? customHosts?.slugOf(name) : undefined
-    if (custom !== undefined) entry = { label: custom, site: { slug: custom, version: null } }
-    if (hosts.size >= HOST_MEMO_LIMIT) hosts.clear()
-    hosts.set(host, entry)
-    return entry
-  }
+  const hosts = new SiteHosts(siteDomain, options.serviceHosts ?? [], options.customHosts ?? null)
 
   function fail(req: IncomingMessage, res: ServerResponse, error: unknown): void {
     // The request id is the one server.ts gave the response (PlinthResponse, ops/request-tracking.ts).
@@ -415,7 +387,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
         sendPage(res, SERVICE_WORKER_REFUSED_PAGE, head)
         return
       }
-      const host = hostEntry(req.headers.host)
+      const host = hosts.entry(req.headers.host)
       if (host === null) {
         sendPage(res, NO_SITE_PAGE, head)
         return
@@ -440,7 +412,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
 
   return {
     handle,
-    isSiteHost: (host) => hostEntry(host) !== null,
+    isSiteHost: (host) => hosts.entry(host) !== null,
     invalidate(slug: string): void {
       manifests.invalidate(String(slug).toLowerCase())
       content.invalidate(String(slug).toLowerCase())

@@ -1,8 +1,11 @@
 /**
  * Host header parsing for site requests: `{slug}.{siteDomain}` is the live site and
- * `{slug}--v{n}.{siteDomain}` the preview of version n. Ports are ignored on both sides.
+ * `{slug}--v{n}.{siteDomain}` the preview of version n. Ports are ignored on both sides. Verified
+ * custom domains serve their site's live version; SiteHosts remembers each Host value's answer.
  */
-import { parseSiteLabel, type SiteLabel } from '../core/site-address.ts'
+import { MAX_HOST_CHARS } from '../core/limits.ts'
+import { parseSiteLabel, type SiteLabel, siteLabel } from '../core/site-address.ts'
+import type { CustomHosts } from './custom-hosts.ts'
 
 /** A site host: the live site (version null) or the preview of one version. */
 export type SiteHost = SiteLabel
@@ -29,7 +32,7 @@ export function hostName(host: string): string | null {
 
 /**
  * Parses a Host header against the site domain. Returns null for anything that is not exactly one
- * valid label left of the domain. Never throws. (The site server memoizes it per Host value.)
+ * valid label left of the domain. Never throws. (SiteHosts remembers it per Host value.)
  */
 export function parseSiteHost(host: string | undefined, siteDomain: string): SiteHost | null {
   if (typeof host !== 'string' || typeof siteDomain !== 'string') return null
@@ -38,7 +41,7 @@ export function parseSiteHost(host: string | undefined, siteDomain: string): Sit
 }
 
 function parseUncached(host: string, siteDomain: string): SiteHost | null {
-  if (host.length === 0 || host.length > 320) return null
+  if (host.length === 0 || host.length > MAX_HOST_CHARS) return null
   const name = hostName(host)
   const domain = hostName(siteDomain)
   if (name === null || domain === null) return null
@@ -47,4 +50,54 @@ function parseUncached(host: string, siteDomain: string): SiteHost | null {
   const label = name.slice(0, name.length - domain.length - 1)
   if (label.includes('.')) return null
   return parseSiteLabel(label)
+}
+
+/** A Host value that names a site: the label its versions are cached under, and the site. */
+export interface HostEntry {
+  label: string
+  site: SiteHost
+}
+
+/** Host values remembered at most; the memo starts over when it is full. */
+export const HOST_MEMO_LIMIT = 4096
+
+/**
+ * Which site a Host value names, if any, parsed once per distinct value. Every request asks
+ * (server.ts sends site hosts to the site server), so the memo is bounded: at most
+ * HOST_MEMO_LIMIT values, none longer than MAX_HOST_CHARS.
+ */
+export class SiteHosts {
+  private readonly memo = new Map<string, HostEntry | null>()
+  private readonly serviceHosts: ReadonlySet<string>
+
+  constructor(
+    private readonly siteDomain: string,
+    serviceHosts: Iterable<string>,
+    private readonly customHosts: CustomHosts | null,
+  ) {
+    this.serviceHosts = new Set([...serviceHosts].map((h) => h.toLowerCase()))
+    // A custom domain verified or removed: the answers remembered before are stale.
+    if (customHosts !== null) customHosts.onChange = () => this.memo.clear()
+  }
+
+  /** Host values remembered now. */
+  get size(): number {
+    return this.memo.size
+  }
+
+  entry(host: string | undefined): HostEntry | null {
+    // Too long to name a site: not parsed, and not remembered.
+    if (host === undefined || host.length > MAX_HOST_CHARS) return null
+    const hit = this.memo.get(host)
+    if (hit !== undefined) return hit
+    const name = hostName(host)
+    const site = parseSiteHost(host, this.siteDomain)
+    let entry: HostEntry | null = site === null || this.serviceHosts.has(name ?? '') ? null : { label: siteLabel(site.slug, site.version), site }
+    // A verified custom domain serves its site's live version, as `{slug}.{site_domain}` does.
+    const custom = site === null && name !== null ? this.customHosts?.slugOf(name) : undefined
+    if (custom !== undefined) entry = { label: custom, site: { slug: custom, version: null } }
+    if (this.memo.size >= HOST_MEMO_LIMIT) this.memo.clear()
+    this.memo.set(host, entry)
+    return entry
+  }
 }

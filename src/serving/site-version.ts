@@ -186,8 +186,9 @@ export function prepareVersion(version: ServedVersion, preview: boolean, onInval
   return { version: prepared, ruleFiles, variantsPending }
 }
 
-/** Request paths whose `_headers` result is remembered per version. */
-const HEADER_MEMO_LIMIT = 2048
+/** Request paths whose `_headers` result is remembered per version, and the longest one remembered. */
+export const HEADER_MEMO_LIMIT = 2048
+export const HEADER_MEMO_PATH_CHARS = 256
 
 /** What the version's `_headers` adds to answers for this decoded request path (none when it has no `_headers`). */
 export function siteHeadersFor(version: PreparedVersion, pathname: string): HeaderList {
@@ -197,6 +198,8 @@ export function siteHeadersFor(version: PreparedVersion, pathname: string): Head
   let found = memo.get(pathname)
   if (found === undefined) {
     found = headersFor(rules, pathname)
+    // Longer paths are worked out each time: a flood of long random paths costs no memory.
+    if (pathname.length > HEADER_MEMO_PATH_CHARS) return found
     if (memo.size >= HEADER_MEMO_LIMIT) memo.clear()
     memo.set(pathname, found)
   }

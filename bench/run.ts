@@ -5,7 +5,8 @@
  * against its targets, the API's worst latency while maximal rich text renders, listEntries on
  * 100,000 entries, and a warm entry page under load; and with DATABASE_URL set, two instances on
  * PostgreSQL and S3 under clients publishing and reading at once (lost publishes, 5xx), and one
- * instance's warm serving on S3 against the filesystem store (scale-out.ts). Servers run in child
+ * instance's warm serving on S3 against the filesystem store (scale-out.ts); last, resident memory
+ * before, during and after 20,000 hostile requests (fuzz-memory.ts). Servers run in child
  * processes on temp data dirs, listening on 127.0.0.1 only; everything is cleaned up at the end,
  * on failure and on Ctrl-C.
  *
@@ -13,13 +14,14 @@
  * Other knobs: BENCH_CONNECTIONS (50), BENCH_SLICES (5), BENCH_BR=0, BENCH_PROFILE=auto|1|0,
  * BENCH_PROFILE_SECONDS (5), BENCH_PROFILE_OUT=/path/file.cpuprofile, BENCH_DIAGNOSE=1,
  * BENCH_CONTENT_ENTRIES (100000), BENCH_SCALE_CLIENTS (50), BENCH_SCALE_PUBLISHERS (10),
- * BENCH_SCALE_SECONDS (30).
+ * BENCH_SCALE_SECONDS (30), BENCH_FUZZ_REQUESTS (20000).
  * See bench/README.md.
  */
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { type ContentResult, contentPhase, PROBE_TARGET_MS, UPSERT_P50_TARGET_MS, UPSERT_RATIO_TARGET } from './content.ts'
 import { cleanupAll, killAllSync } from './lib/children.ts'
+import { FUZZ_GROWTH_TARGET, type FuzzMemoryResult, fuzzMemoryPhase } from './fuzz-memory.ts'
 import { fmtInt, fmtMiB, fmtMs } from './lib/load.ts'
 import { SETTINGS, TARGET_RATIO } from './lib/settings.ts'
 import { type MemoryResult, memoryPhase } from './memory.ts'
@@ -36,7 +38,14 @@ function table(rows: string[][]): string {
 
 const passFail = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
 
-function summary(serving: ServingResult, publishing: PublishingResult, memory: MemoryResult, content: ContentResult, scaleOut: ScaleOutResult): string {
+function summary(
+  serving: ServingResult,
+  publishing: PublishingResult,
+  memory: MemoryResult,
+  content: ContentResult,
+  scaleOut: ScaleOutResult,
+  fuzz: FuzzMemoryResult,
+): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`
   const rows = [
     ['Benchmark', 'Figure', 'Value', 'Target', 'Result'],
@@ -123,6 +132,17 @@ function summary(serving: ServingResult, publishing: PublishingResult, memory: M
     ['', 'ratio entry page / static page', (content.entryPage.rps / content.staticPage.rps).toFixed(3), '(info)', ''],
   )
   rows.push(...scaleOutRows(scaleOut))
+  const growth = fuzz.rssAfter - fuzz.rssBefore
+  rows.push(
+    [
+      `Memory, ${fmtInt(fuzz.requests)} hostile requests`,
+      'RSS before / peak / after a full GC',
+      `${fmtMiB(fuzz.rssBefore)} / ${fmtMiB(fuzz.rssPeak)} / ${fmtMiB(fuzz.rssAfter)}`,
+      '',
+      '',
+    ],
+    ['', 'RSS growth after a full GC', fmtMiB(growth), `<= ${fmtMiB(FUZZ_GROWTH_TARGET)}`, passFail(growth <= FUZZ_GROWTH_TARGET)],
+  )
   return table(rows)
 }
 
@@ -175,8 +195,9 @@ async function main(): Promise<void> {
     const memory = await memoryPhase()
     const content = await contentPhase()
     const scaleOut = await scaleOutPhase()
+    const fuzz = await fuzzMemoryPhase()
     console.log('\n== Summary ==')
-    console.log(summary(serving, publishing, memory, content, scaleOut))
+    console.log(summary(serving, publishing, memory, content, scaleOut, fuzz))
     if (!serving.clean || !content.clean) console.log('!! load runs had errors or non-2xx responses (see above)')
     const scaleOutClean = scaleOut.skipped !== null || scaleOut.clean
     if (!scaleOutClean) console.log('!! the two-instance run had 5xx responses, failed requests or lost publishes (see above)')

@@ -27,6 +27,8 @@ export const SETTINGS = Object.freeze({
   sites: num('BENCH_SITES', 1000),
   /** Entries bulk-inserted into the collection listEntries is timed on. */
   contentEntries: num('BENCH_CONTENT_ENTRIES', 100_000),
+  /** Hostile requests the fuzz-memory phase sends. */
+  fuzzRequests: num('BENCH_FUZZ_REQUESTS', 20_000),
 })
 
 export const TARGET_RATIO = 0.8

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The `plinth` admin command. TypeScript sources run through tsx, as `npm start` does.
-import { register } from 'tsx/esm/api'
+// The `plinth` admin command. It runs the compiled CLI in dist/, as `npm start` runs the compiled
+// server, building it first when it is missing or out of date (scripts/build.js).
+import { ensureBuilt } from '../scripts/build.js'
 
-register()
-const { run } = await import('../src/cli/main.ts')
+await ensureBuilt()
+const { run } = await import('../dist/cli/main.js')
 process.exitCode = await run(process.argv.slice(2))

@@ -39,8 +39,8 @@ function plinth(env, args) {
 }
 
 /**
- * Waits until Plinth answers at url. A cold start (first run after install: tsx compiles the
- * sources, SQLite migrates) can take many seconds on a slow machine, so the bound is generous
+ * Waits until Plinth answers at url. A cold start (first run after install: SQLite migrates) can
+ * take many seconds on a slow machine, so the bound is generous
  * and a server that exits early ends the wait at once.
  */
 async function waitUntilUp(url, server, seconds = 120) {
@@ -92,7 +92,8 @@ try {
   plinth(env, ['user', 'create', '--email', EMAIL, '--password', 'conformance-password', '--name', 'Conformance'])
   const token = plinth(env, ['token', 'create', '--email', EMAIL, '--name', 'conformance', '--access', 'mcp'])
 
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] })
+  // What `npm start` runs: the compiled server (bin/plinth.js above built it when it was out of date).
+  server = spawn(process.execPath, ['dist/main.js'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] })
   await waitUntilUp(`http://127.0.0.1:${plinthPort}/v1`, server)
   proxy = await startProxy(proxyPort, plinthPort, token)
 

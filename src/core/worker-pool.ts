@@ -6,10 +6,12 @@
  * thread is terminated and replaced) and runs in a thread with a heap limit (a task over it kills
  * only that thread); either way run() throws WorkerTaskStopped, and the caller says what failed.
  *
- * A pool runs one TypeScript module in its threads: its default export takes a task's message and
- * returns the result. Every thread starts at tsx-worker.js, which loads the module and tells the
- * pool when a thread takes a task up: the clock starts then, so a thread still starting costs the
- * task nothing.
+ * A pool runs one module in its threads: its default export takes a task's message and returns
+ * the result. Every thread starts at thread-entry.js, which loads the module and tells the pool
+ * when a thread takes a task up: the clock starts then, so a thread still starting costs the task
+ * nothing. Pools name their module by its TypeScript source; where Plinth runs compiled (dist/,
+ * what `npm start` runs) the thread loads the compiled module beside this one instead, and only a
+ * process running the sources through tsx (tests, development) has its threads register tsx.
  *
  * Threads start on demand and stop after `idleTimeoutMs` without a task, the last one too. A pool
  * made for a server keeps them THREAD_IDLE_MS: a thread that waits costs the event loop nothing
@@ -44,13 +46,23 @@ export class WorkerTaskStopped extends Error {
 }
 
 /**
- * How long a thread may take to start before its task is given up on. A start loads tsx and the
- * renderer's libraries (about a second on an idle machine), at the threads' lowered priority: on a
- * machine whose cores are busy it has been seen to take over ten seconds, so the bound is wide.
+ * How long a thread may take to start before its task is given up on. A start loads the
+ * renderer's libraries (and tsx, running from the sources; about a second on an idle machine), at
+ * the threads' lowered priority: on a machine whose cores are busy it has been seen to take over
+ * ten seconds, so the bound is wide.
  */
 const THREAD_START_MS = 120_000
 
-const THREAD_ENTRY = new URL('./tsx-worker.js', import.meta.url).href
+const THREAD_ENTRY = new URL('./thread-entry.js', import.meta.url).href
+
+/** Whether this process runs the TypeScript sources (through tsx) rather than the compiled dist/. */
+const RUNS_TYPESCRIPT = import.meta.url.endsWith('.ts')
+
+/** The module a thread loads for a pool's module named by its TypeScript source: the source itself, or its compiled twin. */
+function threadModule(source: string): string {
+  if (!source.endsWith('.ts')) throw new Error(`a pool's module is named by its TypeScript source: ${source}`)
+  return RUNS_TYPESCRIPT ? source : `${source.slice(0, -'.ts'.length)}.js`
+}
 
 export class WorkerPool {
   private pool: Piscina | null = null
@@ -58,12 +70,17 @@ export class WorkerPool {
   private readonly waiting: Array<() => void> = []
   private closed = false
 
-  /** `module` is the URL of the TypeScript module the threads run; `name` says which pool is closed in the error of a late task. */
+  /** The URL the threads load: the source, or its compiled twin. */
+  private readonly module: string
+
+  /** `source` is the URL of the TypeScript module the threads run; `name` says which pool is closed in the error of a late task. */
   constructor(
-    private readonly module: string,
+    source: string,
     private readonly name: string,
     readonly options: WorkerPoolOptions,
-  ) {}
+  ) {
+    this.module = threadModule(source)
+  }
 
   /** Runs one task in a thread; WorkerTaskStopped when a limit stopped it, the worker's own error otherwise. */
   async run<T>(message: object): Promise<T> {
@@ -79,7 +96,7 @@ export class WorkerPool {
       throw error
     }
     // The clock starts when the thread takes the task up (it says so on a port of its own), so a
-    // thread still starting (a replacement loads tsx and its libraries) costs the task nothing; a
+    // thread still starting (a replacement loads its libraries) costs the task nothing; a
     // thread that never starts is given up on after THREAD_START_MS more.
     const started = new MessageChannel()
     const stop = new AbortController()
@@ -116,13 +133,13 @@ export class WorkerPool {
 
   /**
    * Made on first use, so a process that never needs a thread (the admin CLI) starts none. The
-   * threads inherit no flags of the main thread: each registers tsx itself.
+   * threads inherit no flags of the main thread: running from the sources, each registers tsx itself.
    */
   private piscina(): Piscina {
     if (this.closed) throw new Error(`the ${this.name} pool is closed`)
     this.pool ??= new Piscina({
       filename: THREAD_ENTRY,
-      workerData: { module: this.module },
+      workerData: { module: this.module, typescript: RUNS_TYPESCRIPT },
       minThreads: 0,
       maxThreads: this.options.threads,
       idleTimeout: this.options.idleTimeoutMs,

@@ -15,6 +15,7 @@ import { TRANSACTION_MAX_CHARS } from '../../src/content/entries.service.ts'
 import { EntriesRepository } from '../../src/content/entries.repository.ts'
 import { RichTextPool } from '../../src/content/rich-text.pool.ts'
 import { RICH_TEXT_BATCH_MAX_CHARS, RICH_TEXT_MAX_CHARS, RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS } from '../../src/core/limits.ts'
+import { COMPILED_MAIN, ensureBuilt } from '../helpers/build.ts'
 import { siteWithCollection } from '../helpers/content.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { createStore, STORES } from '../helpers/stores.ts'
@@ -178,8 +179,9 @@ describe('a batch of maximal pathological rich text against `npm start`', () => 
     await cli('user', 'create', '--email', 'load@example.com', '--password', 'long enough')
     const token = (await cli('token', 'create', '--email', 'load@example.com', '--access', 'rest')).stdout.trim().split('\n').at(-1)!
 
-    // The command `npm start` runs, started directly so its pid is the server's.
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // The command `npm start` runs (the compiled server, whose threads run compiled modules), started directly so its pid is the server's.
+    await ensureBuilt()
+    child = spawn(process.execPath, [COMPILED_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
     const pid = child.pid!
     let output = ''
     child.stderr!.on('data', (c) => (output += c))

@@ -1,15 +1,17 @@
 /**
  * The run contract as others use it: `npm start` with settings from the environment, data under
- * PLINTH_DATA_DIR, a clean exit on SIGTERM, and a clear refusal of bad settings.
+ * PLINTH_DATA_DIR, a clean exit on SIGTERM, and a clear refusal of bad settings; and what it
+ * runs: the compiled JavaScript of dist/, with no TypeScript loader.
  */
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { after, describe, test } from 'node:test'
+import { pathToFileURL } from 'node:url'
+import { after, before, describe, test } from 'node:test'
+import { ensureBuilt, ROOT } from '../helpers/build.ts'
 
-const ROOT = path.resolve(import.meta.dirname, '../..')
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 
 function start(env: Record<string, string>) {
@@ -34,9 +36,84 @@ function start(env: Record<string, string>) {
   return { child, exited, listening, output: () => output }
 }
 
+/**
+ * A module hook for every process of an `npm start` (given through NODE_OPTIONS, so no command
+ * line changes): each module URL a process resolves is written to `file` as `pid url`.
+ */
+function moduleProbe(dir: string): { env: Record<string, string>; modulesOf(pid: number): string[] } {
+  const file = path.join(dir, 'modules.txt')
+  const hooks = path.join(dir, 'hooks.mjs')
+  const probe = path.join(dir, 'probe.mjs')
+  writeFileSync(
+    hooks,
+    `import { appendFileSync } from 'node:fs'
+     export async function resolve(specifier, context, next) {
+       const found = await next(specifier, context)
+       appendFileSync(${JSON.stringify(file)}, process.pid + ' ' + found.url + '\\n')
+       return found
+     }`,
+  )
+  writeFileSync(probe, `import { register } from 'node:module'\nregister(${JSON.stringify(pathToFileURL(hooks).href)})\n`)
+  writeFileSync(file, '')
+  return {
+    env: { NODE_OPTIONS: `--import=${probe}` },
+    modulesOf: (pid) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith(`${pid} `))
+        .map((line) => line.slice(line.indexOf(' ') + 1)),
+  }
+}
+
 describe('npm start', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-run-'))
+  // Built first, as `npm install` does: then no test's start builds.
+  before(() => ensureBuilt())
   after(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  test('runs the compiled server with no TypeScript loader, and it answers GET /v1', async () => {
+    const probeDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-run-probe-'))
+    const probe = moduleProbe(probeDir)
+    const server = start({ PORT: '0', HOST: '127.0.0.1', PLINTH_DATA_DIR: dataDir, ...probe.env })
+    try {
+      const address = await server.listening
+      const index = await (await fetch(`${address}/v1`)).json()
+      assert.equal(index.name, 'Plinth')
+      // The server's own process (the start line carries its pid), not npm's.
+      const pid = Number(/"pid":(\d+)[^\n]*Plinth is serving/.exec(server.output())?.[1])
+      assert.ok(pid > 0, server.output())
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean)
+      assert.deepEqual(commandLine.slice(1), [path.join('dist', 'main.js')], `the server runs as: ${commandLine.join(' ')}`)
+
+      const modules = probe.modulesOf(pid)
+      const own = modules.filter((url) => url.startsWith(pathToFileURL(ROOT).href) && !url.includes('/node_modules/'))
+      assert.ok(own.includes(pathToFileURL(path.join(ROOT, 'dist/main.js')).href), 'the probe saw the server load dist/main.js')
+      assert.ok(
+        modules.some((url) => url.includes('/node_modules/fastify/')),
+        'the probe saw packages load',
+      )
+      assert.deepEqual(
+        own.filter((url) => !url.startsWith(pathToFileURL(path.join(ROOT, 'dist')).href + '/')),
+        [],
+        'every module of Plinth comes from dist/',
+      )
+      assert.deepEqual(
+        modules.filter((url) => /\/node_modules\/(?:tsx|esbuild|typescript)\//.test(url) || /\.[cm]?ts$/.test(url)),
+        [],
+        'no TypeScript loader and no TypeScript module',
+      )
+      assert.deepEqual(
+        modules.filter((url) => /\/node_modules\/(?:oidc-provider|jsdom)\//.test(url)),
+        [],
+        'oidc-provider and jsdom wait until they are used',
+      )
+      server.child.kill('SIGTERM')
+      assert.equal(await server.exited, 0)
+    } finally {
+      server.child.kill('SIGKILL')
+      rmSync(probeDir, { recursive: true, force: true })
+    }
+  })
 
   test('serves on PORT at HOST with data under PLINTH_DATA_DIR, and stops cleanly on SIGTERM', async () => {
     const server = start({

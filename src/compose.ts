@@ -239,7 +239,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   // Rich text is rendered in worker threads, never on the event loop (content/rich-text.pool.ts).
   const richText = new RichTextPool(defaultRichTextPoolOptions({ timeLimitMs: RICH_TEXT_TIME_LIMIT_MS, memoryMb: RICH_TEXT_MEMORY_MB }))
   const users = new UsersService(new UsersRepository(db.kysely))
-  const oauth = await OAuthService.create({ config, db: db.kysely, repo: new OAuthRepository(db.kysely), users, secrets, log, fetchCa })
+  const oauth = new OAuthService({ config, db: db.kysely, repo: new OAuthRepository(db.kysely), users, secrets, log, fetchCa })
   const services: Services = {
     users,
     accounts: new AccountsService({ users, sessions: sessionsRepo, throttle: guesses, apps: oauth, signup: config.signup }),

@@ -14,16 +14,6 @@ export interface McpEndpoint {
   close(): Promise<void>
 }
 
-/** JSON-RPC error code for transport-level refusals (the SDK's own choice for the same cases). */
-export const TRANSPORT_ERROR = -32000
-
-export function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  })
-}
-
 const authInfoOf = (principal: Principal): AuthInfo => ({
   token: principal.tokenId,
   clientId: principal.tokenId,

@@ -11,8 +11,7 @@ import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
 import { quoted } from '../publishing/bundle-paths.ts'
 import { schemaRegistry } from './json-schema.ts'
-import { createMcpEndpoint, jsonRpcError, TRANSPORT_ERROR } from './mcp.endpoint.ts'
-import { createMcpServerFactory } from './mcp.server.ts'
+import type { McpEndpoint } from './mcp.endpoint.ts'
 import { preferredMediaType } from '../http/negotiation.ts'
 import { checkOrigin } from '../http/origins.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
@@ -28,6 +27,8 @@ export interface McpRoutesOptions {
   tokenPage: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
 }
 
+/** JSON-RPC error code for transport-level refusals (the SDK's own choice for the same cases). */
+const TRANSPORT_ERROR = -32000
 const PARSE_ERROR = -32700
 const INVALID_PARAMS = -32602
 const STATELESS =
@@ -35,19 +36,36 @@ const STATELESS =
 
 export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage }: McpRoutesOptions): FastifyPluginAsync {
   return async (app) => {
-    const serverFor = createMcpServerFactory({
-      tools,
-      registry: schemaRegistry(Object.values(app.getSchemas())),
-      version,
-      logError: (err, message) => app.log.error({ err }, message),
-      siteUrls: siteUrlPattern(config),
+    const registry = schemaRegistry(Object.values(app.getSchemas()))
+    /**
+     * The MCP SDK, the server and the tools' compiled schemas are made on the first request that
+     * reaches them, not at start: they are a large part of a start's time, and many instances
+     * serve no MCP client for a long while. A failed making is tried again on the next request.
+     */
+    let loading: Promise<McpEndpoint> | null = null
+    const endpoint = () =>
+      (loading ??= (async () => {
+        const [{ createMcpEndpoint }, { createMcpServerFactory }] = await Promise.all([import('./mcp.endpoint.ts'), import('./mcp.server.ts')])
+        const serverFor = createMcpServerFactory({
+          tools,
+          registry,
+          version,
+          logError: (err, message) => app.log.error({ err }, message),
+          siteUrls: siteUrlPattern(config),
+        })
+        return createMcpEndpoint(serverFor, {
+          maxRequestBodySize: bodyLimit,
+          // Refused protocol requests are answered to the client; the log only needs them when debugging.
+          onerror: (err) => app.log.debug({ err }, 'MCP request refused'),
+        })
+      })().catch((error: unknown) => {
+        loading = null
+        throw error
+      }))
+    app.addHook('onClose', async () => {
+      const made = await loading?.catch(() => null)
+      await made?.close()
     })
-    const endpoint = createMcpEndpoint(serverFor, {
-      maxRequestBodySize: bodyLimit,
-      // Refused protocol requests are answered to the client; the log only needs them when debugging.
-      onerror: (err) => app.log.debug({ err }, 'MCP request refused'),
-    })
-    app.addHook('onClose', () => endpoint.close())
 
     const requireToken = authenticate(config, tokens, 'mcp')
     app.addHook(
@@ -73,7 +91,7 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
       }
       const unknownTool = longUnknownToolCall(parsedBody, tools)
       if (unknownTool) return sendResponse(reply, unknownTool)
-      const response = await endpoint.handle(toWebRequest(config, request, reply, raw), principalOf(request), parsedBody)
+      const response = await (await endpoint()).handle(toWebRequest(config, request, reply, raw), principalOf(request), parsedBody)
       return sendResponse(reply, response)
     })
 
@@ -152,4 +170,11 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<Fa
   })
   const body = Buffer.from(await response.arrayBuffer())
   return reply.send(body.length > 0 ? body : undefined)
+}
+
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  })
 }

@@ -1,7 +1,8 @@
 /**
  * The MCP server: every module's tools on one McpServer per request (the endpoint is stateless),
- * each tool bound to the caller's Principal. Schemas are prepared once at startup: inlined into
- * self-contained JSON Schemas and compiled, so a request only pays for its own call.
+ * each tool bound to the caller's Principal. Schemas are prepared once, when the first MCP request
+ * makes the server (mcp.routes.ts): inlined into self-contained JSON Schemas and compiled, so a
+ * request only pays for its own call.
  */
 import {
   type CallToolResult,

@@ -11,7 +11,7 @@ import net, { type LookupFunction } from 'node:net'
 import tls from 'node:tls'
 import { pipeline, type Readable } from 'node:stream'
 import zlib from 'node:zlib'
-import { Agent, buildConnector, request } from 'undici'
+import type { Agent, buildConnector } from 'undici'
 import { AppError } from '../core/errors.ts'
 import { clipped, quoted } from '../core/text.ts'
 import { isHostAllowed, normalizeHostSet } from './allow-hosts.ts'
@@ -67,19 +67,24 @@ const blockedMessage = (host: string, address: string, problem: string) =>
   `${host === address ? `${address} is` : `${host} resolves to ${address},`} ${problem}. Only public addresses are fetched (PLINTH_FETCH_ALLOW_HOSTS can allow named hosts).`
 const blocked = (href: string, reason: string) => fetchFailed(`Fetching ${href} was blocked: ${reason}`)
 
+/** undici, loaded on the first fetch: most processes (the CLI, an instance no one imports images into) never fetch. */
+type Undici = typeof import('undici')
+let undici: Promise<Undici> | undefined
+
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeFetchResult> {
+  const library = await (undici ??= import('undici'))
   const allow = normalizeHostSet(options.allowHosts)
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), options.totalTimeoutMs)
-  const agent = new Agent({
-    connect: guardedConnector(allow, options),
+  const agent = new library.Agent({
+    connect: guardedConnector(library, allow, options),
     headersTimeout: options.totalTimeoutMs,
     bodyTimeout: options.totalTimeoutMs,
   })
   let current = checkUrl(url, allow)
   try {
     for (let hop = 0; ; hop++) {
-      const response = await send(agent, current, options, controller.signal)
+      const response = await send(library, agent, current, options, controller.signal)
       if (REDIRECT_STATUSES.has(response.statusCode)) {
         discard(response.body)
         const location = response.headers.location
@@ -111,7 +116,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   }
 }
 
-function send(agent: Agent, target: URL, options: SafeFetchOptions, signal: AbortSignal) {
+function send({ request }: Undici, agent: Agent, target: URL, options: SafeFetchOptions, signal: AbortSignal) {
   return request(target, {
     dispatcher: agent,
     method: 'GET',
@@ -155,7 +160,7 @@ const effectivePort = (url: URL): number => (url.port ? Number(url.port) : url.p
  * IP literals are checked here again (the socket does no lookup for them); names are resolved
  * by our lookup, which refuses the host when any of its addresses is not public.
  */
-function guardedConnector(allow: ReadonlySet<string>, options: SafeFetchOptions): buildConnector.connector {
+function guardedConnector({ buildConnector }: Undici, allow: ReadonlySet<string>, options: SafeFetchOptions): buildConnector.connector {
   const resolve = options.resolve ?? systemResolve
   const connector = (check: boolean) =>
     buildConnector({

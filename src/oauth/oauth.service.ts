@@ -8,6 +8,10 @@
  * - the person's sign-in and consent on the web site (`/connect/{uid}`), remembered per client;
  * - the connected apps a person sees on the dashboard and can disconnect.
  * Public clients only: PKCE S256 is required, no client secrets are issued.
+ *
+ * oidc-provider and its keys are loaded on the first request that needs them (an endpoint of the
+ * authorization server, the consent page, an OAuth access token presented), not at start: they
+ * are a large part of a start's time and memory, and most instances see OAuth rarely or never.
  */
 import { generateKeyPairSync } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -25,7 +29,7 @@ import { safeFetch } from '../net/safe-fetch.ts'
 import type { OAuthTokens } from '../auth/tokens.service.ts'
 import type { UsersService } from '../users/users.service.ts'
 import { oauthAdapter } from './oauth.adapter.ts'
-import { loadOidcProvider } from './oidc-provider.ts'
+import { inferApplicationType, loadOidcProvider } from './oidc-provider.ts'
 import type { OAuthRepository } from './oauth.repository.ts'
 
 /** Access tokens live an hour; refresh tokens a month, renewed (rotated) at each use. */
@@ -85,33 +89,45 @@ export function newSigningJwk(modulusLength = 2048): JWK {
   return generateJwkPair('rsa', { modulusLength, privateKeyEncoding: { format: 'jwk' } }).privateKey
 }
 
+/** The authorization server, once loaded: oidc-provider's module, the provider and its request handler. */
+interface AuthorizationServer {
+  library: Awaited<ReturnType<typeof loadOidcProvider>>
+  provider: Provider
+  handler: ReturnType<Provider['callback']>
+}
+
 export class OAuthService implements OAuthTokens {
   readonly resource: string
-  private provider!: Provider
-  private library!: Awaited<ReturnType<typeof loadOidcProvider>>
   private readonly options: OAuthServiceOptions
   /** When each grant's connection was last marked used, so a busy token writes once a minute. */
   private readonly touched = new LRUCache<string, number>({ max: 10_000 })
-  private handler!: ReturnType<Provider['callback']>
+  private loading: Promise<AuthorizationServer> | null = null
 
-  private constructor(options: OAuthServiceOptions) {
+  constructor(options: OAuthServiceOptions) {
     this.options = options
     this.resource = `${options.config.baseUrl}/mcp`
   }
 
-  static async create(options: OAuthServiceOptions): Promise<OAuthService> {
-    const service = new OAuthService(options)
-    const [cookieKey, jwk] = await Promise.all([
-      options.secrets.key('oauth_cookie_key'),
-      options.secrets.value('oauth_signing_jwk', () => JSON.stringify(newSigningJwk())),
+  /** The authorization server, loaded on first use (its keys made then on a new install); a failed load is tried again next time. */
+  private server(): Promise<AuthorizationServer> {
+    this.loading ??= this.load().catch((error: unknown) => {
+      this.loading = null
+      throw error
+    })
+    return this.loading
+  }
+
+  private async load(): Promise<AuthorizationServer> {
+    const { secrets, config, log } = this.options
+    const [cookieKey, jwk, library] = await Promise.all([
+      secrets.key('oauth_cookie_key'),
+      secrets.value('oauth_signing_jwk', () => JSON.stringify(newSigningJwk())),
+      loadOidcProvider(),
     ])
-    const library = await loadOidcProvider()
-    service.library = library
-    service.provider = new library.default(options.config.baseUrl, service.configuration(cookieKey.toString('base64url'), JSON.parse(jwk) as JWK))
-    service.handler = service.provider.callback()
-    service.provider.on('server_error', (_ctx, error) => options.log.error({ err: error }, 'OAuth server error'))
-    inferApplicationType(service.provider)
-    return service
+    const provider = new library.default(config.baseUrl, this.configuration(library, cookieKey.toString('base64url'), JSON.parse(jwk) as JWK))
+    provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'OAuth server error'))
+    inferApplicationType(provider)
+    return { library, provider, handler: provider.callback() }
   }
 
   /** Whether a raw request is for the authorization server (its endpoints and its metadata). */
@@ -129,7 +145,15 @@ export class OAuthService implements OAuthTokens {
       url.searchParams.set('scope', SCOPE)
       req.url = url.pathname + url.search
     }
-    void this.handler(req, res)
+    this.server().then(
+      ({ handler }) => handler(req, res),
+      (error: unknown) => {
+        this.options.log.error({ err: error }, 'loading the OAuth authorization server failed')
+        if (res.headersSent) return res.destroy()
+        res.writeHead(500, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        res.end(JSON.stringify({ error: 'server_error', error_description: 'The authorization server could not start; try again.' }))
+      },
+    )
   }
 
   /**
@@ -137,7 +161,8 @@ export class OAuthService implements OAuthTokens {
    * MCP resource; null for anything else (unknown, expired, revoked, another audience).
    */
   async resolveAccessToken(token: string): Promise<{ userId: string; email: string; name: string | null; grantId: string } | null> {
-    const found = await this.provider.AccessToken.find(token)
+    const { provider } = await this.server()
+    const found = await provider.AccessToken.find(token)
     if (!found || found.isExpired || !found.accountId || !found.grantId) return null
     const audience = Array.isArray(found.aud) ? found.aud : [found.aud]
     if (!audience.includes(this.resource)) return null
@@ -169,20 +194,22 @@ export class OAuthService implements OAuthTokens {
   async decide(req: IncomingMessage, res: ServerResponse, userId: string, allow: boolean): Promise<string> {
     const interaction = await this.interaction(req, res, userId)
     if (!allow) {
-      return this.provider.interactionResult(req, res, { error: 'access_denied', error_description: 'The person did not allow access.' })
+      const { provider } = await this.server()
+      return provider.interactionResult(req, res, { error: 'access_denied', error_description: 'The person did not allow access.' })
     }
     return this.allow(req, res, userId, interaction)
   }
 
   /** What an interaction asks, read once: its parameters, its app, and the person's earlier consent to that app. */
   private async interaction(req: IncomingMessage, res: ServerResponse, userId: string) {
+    const { provider } = await this.server()
     const details = await this.details(req, res)
     const clientId = String(details.params.client_id)
-    const client = await this.provider.Client.find(clientId)
+    const client = await provider.Client.find(clientId)
     if (!client) throw new AppError('NOT_FOUND', 'This app is not registered any more. Start connecting again from the app.')
     const redirectUri = String(details.params.redirect_uri ?? client.redirectUris?.[0] ?? '')
     const connection = await this.options.repo.findConnection(userId, clientId)
-    const grant = connection ? await this.provider.Grant.find(connection.grant_id) : undefined
+    const grant = connection ? await provider.Grant.find(connection.grant_id) : undefined
     const rememberedGrant = grant && grant.getResourceScopeFiltered(this.resource, [SCOPE]).length > 0 ? grant : undefined
     const page: ConsentRequest = { uid: details.uid, clientId, clientName: client.clientName ?? clientId, redirectHost: redirectHost(redirectUri) }
     return { details, page, rememberedGrant }
@@ -196,8 +223,9 @@ export class OAuthService implements OAuthTokens {
     interaction: Awaited<ReturnType<OAuthService['interaction']>>,
   ): Promise<string> {
     const { details, page } = interaction
+    const { provider } = await this.server()
     // One grant per person and app.
-    const grant = interaction.rememberedGrant ?? new this.provider.Grant({ accountId: userId, clientId: page.clientId })
+    const grant = interaction.rememberedGrant ?? new provider.Grant({ accountId: userId, clientId: page.clientId })
     const oidcScopes = String(details.params.scope ?? '')
       .split(' ')
       .filter((scope) => OIDC_SCOPES.includes(scope))
@@ -216,7 +244,7 @@ export class OAuthService implements OAuthTokens {
       first_used_at: at,
       last_used_at: at,
     })
-    return this.provider.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false })
+    return provider.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false })
   }
 
   connections(userId: string): Promise<OAuthConnectionRow[]> {
@@ -234,10 +262,11 @@ export class OAuthService implements OAuthTokens {
   }
 
   private async details(req: IncomingMessage, res: ServerResponse) {
+    const { provider, library } = await this.server()
     try {
-      return await this.provider.interactionDetails(req, res)
+      return await provider.interactionDetails(req, res)
     } catch (error) {
-      const { errors } = this.library
+      const { errors } = library
       if (error instanceof errors.SessionNotFound || error instanceof errors.InvalidRequest) {
         throw new AppError('NOT_FOUND', 'This sign-in request has expired or was already used. Start connecting again from the app.')
       }
@@ -245,10 +274,10 @@ export class OAuthService implements OAuthTokens {
     }
   }
 
-  private configuration(cookieKey: string, jwk: JWK): Configuration {
+  private configuration(library: AuthorizationServer['library'], cookieKey: string, jwk: JWK): Configuration {
     const { config } = this.options
     const resource = this.resource
-    const { errors, interactionPolicy } = this.library
+    const { errors, interactionPolicy } = library
     const policy = interactionPolicy.base()
     // Every authorization goes through Plinth's own sign-in and consent page, which checks the
     // web site's session; oidc-provider's own session never signs anyone in by itself.
@@ -358,33 +387,5 @@ function redirectHost(uri: string): string {
     return url.host || `${url.protocol}//`
   } catch {
     return uri
-  }
-}
-
-/**
- * MCP clients register loopback (`http://127.0.0.1:{port}`) and app (`cursor://`, `vscode://`)
- * redirect URIs without saying they are native apps. RFC 8252 treats such clients as native:
- * their loopback redirects may then use any port, as the library allows native clients.
- * Registrations that name an application type keep it.
- */
-function inferApplicationType(provider: Provider): void {
-  const schema = (provider.Client as unknown as { Schema: { prototype: Record<string, unknown> } }).Schema.prototype
-  const original = schema.redirectUris as (this: Record<string, unknown>, ...args: unknown[]) => unknown
-  schema.redirectUris = function (this: Record<string, unknown>, ...args: unknown[]) {
-    const uris = (this.redirect_uris as string[] | undefined) ?? []
-    if (args.length === 0 && this.application_type === 'web' && uris.length > 0 && uris.every(isNativeRedirect)) this.application_type = 'native'
-    return original.apply(this, args)
-  }
-}
-
-const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost'])
-
-function isNativeRedirect(uri: string): boolean {
-  try {
-    const url = new URL(uri)
-    if (url.protocol === 'http:') return LOOPBACK.has(url.hostname)
-    return url.protocol !== 'https:'
-  } catch {
-    return false
   }
 }

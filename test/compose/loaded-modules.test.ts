@@ -1,8 +1,10 @@
 /**
  * An instance on SQLite and the filesystem store loads neither the PostgreSQL driver nor the AWS
  * SDK, and `plinth --help` loads none of the service: each is loaded where a setting asks for it
- * (compose.ts, db/connect.ts). Checked in a process of its own, which records every package an
- * import resolves to (a module hook) and every file `require` loaded.
+ * (compose.ts, db/connect.ts). A started server has not loaded oidc-provider, jsdom or the MCP SDK
+ * either, nor has `plinth user create`: they load on their first use (the OAuth server, the
+ * rich-text threads, the first MCP request). Checked in a process of its own, which records every
+ * package an import resolves to (a module hook) and every file `require` loaded.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
@@ -76,6 +78,52 @@ describe('modules a setting leaves unused are not loaded', () => {
     )
     assert.deepEqual(
       ['kysely', 'better-sqlite3', 'fastify', 'oidc-provider', 'pg', '@aws-sdk/client-s3'].filter((name) => loaded.has(name)),
+      [],
+    )
+  })
+
+  /** Packages that load on first use only, never at start. */
+  const ON_FIRST_USE = ['oidc-provider', 'jsdom', '@modelcontextprotocol/server', 'undici']
+  const serve = (then: string) => `
+    const { startServer } = await import('./src/server.ts')
+    const { loadConfig } = await import('./src/config.ts')
+    const { createLogger } = await import('./src/log.ts')
+    const server = await startServer(loadConfig(process.env), createLogger('silent', process.stderr))
+    const index = await fetch(server.address + '/v1')
+    if (index.status !== 200) throw new Error('GET /v1 answered ' + index.status)
+    ${then}
+    await server.close()`
+  const serverEnv = { PLINTH_DATA_DIR: dataDir, DATABASE_URL: '', PLINTH_BLOB_STORE: 'fs', PORT: '0', HOST: '127.0.0.1' }
+
+  test('a server started and answering GET /v1 has loaded neither oidc-provider nor jsdom nor the MCP SDK', async () => {
+    const loaded = await packagesLoadedBy(serve(''), serverEnv)
+    assert.ok(loaded.has('fastify'), 'fastify, imported, is recorded')
+    assert.deepEqual(
+      ON_FIRST_USE.filter((name) => loaded.has(name)),
+      [],
+    )
+  })
+
+  test('the first request to the OAuth authorization server loads oidc-provider', async () => {
+    const loaded = await packagesLoadedBy(
+      serve(`const metadata = await fetch(server.address + '/.well-known/oauth-authorization-server')
+             if (metadata.status !== 200) throw new Error('the OAuth metadata answered ' + metadata.status)`),
+      serverEnv,
+    )
+    assert.ok(loaded.has('oidc-provider'))
+  })
+
+  test('plinth user create loads neither oidc-provider nor jsdom nor the MCP SDK', async () => {
+    const loaded = await packagesLoadedBy(
+      `const { run } = await import('./src/cli/main.ts')
+       const lines = []
+       const code = await run(['user', 'create', '--email', 'loaded@example.com', '--password', 'long enough'], { out: (line) => lines.push(line), err: console.error })
+       if (code !== 0 || !/^usr_/.test(lines.at(-1))) throw new Error('user create failed: ' + lines.join(' '))`,
+      { PLINTH_DATA_DIR: dataDir, DATABASE_URL: '' },
+    )
+    assert.ok(loaded.has('kysely'), 'the command used the database')
+    assert.deepEqual(
+      [...ON_FIRST_USE, 'fastify'].filter((name) => loaded.has(name)),
       [],
     )
   })

@@ -19,6 +19,7 @@ import { SHARED_SCHEMAS, STATED_KEYWORD, statedSchema } from './core/schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { success, TOKEN_SCOPE } from './http/openapi.ts'
 import { registerJsonBody } from './http/json-body.ts'
+import { lazySerializers } from './http/lazy-serializers.ts'
 import { assetsRoutes } from './images/assets.routes.ts'
 import { ASSET_SCHEMAS } from './images/assets.schemas.ts'
 import { imagesTools } from './images/images.tools.ts'
@@ -72,6 +73,8 @@ export async function buildApp({ config, services, log, metrics, readiness, serv
       // Stated constraints are for clients; the services enforce them (core/schemas.ts).
       plugins: [(ajv: Ajv) => ajv.addKeyword({ keyword: STATED_KEYWORD })],
     },
+    // Response serializers are compiled on each route's first answer, not at start (http/lazy-serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.decorateRequest('principal', null)
   // First, so that every route and the not-found handler return the request id and are counted.

@@ -1,6 +1,7 @@
 /**
  * The documentation as the web site serves it: the markdown of `docs/guide/` (the same files a
- * reader of the repository opens), rendered once at start. The guide is written with the local
+ * reader of the repository opens), read and rendered once, when a page first needs it (not at
+ * start: rendering the whole guide is a noticeable part of a start's time). The guide is written with the local
  * default addresses (`http://localhost:8080`, `{slug}.localhost:8080`); each instance serves it
  * with its own. Links between pages (`rest.md#limits`) become `/docs/rest#limits` in HTML and
  * absolute `.md` URLs in markdown, so both representations link within themselves.
@@ -38,7 +39,25 @@ export interface Docs {
 
 const markdownIt = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(anchor, { tabIndex: false })
 
-export function loadDocs(config: Pick<Config, 'baseUrl' | 'siteUrl' | 'siteDomain' | 'siteScheme'>, folder = GUIDE): Docs {
+type DocsConfig = Pick<Config, 'baseUrl' | 'siteUrl' | 'siteDomain' | 'siteScheme'>
+
+/** The guide, read and rendered on first use. */
+export function loadDocs(config: DocsConfig, folder = GUIDE): Docs {
+  let docs: Docs | undefined
+  const now = () => (docs ??= readDocs(config, folder))
+  return {
+    get index() {
+      return now().index
+    },
+    get pages() {
+      return now().pages
+    },
+    find: (name) => now().find(name),
+    render: (markdown) => now().render(markdown),
+  }
+}
+
+function readDocs(config: DocsConfig, folder: string): Docs {
   const localize = (text: string) =>
     text
       .replace(/http:\/\/([a-z0-9{}-]+)\.localhost:8080/g, (_m, label: string) => `${config.siteScheme}://${label}.${config.siteDomain}`)

@@ -78,7 +78,17 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
     icon: contentTag(assets['favicon.svg'].body),
   })
   const docs = loadDocs(config)
-  const home = docs.render(readFileSync(new URL('./home.md', import.meta.url), 'utf8'))
+  let rendered: { markdown: string; html: string } | undefined
+  // Rendered on first use, as the guide is (docs.ts).
+  const homePage = () => (rendered ??= docs.render(readFileSync(new URL('./home.md', import.meta.url), 'utf8')))
+  const home = {
+    get markdown() {
+      return homePage().markdown
+    },
+    get html() {
+      return homePage().html
+    },
+  }
 
   app.decorateRequest('account', null)
   await app.register(cookie)

@@ -5,11 +5,13 @@
  * against its targets, the API's worst latency while maximal rich text renders, listEntries on
  * 100,000 entries, and a warm entry page under load; and with DATABASE_URL set, two instances on
  * PostgreSQL and S3 under clients publishing and reading at once (lost publishes, 5xx), and one
- * instance's warm serving on S3 against the filesystem store (scale-out.ts); last, resident memory
- * before, during and after 20,000 hostile requests (fuzz-memory.ts). Servers run in child
- * processes on temp data dirs, listening on 127.0.0.1 only; everything is cleaned up at the end,
- * on failure and on Ctrl-C.
+ * instance's warm serving on S3 against the filesystem store (scale-out.ts); resident memory
+ * before, during and after 20,000 hostile requests (fuzz-memory.ts); and start-up: the compiled
+ * server's cold start to its first GET /v1 answer beside a bare node:http server's, its idle
+ * memory, and `plinth user create` (startup.ts). Servers run in child processes on temp data dirs,
+ * listening on 127.0.0.1 only; everything is cleaned up at the end, on failure and on Ctrl-C.
  *
+ * `npm run bench -- startup` runs the start-up phase alone.
  * Quick runs: BENCH_DURATION=3 BENCH_WARMUP=1 BENCH_PUBLISH_ITERATIONS=3 BENCH_SITES=100 npm run bench
  * Other knobs: BENCH_CONNECTIONS (50), BENCH_SLICES (5), BENCH_BR=0, BENCH_PROFILE=auto|1|0,
  * BENCH_PROFILE_SECONDS (5), BENCH_PROFILE_OUT=/path/file.cpuprofile, BENCH_DIAGNOSE=1,
@@ -28,6 +30,7 @@ import { type MemoryResult, memoryPhase } from './memory.ts'
 import { PUBLISH_RAW_TARGET, type PublishingResult, publishingPhase } from './publishing.ts'
 import { type ScaleOutResult, S3_SERVING_TARGET, scaleOutPhase } from './scale-out.ts'
 import { RULES_SERVING_TARGET, type ServingResult, servingPhase } from './serving.ts'
+import { IDLE_RSS_TARGET_BYTES, START_TARGET_MS, type StartupResult, startupPhase, USER_CREATE_TARGET_MS } from './startup.ts'
 
 function table(rows: string[][]): string {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
@@ -45,6 +48,7 @@ function summary(
   content: ContentResult,
   scaleOut: ScaleOutResult,
   fuzz: FuzzMemoryResult,
+  startup: StartupResult,
 ): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`
   const rows = [
@@ -143,7 +147,31 @@ function summary(
     ],
     ['', 'RSS growth after a full GC', fmtMiB(growth), `<= ${fmtMiB(FUZZ_GROWTH_TARGET)}`, passFail(growth <= FUZZ_GROWTH_TARGET)],
   )
+  rows.push(...startupRows(startup))
   return table(rows)
+}
+
+function startupRows(r: StartupResult): string[][] {
+  const ms = (n: number) => `${n.toFixed(0)} ms`
+  return [
+    [
+      `Start-up, median of ${r.runs} cold processes`,
+      'node dist/main.js to first GET /v1 answer',
+      ms(r.startMs),
+      `<= ${START_TARGET_MS} ms`,
+      passFail(r.startMs <= START_TARGET_MS),
+    ],
+    ['', 'bare node:http, same measure', ms(r.bareStartMs), '(info)', ''],
+    ['', 'CPU used up to the answer: server / bare', `${ms(r.startCpuMs)} / ${ms(r.bareStartCpuMs)}`, '(info)', ''],
+    ['', 'npm start (npm, build check, server)', ms(r.npmStartMs), '(info)', ''],
+    ['', 'idle RSS after start', fmtMiB(r.idleRss), `<= ${fmtMiB(IDLE_RSS_TARGET_BYTES)}`, passFail(r.idleRss <= IDLE_RSS_TARGET_BYTES)],
+    ['', 'plinth user create', ms(r.userCreateMs), `<= ${USER_CREATE_TARGET_MS} ms`, passFail(r.userCreateMs <= USER_CREATE_TARGET_MS)],
+  ]
+}
+
+/** The phases that can run alone (`npm run bench -- startup`). */
+const ALONE: Record<string, () => Promise<string[][]>> = {
+  startup: async () => startupRows(await startupPhase()),
 }
 
 function scaleOutRows(r: ScaleOutResult): string[][] {
@@ -189,15 +217,27 @@ async function main(): Promise<void> {
       `${SETTINGS.publishIterations} publishes per kind, ${SETTINGS.sites} small sites, ${SETTINGS.contentEntries} content entries, profile=${SETTINGS.profile}`,
   )
   if (cpu.length <= 2) console.log('  note: with 2 cores, autocannon takes one and the server under test the other')
+  const only = process.argv.slice(2)
+  const unknown = only.filter((name) => !(name in ALONE))
+  if (unknown.length > 0) throw new Error(`unknown phase ${unknown.join(', ')}: the phases that run alone are ${Object.keys(ALONE).join(', ')}`)
   try {
+    if (only.length > 0) {
+      const rows = [['Benchmark', 'Figure', 'Value', 'Target', 'Result']]
+      for (const name of only) rows.push(...(await ALONE[name]!()))
+      console.log('\n== Summary ==')
+      console.log(table(rows))
+      console.log(`Total time: ${((performance.now() - started) / 1000).toFixed(0)} s`)
+      return
+    }
     const serving = await servingPhase()
     const publishing = await publishingPhase()
     const memory = await memoryPhase()
     const content = await contentPhase()
     const scaleOut = await scaleOutPhase()
     const fuzz = await fuzzMemoryPhase()
+    const startup = await startupPhase()
     console.log('\n== Summary ==')
-    console.log(summary(serving, publishing, memory, content, scaleOut, fuzz))
+    console.log(summary(serving, publishing, memory, content, scaleOut, fuzz, startup))
     if (!serving.clean || !content.clean) console.log('!! load runs had errors or non-2xx responses (see above)')
     const scaleOutClean = scaleOut.skipped !== null || scaleOut.clean
     if (!scaleOutClean) console.log('!! the two-instance run had 5xx responses, failed requests or lost publishes (see above)')

@@ -8,7 +8,6 @@ import type { IncomingMessage } from 'node:http'
 import proxyAddr from '@fastify/proxy-addr'
 import path from 'node:path'
 import { AccountsService } from './auth/accounts.service.ts'
-import { SIGN_IN_WINDOW_MS } from './auth/accounts.service.ts'
 import { GuessThrottle } from './auth/guess-throttle.ts'
 import { SessionsRepository } from './auth/sessions.repository.ts'
 import { TokensRepository } from './auth/tokens.repository.ts'
@@ -55,7 +54,7 @@ import { UploadsRepository } from './uploads/uploads.repository.ts'
 import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
 import { UsersService } from './users/users.service.ts'
-import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS } from './core/limits.ts'
+import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS, THROTTLE_WINDOW_MS } from './core/limits.ts'
 import { createPurgeHook } from './websites/purge-hook.ts'
 import { SitePasswords } from './websites/site-passwords.ts'
 import { SiteUnlocks } from './websites/site-unlocks.ts'
@@ -157,8 +156,9 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const secrets = new ServerSecrets(db.kysely)
   const websitesRepo = new WebsitesRepository(db.kysely)
   const sessionsRepo = new SessionsRepository(db.kysely)
-  // Wrong sign-in and site passwords, counted in the database by every instance alike.
-  const guesses = new GuessThrottle(sessionsRepo, SIGN_IN_WINDOW_MS)
+  // Wrong sign-ins, password changes and site passwords, OAuth client registrations and editor
+  // invitations, counted in the database by every instance alike.
+  const guesses = new GuessThrottle(sessionsRepo, THROTTLE_WINDOW_MS)
   const siteLock = new SiteLock({
     key: await secrets.key('site_unlock_key'),
     secure: config.siteScheme === 'https',
@@ -239,7 +239,18 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   // Rich text is rendered in worker threads, never on the event loop (content/rich-text.pool.ts).
   const richText = new RichTextPool(defaultRichTextPoolOptions({ timeLimitMs: RICH_TEXT_TIME_LIMIT_MS, memoryMb: RICH_TEXT_MEMORY_MB }))
   const users = new UsersService(new UsersRepository(db.kysely))
-  const oauth = new OAuthService({ config, db: db.kysely, repo: new OAuthRepository(db.kysely), users, secrets, log, fetchCa })
+  const oauth = new OAuthService({
+    config,
+    db: db.kysely,
+    repo: new OAuthRepository(db.kysely),
+    users,
+    secrets,
+    log,
+    throttle: guesses,
+    clientAddress: clientAddressOf(config.trustProxy),
+    fetchCa,
+  })
+  await oauth.startSweeps()
   const services: Services = {
     users,
     accounts: new AccountsService({ users, sessions: sessionsRepo, throttle: guesses, apps: oauth, signup: config.signup }),
@@ -313,6 +324,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       const closingVariants = blobVariants.close()
       await resumeVariants
       await closingVariants
+      oauth.close()
       await siteEvents.close()
       await richText.close()
       await contentScans.close()

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto'
 import { AppError } from '../core/errors.ts'
 import { randomBase62 } from '../core/ids.ts'
+import { SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS } from '../core/limits.ts'
 import { EMAIL_REGISTERED, type UsersService } from '../users/users.service.ts'
 import { decoyPasswordHash, verifyPassword } from './passwords.ts'
 import type { GuessThrottle } from './guess-throttle.ts'
@@ -16,11 +17,6 @@ import type { SessionsRepository } from './sessions.repository.ts'
 /** A session ends after this long unused; each use (at most every few minutes) extends it. */
 export const SESSION_IDLE_MS = 30 * 24 * 60 * 60 * 1000
 const SESSION_TOUCH_MS = 5 * 60 * 1000
-/** Sign-in failures counted over this sliding window. */
-export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000
-/** Failures in a window after which an account, or a client address, must wait. */
-export const SIGN_IN_FAILURES_PER_ACCOUNT = 5
-export const SIGN_IN_FAILURES_PER_ADDRESS = 20
 
 const SECRET_LENGTH = 43
 
@@ -62,7 +58,7 @@ export class AccountsService {
   private readonly apps: ConnectedApps
   readonly signup: Signup
 
-  /** `throttle` counts wrong sign-ins over a window of SIGN_IN_WINDOW_MS. */
+  /** `throttle` counts wrong sign-ins and password changes over a window of THROTTLE_WINDOW_MS. */
   constructor(options: { users: UsersService; sessions: SessionsRepository; throttle: GuessThrottle; apps: ConnectedApps; signup: Signup }) {
     this.users = options.users
     this.sessions = options.sessions
@@ -131,13 +127,21 @@ export class AccountsService {
     return this.sessions.deleteAllOf(account.userId)
   }
 
-  /** Sets a new password after checking the current one; every other session of the account ends, and its apps are disconnected. */
-  async changePassword(account: Account, current: string, next: string): Promise<void> {
+  /**
+   * Sets a new password after checking the current one, throttled as sign-in is (a wrong current
+   * password counts as a failed sign-in of the account and of the client's address); every other
+   * session of the account ends, and its apps are disconnected.
+   */
+  async changePassword(account: Account, current: string, next: string, client: ClientInfo): Promise<void> {
+    const subjects = [emailSubject(account.email), addressSubject(client.address)]
+    await this.assertNotThrottled(subjects)
     const user = await this.users.findById(account.userId)
     if (!user || !(await verifyPassword(current, user.password_hash))) {
+      await this.throttle.recordFailure(subjects)
       throw new AppError('VALIDATION_FAILED', 'The current password is not right.', { fields: { currentPassword: 'is not right' } })
     }
     await this.users.setPassword(user.id, next)
+    await this.throttle.clear(emailSubject(account.email))
     await this.sessions.deleteAllOf(account.userId, account.sessionId)
     await this.apps.disconnectAll(account.userId)
   }

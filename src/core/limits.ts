@@ -110,3 +110,32 @@ export const UPLOAD_RETENTION_MS = 24 * 60 * 60 * 1000
 /** A site password's length, in characters (decisions: 8 to 200). */
 export const SITE_PASSWORD_MIN = 8
 export const SITE_PASSWORD_MAX = 200
+
+/**
+ * Sign-ins, password changes, OAuth client registrations and editor invitations are counted over
+ * this sliding window (auth/guess-throttle.ts).
+ */
+export const THROTTLE_WINDOW_MS = 15 * 60 * 1000
+/** Failed sign-ins and password changes in a window after which an account, or a client address, must wait. */
+export const SIGN_IN_FAILURES_PER_ACCOUNT = 5
+export const SIGN_IN_FAILURES_PER_ADDRESS = 20
+/** OAuth dynamic client registrations one client address may make in a window. */
+export const OAUTH_REGISTRATIONS_PER_ADDRESS = 10
+/** Editors one account may invite (add by email) in a window. */
+export const INVITATIONS_PER_ACCOUNT = 20
+/** Invitations a site may hold that nobody has taken up yet. */
+export const PENDING_INVITATIONS_PER_SITE = 50
+
+/**
+ * What a registered OAuth client's metadata may hold: the longest client_name, the longest URI
+ * (or any other text value), and the most members of any list (redirect_uris, contacts, ...).
+ */
+export const OAUTH_CLIENT_NAME_MAX_CHARS = 100
+export const OAUTH_CLIENT_URI_MAX_CHARS = URL_MAX_CHARS
+export const OAUTH_CLIENT_LIST_MAX = 10
+/**
+ * A registered OAuth client nobody connected is removed after this long (registration is open),
+ * by a sweep that runs at start and every OAUTH_CLIENT_SWEEP_INTERVAL_MS: within a day.
+ */
+export const OAUTH_UNUSED_CLIENT_TTL_SECONDS = 23 * 60 * 60
+export const OAUTH_CLIENT_SWEEP_INTERVAL_MS = 60 * 60 * 1000

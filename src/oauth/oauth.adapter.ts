@@ -5,29 +5,26 @@
  */
 import type { Kysely } from 'kysely'
 import type { Adapter, AdapterPayload } from 'oidc-provider'
+import { OAUTH_UNUSED_CLIENT_TTL_SECONDS } from '../core/limits.ts'
 import type { Database } from '../db/types.ts'
 
 /**
- * A registered client nobody connected expires after this long (registration is open, so unused
- * registrations must not pile up); connecting it (oauth.repository.ts) keeps it.
+ * Removes every expired row (the service runs it at start and periodically); how many. A
+ * registered client expires OAUTH_UNUSED_CLIENT_TTL_SECONDS after it registered unless someone
+ * connected it (oauth.repository.ts keeps it then): registration is open, so unused
+ * registrations must not pile up. Expired rows are never read, swept or not.
  */
-export const UNUSED_CLIENT_TTL_SECONDS = 30 * 24 * 60 * 60
-/** Expired rows are removed at most this often per process, on a write. */
-const PRUNE_INTERVAL_MS = 10 * 60 * 1000
+export async function sweepExpired(db: Kysely<Database>): Promise<number> {
+  const result = await db.deleteFrom('oauth_models').where('expires_at', '<=', new Date().toISOString()).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
 
 export function oauthAdapter(db: Kysely<Database>): new (model: string) => Adapter {
-  let lastPrune = 0
-  const prune = async () => {
-    if (Date.now() - lastPrune < PRUNE_INTERVAL_MS) return
-    lastPrune = Date.now()
-    await db.deleteFrom('oauth_models').where('expires_at', '<=', new Date().toISOString()).execute()
-  }
-
   return class DatabaseAdapter implements Adapter {
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      const lifetime = expiresIn || (this.model === 'Client' ? UNUSED_CLIENT_TTL_SECONDS : 0)
+      const lifetime = expiresIn || (this.model === 'Client' ? OAUTH_UNUSED_CLIENT_TTL_SECONDS : 0)
       const row = {
         model: this.model,
         id,
@@ -47,7 +44,6 @@ export function oauthAdapter(db: Kysely<Database>): new (model: string) => Adapt
             .doUpdateSet({ payload: row.payload, grant_id: row.grant_id, user_code: row.user_code, uid: row.uid, expires_at: row.expires_at }),
         )
         .execute()
-      await prune()
     }
 
     find(id: string): Promise<AdapterPayload | undefined> {

@@ -20,16 +20,19 @@ import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
-import { escapeHtml } from '../core/html.ts'
 import { nowIso, randomBase62 } from '../core/ids.ts'
 import type { ServerSecrets } from '../db/server-secrets.ts'
 import type { Database, OAuthConnectionRow } from '../db/types.ts'
 import type { Logger } from '../log.ts'
 import { safeFetch } from '../net/safe-fetch.ts'
+import type { GuessThrottle } from '../auth/guess-throttle.ts'
 import type { OAuthTokens } from '../auth/tokens.service.ts'
+import { OAUTH_CLIENT_SWEEP_INTERVAL_MS } from '../core/limits.ts'
 import type { UsersService } from '../users/users.service.ts'
-import { oauthAdapter } from './oauth.adapter.ts'
-import { inferApplicationType, loadOidcProvider } from './oidc-provider.ts'
+import { installClientRules } from './client-rules.ts'
+import { oauthAdapter, sweepExpired } from './oauth.adapter.ts'
+import { errorPage, installPageGuards, presentRequest, refuseRegistration } from './oauth.guards.ts'
+import { loadOidcProvider } from './oidc-provider.ts'
 import type { OAuthRepository } from './oauth.repository.ts'
 
 /** Access tokens live an hour; refresh tokens a month, renewed (rotated) at each use. */
@@ -49,6 +52,7 @@ const OIDC_SCOPES = ['openid', 'offline_access', SCOPE]
 /** Paths the authorization server answers itself (raw Node requests, before Fastify). */
 export const OAUTH_PREFIX = '/oauth/'
 const AUTHORIZE = '/oauth/authorize'
+const REGISTER = '/oauth/register'
 const DISCOVERY = '/.well-known/openid-configuration'
 const RFC8414_DISCOVERY = '/.well-known/oauth-authorization-server'
 /** last_used_at of a connection is written at most this often. */
@@ -69,6 +73,10 @@ export interface OAuthServiceOptions {
   users: UsersService
   secrets: ServerSecrets
   log: Logger
+  /** Counts client registrations per client address (auth/guess-throttle.ts). */
+  throttle: GuessThrottle
+  /** The client's address of a raw request, as the trusted proxies report it. */
+  clientAddress: (req: IncomingMessage) => string
   /** Extra trusted certificate authorities for fetching client metadata documents (tests, intranets). */
   fetchCa?: string
 }
@@ -102,6 +110,7 @@ export class OAuthService implements OAuthTokens {
   /** When each grant's connection was last marked used, so a busy token writes once a minute. */
   private readonly touched = new LRUCache<string, number>({ max: 10_000 })
   private loading: Promise<AuthorizationServer> | null = null
+  private sweeps?: NodeJS.Timeout
 
   constructor(options: OAuthServiceOptions) {
     this.options = options
@@ -125,9 +134,30 @@ export class OAuthService implements OAuthTokens {
       loadOidcProvider(),
     ])
     const provider = new library.default(config.baseUrl, this.configuration(library, cookieKey.toString('base64url'), JSON.parse(jwk) as JWK))
+    // The forwarding headers it reads are the ones Plinth sets (oauth.guards.ts).
+    provider.proxy = true
+    installPageGuards(provider)
+    installClientRules(provider)
     provider.on('server_error', (_ctx, error) => log.error({ err: error }, 'OAuth server error'))
-    inferApplicationType(provider)
     return { library, provider, handler: provider.callback() }
+  }
+
+  /** Removes what has expired: registrations nobody connected, codes, tokens, interactions. */
+  sweep(): Promise<number> {
+    return sweepExpired(this.options.db)
+  }
+
+  /** Sweeps now, then every OAUTH_CLIENT_SWEEP_INTERVAL_MS until close(). */
+  async startSweeps(): Promise<void> {
+    await this.sweep()
+    this.sweeps = setInterval(() => {
+      this.sweep().catch((error: unknown) => this.options.log.error({ err: error }, 'sweeping expired OAuth registrations and tokens failed'))
+    }, OAUTH_CLIENT_SWEEP_INTERVAL_MS).unref()
+  }
+
+  /** Stops the periodic sweep. */
+  close(): void {
+    clearInterval(this.sweeps)
   }
 
   /** Whether a raw request is for the authorization server (its endpoints and its metadata). */
@@ -145,15 +175,19 @@ export class OAuthService implements OAuthTokens {
       url.searchParams.set('scope', SCOPE)
       req.url = url.pathname + url.search
     }
-    this.server().then(
-      ({ handler }) => handler(req, res),
-      (error: unknown) => {
-        this.options.log.error({ err: error }, 'loading the OAuth authorization server failed')
-        if (res.headersSent) return res.destroy()
-        res.writeHead(500, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-        res.end(JSON.stringify({ error: 'server_error', error_description: 'The authorization server could not start; try again.' }))
-      },
-    )
+    this.dispatch(req, res, url).catch((error: unknown) => {
+      this.options.log.error({ err: error }, 'OAuth request failed')
+      if (res.headersSent) return res.destroy()
+      res.writeHead(500, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+      res.end(JSON.stringify({ error: 'server_error', error_description: 'The authorization server failed; try again.' }))
+    })
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const address = presentRequest(req, this.view)
+    if (url.pathname === REGISTER && req.method === 'POST' && (await refuseRegistration(req, res, this.options.throttle, address))) return
+    const { handler } = await this.server()
+    await handler(req, res)
   }
 
   /**
@@ -261,8 +295,15 @@ export class OAuthService implements OAuthTokens {
     await this.options.repo.removeConnections(userId)
   }
 
+  /** How the library is to see a request (oauth.guards.ts). */
+  private get view() {
+    return { secure: this.options.config.baseUrl.startsWith('https:'), clientAddress: this.options.clientAddress }
+  }
+
   private async details(req: IncomingMessage, res: ServerResponse) {
     const { provider, library } = await this.server()
+    // The consent page's requests reach the library through the web site.
+    presentRequest(req, this.view)
     try {
       return await provider.interactionDetails(req, res)
     } catch (error) {
@@ -308,6 +349,8 @@ export class OAuthService implements OAuthTokens {
         },
         revocation: { enabled: true },
         userinfo: { enabled: false },
+        // Plinth's sign-out is the web site's; the library's session ends with each authorization.
+        rpInitiatedLogout: { enabled: false },
         resourceIndicators: {
           enabled: true,
           // RFC 8707: the resource is required; a token endpoint request may leave it out and
@@ -340,10 +383,9 @@ export class OAuthService implements OAuthTokens {
       routes: {
         authorization: AUTHORIZE,
         token: '/oauth/token',
-        registration: '/oauth/register',
+        registration: REGISTER,
         revocation: '/oauth/revoke',
         jwks: '/oauth/jwks',
-        end_session: '/oauth/end-session',
         introspection: '/oauth/introspect',
         pushed_authorization_request: '/oauth/par',
         userinfo: '/oauth/userinfo',
@@ -357,11 +399,7 @@ export class OAuthService implements OAuthTokens {
         names: { session: 'plinth_oauth_session', interaction: 'plinth_oauth_interaction', resume: 'plinth_oauth_resume' },
       },
       jwks: { keys: [jwk] },
-      renderError: (ctx, out) => {
-        ctx.type = 'html'
-        const lines = Object.values(out).map((v) => `<p>${escapeHtml(String(v))}</p>`)
-        ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Could not connect</title></head><body><main><h1>Could not connect</h1>${lines.join('')}<p><a href="${escapeHtml(config.siteUrl)}/">Plinth</a></p></main></body></html>`
-      },
+      renderError: errorPage(config.siteUrl),
     } as Configuration
   }
 

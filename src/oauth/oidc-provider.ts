@@ -7,7 +7,6 @@
  * message of the library still shows.
  */
 import type * as OidcProvider from 'oidc-provider'
-import type { default as Provider } from 'oidc-provider'
 
 const RUNTIME_ADVISORY = 'oidc-provider WARNING: Unsupported runtime'
 
@@ -27,32 +26,4 @@ export function loadOidcProvider(): Promise<typeof OidcProvider> {
     }
   })()
   return loaded
-}
-
-/**
- * MCP clients register loopback (`http://127.0.0.1:{port}`) and app (`cursor://`, `vscode://`)
- * redirect URIs without saying they are native apps. RFC 8252 treats such clients as native:
- * their loopback redirects may then use any port, as the library allows native clients.
- * Registrations that name an application type keep it.
- */
-export function inferApplicationType(provider: Provider): void {
-  const schema = (provider.Client as unknown as { Schema: { prototype: Record<string, unknown> } }).Schema.prototype
-  const original = schema.redirectUris as (this: Record<string, unknown>, ...args: unknown[]) => unknown
-  schema.redirectUris = function (this: Record<string, unknown>, ...args: unknown[]) {
-    const uris = (this.redirect_uris as string[] | undefined) ?? []
-    if (args.length === 0 && this.application_type === 'web' && uris.length > 0 && uris.every(isNativeRedirect)) this.application_type = 'native'
-    return original.apply(this, args)
-  }
-}
-
-const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost'])
-
-function isNativeRedirect(uri: string): boolean {
-  try {
-    const url = new URL(uri)
-    if (url.protocol === 'http:') return LOOPBACK.has(url.hostname)
-    return url.protocol !== 'https:'
-  } catch {
-    return false
-  }
 }

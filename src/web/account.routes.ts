@@ -5,7 +5,8 @@ import { AppError } from '../core/errors.ts'
 import { MIN_PASSWORD_LENGTH } from '../users/users.service.ts'
 import { field, requireAccount } from './forms.ts'
 import { safeReturnPath } from '../core/site-address.ts'
-import { REDIRECTING_FORM_CSP, sendPage } from './pages.ts'
+import { REDIRECTING_FORM_CSP } from '../http/page-headers.ts'
+import { sendPage } from './pages.ts'
 import { clientInfo, cookieOptions, pageContext, type WebContext } from './web-context.ts'
 
 /** Signing in may continue into an OAuth authorization that ends at the app's own address. */
@@ -85,7 +86,12 @@ export function accountRoutes(web: WebContext) {
       const account = requireAccount(request, reply)
       if (!account) return reply
       try {
-        await accounts.changePassword(account, field(request, 'currentPassword', { trim: false }), field(request, 'newPassword', { trim: false }))
+        await accounts.changePassword(
+          account,
+          field(request, 'currentPassword', { trim: false }),
+          field(request, 'newPassword', { trim: false }),
+          clientInfo(request),
+        )
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'VALIDATION_FAILED') throw error
         const message = error.fields?.newPassword ? `The new password ${error.fields.newPassword}.` : error.message

@@ -6,7 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { field, requireAccount } from './forms.ts'
-import { REDIRECTING_FORM_CSP, sendPage } from './pages.ts'
+import { REDIRECTING_FORM_CSP } from '../http/page-headers.ts'
+import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
 type ConnectRequest = FastifyRequest<{ Params: { uid: string } }>

@@ -1,13 +1,14 @@
 /**
  * How the web site answers: Liquid views from `views/` (HTML escaped by default), one layout, the
- * page headers (a strict CSP: scripts and styles from the site only, no frames, forms to the site
- * only), and content negotiation between HTML and markdown for the public pages.
+ * page headers (http/page-headers.ts), and content negotiation between HTML and markdown for the
+ * public pages.
  */
 import { fileURLToPath } from 'node:url'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Liquid } from 'liquidjs'
 import type { Account } from '../auth/accounts.service.ts'
 import { preferredMediaType } from '../http/negotiation.ts'
+import { PAGE_HEADERS } from '../http/page-headers.ts'
 
 const VIEWS = fileURLToPath(new URL('./views/', import.meta.url))
 
@@ -20,24 +21,6 @@ const engine = new Liquid({
   // Dates are shown in UTC, as the API gives them.
   timezoneOffset: 0,
 })
-
-export const WEB_CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-
-/**
- * For pages whose form ends in a redirect to another site: sign-in and sign-up (which may go on
- * into an OAuth authorization, back to the app's address) and the OAuth consent page. Browsers
- * apply `form-action` to every redirect after a form is sent, so it is left out there.
- */
-export const REDIRECTING_FORM_CSP = WEB_CONTENT_SECURITY_POLICY.replace("form-action 'self'; ", '')
-
-const PAGE_HEADERS = {
-  'Content-Security-Policy': WEB_CONTENT_SECURITY_POLICY,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'same-origin',
-}
 
 /** What every view may use: who is signed in, the CSRF token for its forms, where it is. */
 export interface PageContext {

@@ -15,7 +15,8 @@ import type { AddressInfo } from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { BASE_URL, startTestServer, type TestServer } from '../helpers/server.ts'
+import { OAUTH_CLIENT_LIST_MAX, OAUTH_CLIENT_NAME_MAX_CHARS, OAUTH_CLIENT_URI_MAX_CHARS, OAUTH_REGISTRATIONS_PER_ADDRESS } from '../../src/core/limits.ts'
+import { BASE_URL, startOnStore, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 import { uniqueEmail, WebVisitor } from '../helpers/web.ts'
 
@@ -24,6 +25,13 @@ const PASSWORD = 'correct horse battery'
 const LOOPBACK = 'http://127.0.0.1:43210/callback'
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+
+let clientAddresses = 0
+/** A client address no other registration of this file came from (TEST-NET-2, then TEST-NET-3). */
+const nextClientAddress = () => {
+  clientAddresses += 1
+  return clientAddresses < 255 ? `198.51.100.${clientAddresses}` : `203.0.113.${clientAddresses - 254}`
+}
 
 const pkce = () => {
   const verifier = randomBytes(32).toString('base64url')
@@ -34,7 +42,8 @@ for (const store of STORES) {
   describe(`OAuth for MCP clients (${store.name})`, { skip: store.skip }, () => {
     let server: TestServer
     before(async () => {
-      server = await startTestServer(store.name)
+      // Registrations are limited per client address: each registration here comes from an address of its own.
+      server = await startTestServer(store.name, { PLINTH_TRUST_PROXY: 'loopback' })
     })
     after(async () => server?.close())
 
@@ -43,7 +52,7 @@ for (const store of STORES) {
     const register = async (metadata: Record<string, unknown>) =>
       fetch(`${server.url}/oauth/register`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': nextClientAddress() },
         body: JSON.stringify({
           token_endpoint_auth_method: 'none',
           grant_types: ['authorization_code', 'refresh_token'],
@@ -251,27 +260,50 @@ for (const store of STORES) {
       assert.doesNotMatch((await visitor.get('/dashboard')).text, /Test Agent/)
     })
 
-    test('refused authorizations: wrong or missing resource, no PKCE, plain PKCE, unregistered redirect URI', async () => {
+    test('refused authorizations are answered with an error page, never a redirect to the app (RFC 9700 §4.11.2)', async () => {
       const { visitor } = await person()
       const clientId = await newClient()
       const { challenge } = pkce()
-      const back = async (extra: Record<string, string>, drop: string[] = []) => {
+      const refused = async (extra: Record<string, string>, drop: string[], error: string) => {
         const response = await visitor.get(codeRequest(clientId, challenge, extra, drop))
-        assert.equal(response.status, 303, response.text.slice(0, 200))
-        return new URL(response.headers.get('location')!, server.url)
+        assert.equal(response.status, 400, `${error}: ${response.text.slice(0, 200)}`)
+        assert.equal(response.headers.get('location'), null, `${error}: not redirected`)
+        assert.match(response.text, /<h1>Could not connect<\/h1>/)
+        assert.match(response.text, new RegExp(`<p>${error}</p>`))
+        assert.doesNotMatch(response.text, /127\.0\.0\.1:43210/, 'no link to the app either')
       }
-      assert.equal((await back({ resource: 'https://elsewhere.example/mcp' })).searchParams.get('error'), 'invalid_target')
-      assert.equal((await back({}, ['resource'])).searchParams.get('error'), 'invalid_target')
-      assert.equal((await back({}, ['code_challenge', 'code_challenge_method'])).searchParams.get('error'), 'invalid_request')
-      assert.equal(
-        (await back({ code_challenge: 'plain-challenge-of-forty-three-characters-x', code_challenge_method: 'plain' })).searchParams.get('error'),
-        'invalid_request',
-      )
+      await refused({ resource: 'https://elsewhere.example/mcp' }, [], 'invalid_target')
+      await refused({}, ['resource'], 'invalid_target')
+      await refused({}, ['code_challenge', 'code_challenge_method'], 'invalid_request')
+      await refused({ code_challenge: 'plain-challenge-of-forty-three-characters-x', code_challenge_method: 'plain' }, [], 'invalid_request')
+      await refused({ response_mode: 'form_post', resource: 'https://elsewhere.example/mcp' }, [], 'invalid_target')
+      await refused({ response_mode: 'fragment', prompt: 'none' }, [], 'login_required')
 
       const unregistered = await visitor.get(codeRequest(clientId, challenge, { redirect_uri: 'https://evil.example/callback' }))
       assert.equal(unregistered.status, 400, 'never redirected to an unregistered address')
       assert.equal(unregistered.headers.get('location'), null)
       assert.match(unregistered.text, /redirect_uri/)
+    })
+
+    test('the error page carries the headers of every web page, and the end-session endpoint is off', async () => {
+      const page = await fetch(`${server.url}${codeRequest('cli_unknown', pkce().challenge)}`, { redirect: 'manual' })
+      assert.equal(page.status, 400)
+      assert.match(page.headers.get('content-type')!, /^text\/html/)
+      const csp = page.headers.get('content-security-policy')!
+      assert.match(csp, /default-src 'none'/)
+      assert.match(csp, /frame-ancestors 'none'/)
+      assert.match(csp, /script-src 'self'/)
+      assert.equal(page.headers.get('x-content-type-options'), 'nosniff')
+      assert.equal(page.headers.get('x-frame-options'), 'DENY')
+      assert.equal(page.headers.get('referrer-policy'), 'same-origin')
+
+      for (const path of ['/oauth/end-session', '/oauth/end-session?post_logout_redirect_uri=https%3A%2F%2Fevil.example%2F']) {
+        const endSession = await fetch(server.url + path, { redirect: 'manual' })
+        assert.equal(endSession.status, 404, path)
+        assert.equal(endSession.headers.get('location'), null)
+      }
+      const metadata = await (await fetch(`${server.url}/.well-known/openid-configuration`)).json()
+      assert.equal(metadata.end_session_endpoint, undefined, 'not advertised')
     })
 
     test('an expired code is refused', async () => {
@@ -382,17 +414,19 @@ for (const store of STORES) {
       assert.equal((await mcpWith(password.tokens.access_token)).status, 401)
     })
 
-    test('a registration nobody connects expires; a connected one is kept', async () => {
+    test('a registration nobody connects expires within a day and is swept away; a connected one is kept', async () => {
       const unused = await newClient()
       const connected = (await connectedApp()).clientId
-      const clients = await server.server.db.kysely
-        .selectFrom('oauth_models')
-        .select(['id', 'expires_at'])
-        .where('model', '=', 'Client')
-        .where('id', 'in', [unused, connected])
-        .execute()
-      const expiry = Object.fromEntries(clients.map((c) => [c.id, c.expires_at]))
-      assert.ok(expiry[unused] && Date.parse(expiry[unused]) > Date.now() + 29 * 24 * 3600 * 1000, 'an unused registration has an end')
+      const clientRows = () =>
+        server.server.db.kysely
+          .selectFrom('oauth_models')
+          .select(['id', 'expires_at'])
+          .where('model', '=', 'Client')
+          .where('id', 'in', [unused, connected])
+          .execute()
+      const expiry = Object.fromEntries((await clientRows()).map((c) => [c.id, c.expires_at]))
+      const left = Date.parse(expiry[unused] ?? '') - Date.now()
+      assert.ok(left > 22 * 3600 * 1000 && left <= 23 * 3600 * 1000, `an unused registration ends within a day: ${expiry[unused]}`)
       assert.equal(expiry[connected], null, 'a connected one is kept')
 
       await server.server.db.kysely
@@ -405,9 +439,127 @@ for (const store of STORES) {
       const response = await visitor.get(codeRequest(unused, pkce().challenge))
       assert.equal(response.status, 400)
       assert.match(response.text, /invalid_client|client is invalid/)
+      assert.ok((await server.server.oauth.sweep()) >= 1)
+      assert.deepEqual(
+        (await clientRows()).map((c) => c.id),
+        [connected],
+        'the unused registration is gone',
+      )
     })
   })
 }
+
+describe('OAuth registrations: rate limit, metadata rules, sweep at start (sqlite)', () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer('sqlite', { PLINTH_TRUST_PROXY: 'loopback' })
+  })
+  after(async () => server?.close())
+
+  const register = (metadata: Record<string, unknown>, address: string) =>
+    fetch(`${server.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify({ token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], ...metadata }),
+    })
+  const clientCount = async () =>
+    Number(
+      (
+        await server.server.db.kysely
+          .selectFrom('oauth_models')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('model', '=', 'Client')
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
+
+  test('registrations are limited per client address: 429 in the OAuth error format, with Retry-After, and no client stored', async () => {
+    const address = '192.0.2.10'
+    for (let i = 0; i < OAUTH_REGISTRATIONS_PER_ADDRESS; i++) {
+      assert.equal((await register({ client_name: `Agent ${i}`, redirect_uris: [LOOPBACK] }, address)).status, 201)
+    }
+    const before = await clientCount()
+    const refused = await register({ client_name: 'One too many', redirect_uris: [LOOPBACK] }, address)
+    assert.equal(refused.status, 429)
+    assert.match(refused.headers.get('content-type')!, /^application\/json/)
+    const retry = Number(refused.headers.get('retry-after'))
+    assert.ok(retry > 0 && retry <= 15 * 60, `Retry-After in seconds: ${retry}`)
+    const body = await refused.json()
+    assert.equal(body.error, 'too_many_requests')
+    assert.match(body.error_description, /Too many client registrations from this address\. Try again in \d+ minutes?\./)
+    assert.equal(await clientCount(), before, 'nothing was registered')
+    assert.equal((await register({ client_name: 'Elsewhere', redirect_uris: [LOOPBACK] }, '192.0.2.11')).status, 201, 'another address still registers')
+  })
+
+  test('metadata sizes are capped: client_name, each URI, every list; a refused registration stores nothing', async () => {
+    const before = await clientCount()
+    const many = Array.from({ length: OAUTH_CLIENT_LIST_MAX + 1 }, (_, i) => `http://127.0.0.1:${40000 + i}/cb`)
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['a long client_name', { client_name: 'x'.repeat(OAUTH_CLIENT_NAME_MAX_CHARS + 1), redirect_uris: [LOOPBACK] }, /client_name/],
+      ['a long redirect URI', { redirect_uris: [`https://app.example/${'a'.repeat(OAUTH_CLIENT_URI_MAX_CHARS)}`] }, /redirect_uris/],
+      ['a long client_uri', { redirect_uris: [LOOPBACK], client_uri: `https://app.example/${'a'.repeat(OAUTH_CLIENT_URI_MAX_CHARS)}` }, /client_uri/],
+      ['a long logo_uri', { redirect_uris: [LOOPBACK], logo_uri: `https://app.example/${'a'.repeat(OAUTH_CLIENT_URI_MAX_CHARS)}` }, /logo_uri/],
+      ['too many redirect URIs', { redirect_uris: many }, /redirect_uris must have at most/],
+      ['too many contacts', { redirect_uris: [LOOPBACK], contacts: many.map((_, i) => `c${i}@example.com`) }, /contacts must have at most/],
+    ]
+    let n = 0
+    for (const [label, metadata, message] of cases) {
+      const response = await register({ client_name: 'Capped', ...metadata }, `192.0.2.${100 + n++}`)
+      const body = await response.json()
+      assert.equal(response.status, 400, `${label}: ${JSON.stringify(body).slice(0, 200)}`)
+      assert.match(body.error, /^invalid_(client_metadata|redirect_uri)$/, label)
+      assert.match(body.error_description, message, label)
+    }
+    const atLimit = await register({ client_name: 'x'.repeat(OAUTH_CLIENT_NAME_MAX_CHARS), redirect_uris: many.slice(1) }, '192.0.2.99')
+    assert.equal(atLimit.status, 201, 'at the limits is fine')
+    assert.equal(await clientCount(), before + 1)
+  })
+
+  test('redirect URIs: https, http on loopback only, or an app scheme', async () => {
+    const before = await clientCount()
+    let n = 0
+    const attempt = async (uri: string) => (await register({ client_name: 'Redirects', redirect_uris: [uri] }, `192.0.2.${150 + n++}`)).status
+    for (const uri of [
+      'https://app.example/callback',
+      'http://127.0.0.1:9999/cb',
+      'http://[::1]:9999/cb',
+      'http://localhost/cb',
+      'com.example.app:/oauth2redirect',
+      'cursor://anysphere.cursor-retrieval/cb',
+    ]) {
+      assert.equal(await attempt(uri), 201, uri)
+    }
+    const refused = [
+      'http://app.example/callback',
+      'http://192.168.1.20:8080/cb',
+      'http://127.0.0.1.evil.example/cb',
+      'javascript:alert(1)',
+      'data:text/html,hi',
+      'file:///etc/passwd',
+      'ws://127.0.0.1/cb',
+      'mailto:someone@example.com',
+      '/relative/callback',
+    ]
+    for (const uri of refused) assert.equal(await attempt(uri), 400, uri)
+    assert.equal(await clientCount(), before + 6, 'no refused registration was stored')
+  })
+
+  test('expired registrations are swept when Plinth starts', async () => {
+    const response = await register({ client_name: 'Forgotten', redirect_uris: [LOOPBACK] }, '192.0.2.200')
+    const clientId = (await response.json()).client_id as string
+    const config = server.config
+    const store = server.store
+    await server.server.db.kysely
+      .updateTable('oauth_models')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', clientId)
+      .execute()
+    await server.server.close()
+    server = await startOnStore(store, config)
+    const row = await server.server.db.kysely.selectFrom('oauth_models').select('id').where('id', '=', clientId).executeTakeFirst()
+    assert.equal(row, undefined)
+  })
+})
 
 describe('OAuth client ID metadata documents (an https client_id URL)', () => {
   let server: TestServer

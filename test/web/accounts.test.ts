@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS } from '../../src/auth/accounts.service.ts'
+import { verifyPassword } from '../../src/auth/passwords.ts'
+import { SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS } from '../../src/core/limits.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
@@ -298,6 +299,51 @@ describe('web accounts: throttling per client address, closed sign-up, https coo
       await server.server.services.users.create({ email: address, password: PASSWORD })
       assert.equal((await signIn(guesser, address, PASSWORD, '203.0.113.5')).status, 429, 'the guessing client waits')
       assert.equal((await signIn(new WebVisitor(server), address, PASSWORD, '203.0.113.6')).status, 303, 'everyone else behind the same proxy signs in')
+    } finally {
+      await server.close()
+    }
+  })
+
+  test('changing the password is throttled like sign-in, per account and per client address; a throttled change changes nothing', async () => {
+    const server = await startTestServer('sqlite', { PLINTH_TRUST_PROXY: '127.0.0.1' })
+    try {
+      const from = (client: string) => ({ 'x-forwarded-for': client })
+      const signedUp = async (client: string) => {
+        const visitor = new WebVisitor(server)
+        const address = uniqueEmail('changer')
+        await visitor.get('/sign-up')
+        assert.equal((await visitor.post('/sign-up', { email: address, password: PASSWORD }, from(client))).status, 303)
+        return { visitor, address }
+      }
+      const change = async (visitor: WebVisitor, currentPassword: string, client: string) => {
+        await visitor.get('/account')
+        return visitor.post('/account/password', { currentPassword, newPassword: 'a brand new password' }, from(client))
+      }
+      const passwordIs = async (address: string, password: string) =>
+        verifyPassword(password, (await server.server.services.users.findByEmail(address))!.password_hash)
+
+      // Per account: wrong current passwords, then even the right one waits.
+      const { visitor, address } = await signedUp('203.0.113.1')
+      for (let i = 0; i < SIGN_IN_FAILURES_PER_ACCOUNT; i++) assert.equal((await change(visitor, `wrong ${i}`, '203.0.113.1')).status, 422)
+      const blocked = await change(visitor, PASSWORD, '203.0.113.2')
+      assert.equal(blocked.status, 429, 'the right password waits too, from any address')
+      assert.ok(Number(blocked.headers.get('retry-after')) > 0)
+      assert.match(blocked.text, /Try again in \d+ minutes?\./)
+      assert.equal(await passwordIs(address, PASSWORD), true, 'the password did not change')
+      assert.equal(await passwordIs(address, 'a brand new password'), false)
+      assert.equal((await new WebVisitor(server).signIn(address)).status, 429, 'the account is throttled for sign-in as well: one count')
+
+      // Per client address: failed sign-ins from an address throttle a password change from it.
+      const guesser = new WebVisitor(server)
+      for (let i = 0; i < SIGN_IN_FAILURES_PER_ADDRESS; i++) {
+        await guesser.get('/sign-in')
+        assert.equal((await guesser.post('/sign-in', { email: uniqueEmail(`spray${i}`), password: 'wrong' }, from('203.0.113.9'))).status, 401)
+      }
+      const other = await signedUp('203.0.113.3')
+      assert.equal((await change(other.visitor, PASSWORD, '203.0.113.9')).status, 429)
+      assert.equal(await passwordIs(other.address, PASSWORD), true, 'the password did not change')
+      assert.equal((await change(other.visitor, PASSWORD, '203.0.113.3')).status, 303, 'from its own address the change goes through')
+      assert.equal(await passwordIs(other.address, 'a brand new password'), true)
     } finally {
       await server.close()
     }

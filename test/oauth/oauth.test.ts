@@ -306,6 +306,26 @@ for (const store of STORES) {
       assert.equal(metadata.end_session_endpoint, undefined, 'not advertised')
     })
 
+    test('the form_post answer carries the page headers, its one script allowed by its hash', async () => {
+      const { visitor } = await person()
+      const clientId = await newClient()
+      const start = await visitor.get(codeRequest(clientId, pkce().challenge, { response_mode: 'form_post' }))
+      const connect = start.headers.get('location')!
+      await visitor.get(connect)
+      const allowed = await visitor.post(connect, { decision: 'allow' })
+      const answer = await visitor.get(local(allowed.headers.get('location')!))
+      assert.equal(answer.status, 200, answer.text.slice(0, 200))
+      assert.match(answer.text, new RegExp(`<form method="post" action="${LOOPBACK}">`))
+      const csp = answer.headers.get('content-security-policy')!
+      assert.match(csp, /default-src 'none'/)
+      assert.match(csp, /frame-ancestors 'none'/)
+      assert.match(csp, /script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/)
+      assert.doesNotMatch(csp, /form-action/, 'the form goes to the app')
+      assert.equal(answer.headers.get('x-content-type-options'), 'nosniff')
+      assert.equal(answer.headers.get('x-frame-options'), 'DENY')
+      assert.equal(answer.headers.get('referrer-policy'), 'same-origin')
+    })
+
     test('an expired code is refused', async () => {
       const { visitor } = await person()
       const clientId = await newClient()
@@ -558,6 +578,53 @@ describe('OAuth registrations: rate limit, metadata rules, sweep at start (sqlit
     server = await startOnStore(store, config)
     const row = await server.server.db.kysely.selectFrom('oauth_models').select('id').where('id', '=', clientId).executeTakeFirst()
     assert.equal(row, undefined)
+  })
+})
+
+describe('OAuth cookies on https behind a trusted proxy', () => {
+  const authorizationCookies = async (server: TestServer, headers: Record<string, string>) => {
+    const registered = await fetch(`${server.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ client_name: 'Proxied', redirect_uris: [LOOPBACK], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'] }),
+    })
+    assert.equal(registered.status, 201)
+    const { client_id: clientId } = await registered.json()
+    const params = {
+      client_id: clientId,
+      response_type: 'code',
+      redirect_uri: LOOPBACK,
+      code_challenge: pkce().challenge,
+      code_challenge_method: 'S256',
+      resource: `${server.config.baseUrl}/mcp`,
+    }
+    const start = await fetch(`${server.url}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: 'manual', headers })
+    assert.equal(start.status, 303, await start.text())
+    const cookies = start.headers.getSetCookie().filter((c) => c.startsWith('plinth_oauth_'))
+    assert.ok(cookies.length > 0, 'the library sets its interaction cookies')
+    return cookies
+  }
+
+  test("served over https (an https base URL, TLS at the proxy): the library's cookies are Secure", async () => {
+    const server = await startTestServer('sqlite', { PLINTH_BASE_URL: 'https://plinth.test', PLINTH_TRUST_PROXY: 'loopback' })
+    try {
+      for (const cookie of await authorizationCookies(server, { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.7' })) {
+        assert.match(cookie, /; secure/i, cookie)
+        assert.match(cookie, /; httponly/i, cookie)
+        assert.match(cookie, /; samesite=lax/i, cookie)
+      }
+    } finally {
+      await server.close()
+    }
+  })
+
+  test('on plain http a forged X-Forwarded-Proto changes nothing: the cookies are not Secure', async () => {
+    const server = await startTestServer('sqlite')
+    try {
+      for (const cookie of await authorizationCookies(server, { 'x-forwarded-proto': 'https' })) assert.doesNotMatch(cookie, /; secure/i, cookie)
+    } finally {
+      await server.close()
+    }
   })
 })
 

@@ -93,6 +93,7 @@ export async function buildApp({ config, services, log, metrics, readiness, serv
     oauth: services.oauth,
     websites: services.websites,
     jobDetails: services.jobDetails,
+    members: services.members,
     sitePasswords: services.sitePasswords,
     collections: services.collections,
     entries: services.entries,

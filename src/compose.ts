@@ -60,6 +60,8 @@ import { SitePasswords } from './websites/site-passwords.ts'
 import { SiteUnlocks } from './websites/site-unlocks.ts'
 import { JobDetails } from './websites/job-details.ts'
 import { PublishRateLimiter } from './websites/publish-rate-limit.ts'
+import { InvitationsRepository } from './websites/invitations.repository.ts'
+import { MembersService } from './websites/members.service.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import { WebsitesService } from './websites/websites.service.ts'
 
@@ -100,6 +102,8 @@ export interface Services {
   websites: WebsitesService
   /** Publish jobs as their status pages show them. */
   jobDetails: JobDetails
+  /** A website's owner, editors and invitations. */
+  members: MembersService
   /** Site passwords: set by owners and editors, checked for the site server's password page. */
   sitePasswords: SitePasswords
   uploads: UploadsService
@@ -251,9 +255,10 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     fetchCa,
   })
   await oauth.startSweeps()
+  const members = new MembersService({ sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
-    accounts: new AccountsService({ users, sessions: sessionsRepo, throttle: guesses, apps: oauth, signup: config.signup }),
+    accounts: new AccountsService({ users, sessions: sessionsRepo, throttle: guesses, apps: oauth, invitations: members, signup: config.signup }),
     secrets,
     oauth,
     tokens: new TokensService({ repo: new TokensRepository(db.kysely), oauth }),
@@ -278,6 +283,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       collections: collectionsRepo,
     }),
     jobDetails: new JobDetails(config, websitesRepo),
+    members,
     sitePasswords,
     uploads,
     collections,

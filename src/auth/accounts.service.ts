@@ -48,6 +48,11 @@ export interface ConnectedApps {
   disconnectAll(userId: string): Promise<void>
 }
 
+/** Editors invited by email (websites/members.service.ts): an account takes its invitations up when it signs up or signs in. */
+export interface Invitations {
+  acceptInvitations(user: { id: string; email: string }): Promise<number>
+}
+
 const sessionId = (secret: string): string => createHash('sha256').update(secret).digest('hex')
 const WRONG_CREDENTIALS = 'The email or the password is not right.'
 
@@ -56,14 +61,23 @@ export class AccountsService {
   private readonly sessions: SessionsRepository
   private readonly throttle: GuessThrottle
   private readonly apps: ConnectedApps
+  private readonly invitations: Invitations
   readonly signup: Signup
 
   /** `throttle` counts wrong sign-ins and password changes over a window of THROTTLE_WINDOW_MS. */
-  constructor(options: { users: UsersService; sessions: SessionsRepository; throttle: GuessThrottle; apps: ConnectedApps; signup: Signup }) {
+  constructor(options: {
+    users: UsersService
+    sessions: SessionsRepository
+    throttle: GuessThrottle
+    apps: ConnectedApps
+    invitations: Invitations
+    signup: Signup
+  }) {
     this.users = options.users
     this.sessions = options.sessions
     this.throttle = options.throttle
     this.apps = options.apps
+    this.invitations = options.invitations
     this.signup = options.signup
   }
 
@@ -146,7 +160,9 @@ export class AccountsService {
     await this.apps.disconnectAll(account.userId)
   }
 
+  /** Opens a session, once the person's invitations to edit sites are taken up. */
   private async open(user: { id: string; email: string; name: string | null }, client: ClientInfo): Promise<OpenedSession> {
+    await this.invitations.acceptInvitations(user)
     const secret = randomBase62(SECRET_LENGTH)
     const id = sessionId(secret)
     const now = Date.now()

@@ -10,6 +10,7 @@ import { tokenState } from '../auth/tokens.service.ts'
 import { describeSweep } from '../blobs/blob-sweep.ts'
 import { AppError } from '../core/errors.ts'
 import { createLogger } from '../log.ts'
+import { normalizeEmail } from '../users/users.service.ts'
 
 export const USAGE = `Usage:
   plinth user create --email E --password P [--name N]        prints the new user's id
@@ -17,7 +18,8 @@ export const USAGE = `Usage:
                                                               prints the token (shown once)
   plinth token list --email E                                 lists the user's tokens
   plinth token revoke TOKEN_ID                                revokes a token
-  plinth site share WEBSITE_ID --email E --role editor        makes E an editor of the site
+  plinth site share WEBSITE_ID --email E --role editor        makes E an editor of the site (invites E
+                                                              when E has no account yet)
   plinth blobs sweep                                          removes temp files and unreferenced blobs
                                                               older than the grace period; prints what it freed
 
@@ -47,6 +49,8 @@ const COMMANDS: Record<string, Handler> = {
   async 'user create'(services, args, out) {
     const { values } = options(args, { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } })
     const user = await services.users.create({ email: required(values.email, 'email'), password: required(values.password, 'password'), name: values.name })
+    // Sites the email was invited to edit are the new account's at once, as on sign-up.
+    await services.members.acceptInvitations(user)
     out(user.id)
   },
 
@@ -86,10 +90,14 @@ const COMMANDS: Record<string, Handler> = {
 
   async 'site share'(services, args, out) {
     const { values, positionals } = options(args, { email: { type: 'string' }, role: { type: 'string' } }, 1)
-    const user = await services.users.requireByEmail(required(values.email, 'email'))
+    const email = normalizeEmail(required(values.email, 'email'))
     const role = required(values.role, 'role')
-    await services.websites.share(positionals[0], user, role)
-    out(`${user.email} is now ${role} of ${positionals[0]}`)
+    const outcome = await services.members.share(positionals[0], email, role)
+    out(
+      outcome === 'editor'
+        ? `${email} is now ${role} of ${positionals[0]}`
+        : `${email} has no account yet: invited as ${role} of ${positionals[0]} (takes effect when they sign up with this email)`,
+    )
   },
 
   async 'blobs sweep'(_services, args, out, plinth) {

@@ -14,6 +14,7 @@ import * as oauth from './migrations/0006_oauth.ts'
 import * as blobVariants from './migrations/0007_blob_variants.ts'
 import * as sitePasswords from './migrations/0008_site_passwords.ts'
 import * as customDomains from './migrations/0009_custom_domains.ts'
+import * as websiteInvitations from './migrations/0010_website_invitations.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_blob_variants': blobVariants,
   '0008_site_passwords': sitePasswords,
   '0009_custom_domains': customDomains,
+  '0010_website_invitations': websiteInvitations,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }

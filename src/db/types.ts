@@ -50,6 +50,15 @@ export interface WebsiteMembersTable {
   created_at: string
 }
 
+/** An editor invited by email, who becomes a member when an account with that email signs up or signs in. */
+export interface WebsiteInvitationsTable {
+  website_id: string
+  /** Trimmed and lowercased, as accounts store theirs. */
+  email: string
+  invited_by: string
+  created_at: string
+}
+
 /**
  * A version of a site and the job that produced it (their ids are the same). Publishes through
  * the API are synchronous, so rows are written already `ready`.
@@ -216,6 +225,7 @@ export interface Database {
   tokens: TokensTable
   websites: WebsitesTable
   website_members: WebsiteMembersTable
+  website_invitations: WebsiteInvitationsTable
   versions: VersionsTable
   version_files: VersionFilesTable
   blobs: BlobsTable

@@ -19,7 +19,10 @@ const passwordProblem = (password: string): string | undefined =>
       ? `must be at most ${MAX_PASSWORD_LENGTH} characters`
       : undefined
 
-const normalizeEmail = (email: string): string => email.trim().toLowerCase()
+/** How accounts (and invitations) store an email: trimmed and lowercased. */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
+/** Whether a normalized email is one an account could have. */
+export const isEmailAddress = (email: string): boolean => EMAIL.test(email) && email.length <= 254
 
 export class UsersService {
   constructor(private readonly users: UsersRepository) {}
@@ -27,7 +30,7 @@ export class UsersService {
   async create(input: { email: string; password: string; name?: string }): Promise<UserRow> {
     const email = normalizeEmail(input.email)
     const fields: Record<string, string> = {}
-    if (!EMAIL.test(email) || email.length > 254) fields.email = 'must be an email address'
+    if (!isEmailAddress(email)) fields.email = 'must be an email address'
     const password = passwordProblem(input.password)
     if (password) fields.password = password
     if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 120)) fields.name = 'must be 1 to 120 characters'

@@ -11,6 +11,7 @@ import type { EntriesService } from '../content/entries.service.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { AppError } from '../core/errors.ts'
 import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
+import type { MembersService } from '../websites/members.service.ts'
 import type { SitePasswords } from '../websites/site-passwords.ts'
 import type { WebsitesService } from '../websites/websites.service.ts'
 import { field, fieldRefusal, principalOf, requireAccount } from './forms.ts'
@@ -19,6 +20,7 @@ import { pageContext, type WebContext } from './web-context.ts'
 
 export interface DashboardServices {
   websites: WebsitesService
+  members: MembersService
   sitePasswords: SitePasswords
   /** The apps connected by OAuth, listed under the sites. */
   oauth: Pick<OAuthService, 'connections'>
@@ -28,8 +30,8 @@ export interface DashboardServices {
 
 const NOTICES: Record<string, string> = {
   promoted: 'The version is live now.',
-  'editor-added': 'The editor was added. They see the site on their dashboard and can publish to it.',
   'editor-removed': 'The editor was removed.',
+  'invitation-removed': 'The invitation was withdrawn.',
   deleted: 'The site was deleted. Its address is free again.',
   'password-set': 'The password is set. Visitors enter it once per browser and address; earlier unlocks no longer work.',
   'password-removed': 'The password is removed. The site is open to everyone.',
@@ -47,29 +49,37 @@ function cellText(value: unknown, type: string): string {
   return text.length > CELL_MAX ? `${text.slice(0, CELL_MAX - 1)}…` : text
 }
 
-type SiteParams = { Params: { websiteId: string }; Querystring: { done?: string } }
+type SiteParams = { Params: { websiteId: string }; Querystring: { done?: string; invited?: string } }
+
+/** What the owner reads after adding an editor, whether or not the email has an account. */
+const invitedNotice = (email: string) => `${email} will be able to edit this site once they sign in, or sign up, with this email.`
 
 export function dashboardRoutes(web: WebContext, services: DashboardServices) {
-  const { websites, collections, entries } = services
+  const { websites, members, collections, entries } = services
   /** A site's own fields, for the pages that show them next to its history or content (which they read themselves). */
   const siteOf = (principal: Principal, websiteId: string) => websites.getWithVersionPage(principal, websiteId, { limit: 1 })
 
   const sitePage = async (request: FastifyRequest<SiteParams>, reply: FastifyReply, account: Account, extra: Record<string, unknown> = {}, status = 200) => {
     const principal = principalOf(account)
     const websiteId = request.params.websiteId
-    const [site, history, members, collectionList] = await Promise.all([
+    const [site, history, people, collectionList] = await Promise.all([
       siteOf(principal, websiteId),
       websites.history(principal, websiteId),
-      websites.members(principal, websiteId),
+      members.members(principal, websiteId),
       collections.list(principal, websiteId),
     ])
+    const invitations = site.role === 'owner' ? await members.pendingInvitations(principal, websiteId) : []
+    // Only an email the site lists is repeated on the page: a link cannot make it say anything else.
+    const invited = request.query.invited
+    const listed = invited !== undefined && [...people, ...invitations].some((p) => p.email === invited)
     const data = {
       title: `${site.name} · Plinth`,
       site,
       versions: history,
-      members,
+      members: people,
+      invitations,
       collections: collectionList.items,
-      notice: request.query.done ? NOTICES[request.query.done] : undefined,
+      notice: listed ? invitedNotice(invited) : request.query.done ? NOTICES[request.query.done] : undefined,
       passwordLength: { min: SITE_PASSWORD_MIN, max: SITE_PASSWORD_MAX },
       ...extra,
     }
@@ -82,6 +92,8 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
     app.get<{ Querystring: { done?: string } }>('/dashboard', { schema: { hide: true } }, async (request, reply) => {
       const account = requireAccount(request, reply)
       if (!account) return reply
+      // A person already signed in takes up invitations made since, as signing in would.
+      await members.acceptInvitations({ id: account.userId, email: account.email })
       const [list, apps] = await Promise.all([websites.listWithLiveVersions(principalOf(account)), services.oauth.connections(account.userId)])
       const data = {
         title: 'Dashboard · Plinth',
@@ -110,22 +122,30 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       const account = requireAccount(request, reply)
       if (!account) return reply
       const email = field(request, 'email')
+      let invited: string
       try {
-        await websites.addEditor(principalOf(account), request.params.websiteId, email)
+        invited = await members.addEditor(principalOf(account), request.params.websiteId, email)
       } catch (error) {
-        // An email without an account, or the owner's own: said on the page, next to the form.
+        // Not an email, or the owner's own: said on the page, next to the form.
         const refused = fieldRefusal(error, 'email')
         if (!refused) throw error
         return sitePage(request, reply, account, { editorError: { message: refused.message }, editorEmail: email }, refused.status)
       }
-      return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=editor-added`, 303)
+      return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?invited=${encodeURIComponent(invited)}`, 303)
     })
 
     app.post<SiteParams>('/dashboard/sites/:websiteId/editors/remove', protect, async (request, reply) => {
       const account = requireAccount(request, reply)
       if (!account) return reply
-      await websites.removeEditor(principalOf(account), request.params.websiteId, field(request, 'userId'))
+      await members.removeEditor(principalOf(account), request.params.websiteId, field(request, 'userId'))
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=editor-removed`, 303)
+    })
+
+    app.post<SiteParams>('/dashboard/sites/:websiteId/invitations/remove', protect, async (request, reply) => {
+      const account = requireAccount(request, reply)
+      if (!account) return reply
+      await members.removeInvitation(principalOf(account), request.params.websiteId, field(request, 'email'))
+      return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=invitation-removed`, 303)
     })
 
     app.post<SiteParams>('/dashboard/sites/:websiteId/password', protect, async (request, reply) => {

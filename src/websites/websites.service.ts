@@ -3,8 +3,7 @@ import type { BlobStore } from '../blobs/blob-store.ts'
 import { readBlobFiles, restoreClaimed } from '../blobs/blob-removal.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import type { Config } from '../config.ts'
-import type { Role } from '../core/enums.ts'
-import { AppError, notFound, validationFailed } from '../core/errors.ts'
+import { AppError, notFound } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX, WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { pageUrlFor } from '../core/site-address.ts'
@@ -61,16 +60,6 @@ export interface WebsitesServiceOptions {
 export interface Published<T> {
   result: T
   rateLimit: RateLimitState
-}
-
-/** Someone who may work on a website: its owner, or an editor it is shared with. */
-export interface WebsiteMember {
-  userId: string
-  email: string
-  name: string | null
-  role: Role
-  /** When they became a member; the site's creation for its owner. */
-  addedAt: string
 }
 
 /** A version as the Version view shows it, with who published it. */
@@ -318,44 +307,6 @@ export class WebsitesService {
   async suggestSlug(value: string): Promise<SlugSuggestion> {
     const verdict = await this.slugs.verdict(value)
     return { ...verdict, pageUrl: pageUrlFor(this.config, verdict.suggestion) }
-  }
-
-  /** Makes a user an editor of a site (administration; no visibility check). */
-  async share(websiteId: string, user: { id: string; email: string }, role: string): Promise<void> {
-    if (role !== 'editor') throw validationFailed({ role: 'must be "editor"' })
-    const site = await this.repo.findById(websiteId)
-    if (!site || site.status === 'deleted') throw notFound(`Website ${websiteId}`)
-    await this.makeEditor(site, user)
-  }
-
-  /** Who may work on a website: its owner first, then its editors in the order they were added. */
-  async members(principal: Principal, websiteId: string): Promise<WebsiteMember[]> {
-    const site = await this.requireVisible(principal, websiteId)
-    const rows = await this.repo.listMembers(site.id)
-    return rows.map((row) => ({ userId: row.user_id, email: row.email, name: row.name, role: row.role, addedAt: row.added_at }))
-  }
-
-  /** Shares a website with the user of an email as an editor (owner only); one already an editor stays as they are. */
-  async addEditor(principal: Principal, websiteId: string, email: string): Promise<void> {
-    const site = await this.requireOwned(principal, websiteId, 'add editors')
-    // Accounts store their email trimmed and lowercased (users.service.ts).
-    const normalized = email.trim().toLowerCase()
-    if (normalized === '') throw validationFailed({ email: 'is required' })
-    const user = await this.repo.findUserByEmail(normalized)
-    if (!user) throw new AppError('NOT_FOUND', `No user with the email ${quoted(normalized)}.`, { fields: { email: 'has no account' } })
-    await this.makeEditor(site, user)
-  }
-
-  /** Takes a website away from one of its editors (owner only). */
-  async removeEditor(principal: Principal, websiteId: string, userId: string): Promise<void> {
-    const site = await this.requireOwned(principal, websiteId, 'remove editors')
-    if (userId === site.owner_id) throw validationFailed({ userId: 'is the owner, who cannot be removed (delete the website instead)' })
-    if (!(await this.repo.deleteMember(site.id, userId))) throw notFound('Editor')
-  }
-
-  private async makeEditor(site: { id: string; owner_id: string }, user: { id: string; email: string }): Promise<void> {
-    if (site.owner_id === user.id) throw validationFailed({ email: `${user.email} already owns this website` })
-    await this.repo.upsertMember(site.id, user.id, 'editor', nowIso())
   }
 
   /**

@@ -111,7 +111,24 @@ for (const store of STORES) {
       assert.equal(seen.body.role, 'editor')
     })
 
-    test('site share fails clearly for an unknown site, an unknown email, a bad role, and the owner', async () => {
+    test('site share invites an email without an account; `user create` with it makes the editor', async () => {
+      const owner = await server.user()
+      const site = await server.api('POST', '/v1/websites', { token: owner.token, body: { name: 'Later', category: 'other', files: bundle() } })
+      assert.equal(site.status, 201, site.text)
+      const invited = await plinth('site', 'share', site.body.websiteId, '--email', ' Ghost@Example.com ', '--role', 'editor')
+      assert.equal(invited.code, 0, invited.stderr)
+      assert.equal(
+        invited.lastLine,
+        `ghost@example.com has no account yet: invited as editor of ${site.body.websiteId} (takes effect when they sign up with this email)`,
+      )
+      assert.equal((await plinth('user', 'create', '--email', 'ghost@example.com', '--password', 'long enough')).code, 0)
+      const token = (await plinth('token', 'create', '--email', 'ghost@example.com')).lastLine
+      const seen = await server.api('GET', `/v1/websites/${site.body.websiteId}`, { token })
+      assert.equal(seen.status, 200)
+      assert.equal(seen.body.role, 'editor')
+    })
+
+    test('site share fails clearly for an unknown site, a bad role, and the owner', async () => {
       const owner = await server.user()
       const site = await server.api('POST', '/v1/websites', { token: owner.token, body: { category: 'other', files: bundle() } })
       await plinth('user', 'create', '--email', 'someone@example.com', '--password', 'long enough')
@@ -119,9 +136,6 @@ for (const store of STORES) {
       const unknownSite = await plinth('site', 'share', 'web_doesnotexist', '--email', 'someone@example.com', '--role', 'editor')
       assert.notEqual(unknownSite.code, 0)
       assert.match(unknownSite.stderr, /Website web_doesnotexist not found/)
-      const unknownUser = await plinth('site', 'share', site.body.websiteId, '--email', 'ghost@example.com', '--role', 'editor')
-      assert.notEqual(unknownUser.code, 0)
-      assert.match(unknownUser.stderr, /No user with the email ghost@example.com/)
       const badRole = await plinth('site', 'share', site.body.websiteId, '--email', 'someone@example.com', '--role', 'owner')
       assert.notEqual(badRole.code, 0)
       assert.match(badRole.stderr, /role: must be "editor"/)

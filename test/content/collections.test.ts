@@ -204,7 +204,7 @@ for (const store of STORES) {
       assert.equal((await server.api('GET', base, { token: user.token })).body.label, 'Posts')
       assert.equal((await server.api('GET', `${base}/entries`, { token: user.token })).body.items.length, 0)
 
-      await server.server.services.websites.share(websiteId, { id: stranger.id, email: stranger.email }, 'editor')
+      await server.server.services.members.share(websiteId, stranger.email, 'editor')
       const created = await server.api('POST', `/v1/websites/${websiteId}/collections`, {
         token: stranger.token,
         body: { name: 'mine', label: 'M', fields: [] },

@@ -396,7 +396,7 @@ for (const store of STORES) {
       })
       assert.equal(version.status, 201)
       assert.equal(version.body.isCurrent, false)
-      await server.server.services.websites.share(websiteId, { id: editor.id, email: editor.email }, 'editor')
+      await server.server.services.members.share(websiteId, editor.email, 'editor')
 
       for (const token of [owner.token, editor.token]) {
         const website = await call('GET', `/v1/websites/${websiteId}`, '/v1/websites/{websiteId}', { token })

@@ -223,7 +223,7 @@ for (const store of STORES) {
     test('owners and editors may import; a stranger gets 404; no token 401', async () => {
       const { websiteId } = await site()
       const editor = await server.user()
-      await server.server.services.websites.share(websiteId, editor, 'editor')
+      await server.server.services.members.share(websiteId, editor.email, 'editor')
       const ok = await importAsset(editor.token, websiteId, { url: `${origin}/png/editor.png` })
       assert.equal(ok.status, 201, ok.text)
       const stranger = await server.user()

@@ -416,7 +416,7 @@ for (const store of STORES) {
       assert.equal((await publish(other.token, [...bundle(), { path: 'note.txt', sha256: sha256(bytes) }])).status, 422, "not someone else's upload")
 
       const editor = await server.user()
-      await server.server.services.websites.share(byHash.body.websiteId, { id: editor.id, email: editor.email }, 'editor')
+      await server.server.services.members.share(byHash.body.websiteId, editor.email, 'editor')
       const edited = await publish(editor.token, [...bundle(), { path: 'copy.txt', sha256: sha256(bytes) }], 'editor-copy')
       assert.equal(edited.status, 201, edited.text)
       assert.ok((await server.site('editor-copy', '/copy.txt')).body.equals(bytes))

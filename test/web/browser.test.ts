@@ -1,6 +1,6 @@
 /**
  * The web site for people in real Chromium, as a person uses it: sign up, mint a token, publish
- * over REST with it, then on the dashboard see the versions, roll back, add and remove an editor,
+ * over REST with it, then on the dashboard see the versions, roll back, invite, add and remove an editor,
  * read a collection, protect the site with a password and unlock it as a visitor, add a custom
  * domain, revoke the token, delete the site, and sign out, in and out everywhere. Every
  * page visited is checked with axe-core (no serious or critical violation) and at a phone's width
@@ -259,18 +259,30 @@ describe('the web site in Chromium', { skip: browserSkip }, () => {
     }
   })
 
-  test('an editor is added by email, listed, and removed', async () => {
-    await page.getByLabel('Add an editor by email').fill('nobody@example.com')
+  test('an editor is invited by email, listed, takes the invitation up, and is removed', async () => {
+    await page.getByLabel('Add an editor by email').fill('nobody@example')
     await page.getByRole('button', { name: 'Add editor' }).click()
-    await page.getByRole('alert').filter({ hasText: 'nobody@example.com' }).waitFor()
-    assert.equal(await page.getByLabel('Add an editor by email').inputValue(), 'nobody@example.com', 'the form keeps what was typed')
+    await page.getByRole('alert').filter({ hasText: 'email' }).waitFor()
+    assert.equal(await page.getByLabel('Add an editor by email').inputValue(), 'nobody@example', 'the form keeps what was typed')
     await checkPage('site page with an editor error')
 
+    const invite = async (email: string) => {
+      await page.getByLabel('Add an editor by email').fill(email)
+      await page.getByRole('button', { name: 'Add editor' }).click()
+      await page.waitForURL(`${site}/dashboard/sites/${website.id}?invited=${encodeURIComponent(email)}`)
+      assert.equal(await notice().innerText(), `${email} will be able to edit this site once they sign in, or sign up, with this email.`)
+    }
+    await invite('nobody@example.com')
+    await checkPage('site page with an invitation')
+    await page.getByRole('button', { name: 'Withdraw the invitation of nobody@example.com' }).click()
+    await page.waitForURL(`${site}/dashboard/sites/${website.id}?done=invitation-removed`)
+    assert.equal(await notice().innerText(), 'The invitation was withdrawn.')
+
     const editor = await server.user('grace@example.com')
-    await page.getByLabel('Add an editor by email').fill(editor.email)
-    await page.getByRole('button', { name: 'Add editor' }).click()
-    await page.waitForURL(`${site}/dashboard/sites/${website.id}?done=editor-added`)
-    assert.match(await notice().innerText(), /The editor was added/)
+    await invite(editor.email)
+    // Grace signs in: the invitation is taken up.
+    await server.server.services.members.acceptInvitations(editor)
+    await page.reload()
     const people = page.locator('ul.people > li')
     assert.match(await people.filter({ hasText: editor.email }).innerText(), /editor/)
     await checkPage('site page with an editor')

@@ -70,11 +70,10 @@ for (const store of STORES) {
       assert.equal((await editor.get(`/dashboard/sites/${site.id}`)).status, 404, 'not shared yet')
 
       await owner.get(`/dashboard/sites/${site.id}`)
-      const unknown = await owner.post(`/dashboard/sites/${site.id}/editors`, { email: uniqueEmail('nobody') })
-      assert.equal(unknown.status, 404)
-      assert.match(alertText(unknown.text) ?? '', /No user with the email/)
       const added = await owner.post(`/dashboard/sites/${site.id}/editors`, { email: editorEmail.toUpperCase() })
       assert.equal(added.status, 303)
+      assert.equal((await editor.get(`/dashboard/sites/${site.id}`)).status, 404, 'invited: an editor once they sign in')
+      await editor.get('/dashboard') // already signed in: opening the dashboard takes the invitation up
 
       const editorView = await editor.get(`/dashboard/sites/${site.id}`)
       assert.equal(editorView.status, 200)
@@ -91,6 +90,65 @@ for (const store of STORES) {
       const removed = await owner.post(`/dashboard/sites/${site.id}/editors/remove`, { userId })
       assert.equal(removed.status, 303)
       assert.equal((await editor.get(`/dashboard/sites/${site.id}`)).status, 404, 'no longer shared')
+    })
+
+    test('adding an editor answers the same whether or not the email has an account; the person who signs up with it edits the site', async () => {
+      const site = await publishSite('Invited Site')
+      const unknownEmail = uniqueEmail('newcomer')
+      const knownEmail = uniqueEmail('known')
+      await new WebVisitor(server).signUp(knownEmail)
+      const add = async (email: string) => {
+        await owner.get(`/dashboard/sites/${site.id}`)
+        const response = await owner.post(`/dashboard/sites/${site.id}/editors`, { email })
+        assert.equal(response.status, 303, response.text.slice(0, 200))
+        const location = response.headers.get('location')!
+        const page = await owner.get(location)
+        const notice = /<div class="notice" role="status"><p>([^<]*)<\/p>/.exec(page.text)?.[1]
+        return { location: location.replace(encodeURIComponent(email), 'EMAIL'), notice: notice?.replace(email, 'EMAIL'), page }
+      }
+      const unknown = await add(unknownEmail)
+      const known = await add(knownEmail)
+      assert.deepEqual({ location: unknown.location, notice: unknown.notice }, { location: known.location, notice: known.notice }, 'the same answer')
+      assert.equal(known.notice, 'EMAIL will be able to edit this site once they sign in, or sign up, with this email.')
+      for (const email of [unknownEmail, knownEmail]) {
+        assert.match(known.page.text, new RegExp(`<li>${email} <span class="muted">invited `), `${email} is listed as invited`)
+      }
+
+      // A notice names only an email the site lists.
+      const forged = await owner.get(`/dashboard/sites/${site.id}?invited=${encodeURIComponent('evil@example.com')}`)
+      assert.doesNotMatch(forged.text, /evil@example\.com/)
+
+      // The newcomer signs up with the invited email: an editor at once, over the web and the API.
+      const newcomer = new WebVisitor(server)
+      await newcomer.signUp(unknownEmail)
+      assert.match((await newcomer.get('/dashboard')).text, /Invited Site/)
+      const token = await newcomer.mintToken('newcomer')
+      const listed = await server.api('GET', '/v1/websites', { token })
+      assert.deepEqual(
+        listed.body.items.map((w: { id: string; role: string }) => [w.id, w.role]),
+        [[site.id, 'editor']],
+      )
+      const ownerPage = await owner.get(`/dashboard/sites/${site.id}`)
+      assert.doesNotMatch(ownerPage.text, new RegExp(`<li>${unknownEmail} <span class="muted">invited `), 'no longer pending')
+      assert.match(ownerPage.text, new RegExp(`${unknownEmail} · editor`))
+
+      // The owner withdraws the other invitation: signing in then gives nothing.
+      const withdrawn = await owner.post(`/dashboard/sites/${site.id}/invitations/remove`, { email: knownEmail })
+      assert.equal(withdrawn.status, 303)
+      const knownVisitor = new WebVisitor(server)
+      await knownVisitor.signIn(knownEmail)
+      assert.equal((await knownVisitor.get(`/dashboard/sites/${site.id}`)).status, 404)
+      const again = await owner.post(`/dashboard/sites/${site.id}/invitations/remove`, { email: knownEmail })
+      assert.equal(again.status, 404)
+    })
+
+    test('the editor form refuses a bad email next to the field and changes nothing', async () => {
+      const site = await publishSite('Careful Site')
+      await owner.get(`/dashboard/sites/${site.id}`)
+      const bad = await owner.post(`/dashboard/sites/${site.id}/editors`, { email: 'not an email' })
+      assert.equal(bad.status, 422)
+      assert.match(alertText(bad.text) ?? '', /email/)
+      assert.doesNotMatch((await owner.get(`/dashboard/sites/${site.id}`)).text, /<h3>Invited<\/h3>/)
     })
 
     test('a stranger sees nothing of a site and can change nothing', async () => {

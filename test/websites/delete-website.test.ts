@@ -53,7 +53,7 @@ for (const store of STORES) {
       return res.body as { websiteId: string; slug: string; jobId: string }
     }
     const deleteSite = (user: User, websiteId: string) => server.api('DELETE', `/v1/websites/${websiteId}`, { token: user.token })
-    const share = (websiteId: string, user: User) => server.server.services.websites.share(websiteId, { id: user.id, email: user.email }, 'editor')
+    const share = (websiteId: string, user: User) => server.server.services.members.share(websiteId, user.email, 'editor')
 
     /** Every row that hangs off a website, counted per table. */
     async function rowsOf(websiteId: string) {

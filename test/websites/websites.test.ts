@@ -902,7 +902,7 @@ for (const store of STORES) {
     })
 
     test('once shared, an editor sees the site with role editor and ownerName', async () => {
-      await server.server.services.websites.share(created.websiteId, { id: bob.id, email: bob.email }, 'editor')
+      await server.server.services.members.share(created.websiteId, bob.email, 'editor')
 
       const list = await server.api('GET', '/v1/websites', { token: bob.token })
       assert.equal(list.status, 200)
@@ -992,7 +992,7 @@ for (const store of STORES) {
       const a = await site(owner, { name: 'Shared one' })
       await site(owner, { name: 'Shared two' })
       const editor = await server.user()
-      await server.server.services.websites.share(a.websiteId, { id: editor.id, email: editor.email }, 'editor')
+      await server.server.services.members.share(a.websiteId, editor.email, 'editor')
       await site(editor, { name: 'Own one' })
       await site(editor, { name: 'Own two' })
       const list = await server.api('GET', '/v1/websites', { token: editor.token })

@@ -2,7 +2,10 @@
  * Counts failed password guesses in the database (so every instance counts the same ones) and
  * says how long a subject must wait once it has guessed wrong too often within a sliding window.
  * A subject is what is throttled: an account, a client address, a site and address together.
- * Used by sign-in (accounts.service.ts) and by site passwords (websites/site-unlocks.ts).
+ * Used by sign-in and password changes (accounts.service.ts) and by site passwords
+ * (websites/site-unlocks.ts). Rate limits count each attempt as one: OAuth client registrations
+ * per client address (oauth/oauth.guards.ts), editor invitations per owner
+ * (websites/members.service.ts).
  */
 import { nowIso } from '../core/ids.ts'
 import type { SessionsRepository } from './sessions.repository.ts'

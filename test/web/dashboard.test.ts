@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { INVITATIONS_PER_ACCOUNT } from '../../src/core/limits.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
@@ -149,6 +150,26 @@ for (const store of STORES) {
       assert.equal(bad.status, 422)
       assert.match(alertText(bad.text) ?? '', /email/)
       assert.doesNotMatch((await owner.get(`/dashboard/sites/${site.id}`)).text, /<h3>Invited<\/h3>/)
+    })
+
+    test('the editor form is rate limited per owner: a 429 page with Retry-After, and nothing invited', async () => {
+      const busy = new WebVisitor(server)
+      await busy.signUp(uniqueEmail('busy'))
+      const token = await busy.mintToken('busy')
+      const created = await server.api('POST', '/v1/websites', { token, body: { name: 'Busy Site', category: 'other', files: bundle('B') } })
+      assert.equal(created.status, 201, created.text)
+      const path = `/dashboard/sites/${created.body.websiteId}`
+      for (let i = 0; i < INVITATIONS_PER_ACCOUNT; i++) {
+        await busy.get(path)
+        assert.equal((await busy.post(`${path}/editors`, { email: uniqueEmail(`guess${i}`) })).status, 303)
+      }
+      await busy.get(path)
+      const extra = uniqueEmail('extra')
+      const refused = await busy.post(`${path}/editors`, { email: extra })
+      assert.equal(refused.status, 429)
+      assert.ok(Number(refused.headers.get('retry-after')) > 0)
+      assert.match(refused.text, /Too many editors invited\. Try again in \d+ minutes?\./)
+      assert.doesNotMatch((await busy.get(path)).text, new RegExp(extra))
     })
 
     test('a stranger sees nothing of a site and can change nothing', async () => {

@@ -719,13 +719,20 @@ describe('OAuth client ID metadata documents (an https client_id URL)', () => {
     assert.equal((await server.api('GET', '/v1/websites', { token: tokens.access_token })).status, 200)
   })
 
-  test('a document that names another client_id, or a URL the fetcher may not reach, is refused', async () => {
+  test('a document that names another client_id, breaks the redirect URI or size rules, or a URL the fetcher may not reach, is refused', async () => {
     const visitor = new WebVisitor(server)
     await visitor.signUp(uniqueEmail('cimd-bad'), PASSWORD)
     const attempt = (clientId: string) =>
       visitor.get(
         `/oauth/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: LOOPBACK, code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: RESOURCE })}`,
       )
+    const plainHttp = document('plain-http', { redirect_uris: ['http://app.example/callback'] })
+    const refusedRedirect = await visitor.get(
+      `/oauth/authorize?${new URLSearchParams({ client_id: plainHttp, response_type: 'code', redirect_uri: 'http://app.example/callback', code_challenge: pkce().challenge, code_challenge_method: 'S256', resource: RESOURCE })}`,
+    )
+    assert.equal(refusedRedirect.status, 400, 'a document with a plain-http redirect URI off loopback is refused')
+    assert.equal(refusedRedirect.headers.get('location'), null)
+    assert.equal((await attempt(document('long-name', { client_name: 'x'.repeat(OAUTH_CLIENT_NAME_MAX_CHARS + 1) }))).status, 400, 'sizes are capped too')
     const mismatched = document('mismatch', { client_id: `${origin}/someone-else.json` })
     assert.equal((await attempt(mismatched)).status, 400)
     // Not on the allow list: 127.0.0.1 is a loopback address, which client documents may not be fetched from.

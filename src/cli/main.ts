@@ -10,7 +10,7 @@ import { tokenState } from '../auth/tokens.service.ts'
 import { describeSweep } from '../blobs/blob-sweep.ts'
 import { AppError } from '../core/errors.ts'
 import { createLogger } from '../log.ts'
-import { normalizeEmail } from '../users/users.service.ts'
+import { normalizeEmail } from '../users/email-address.ts'
 
 export const USAGE = `Usage:
   plinth user create --email E --password P [--name N]        prints the new user's id

@@ -3,9 +3,9 @@ import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { UserRow } from '../db/types.ts'
+import { isEmailAddress, normalizeEmail } from './email-address.ts'
 import type { UsersRepository } from './users.repository.ts'
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 export const MIN_PASSWORD_LENGTH = 8
 /** scrypt reads the whole password: a bound keeps one sign-in from costing more than another. */
 export const MAX_PASSWORD_LENGTH = 1024
@@ -18,11 +18,6 @@ const passwordProblem = (password: string): string | undefined =>
     : password.length > MAX_PASSWORD_LENGTH
       ? `must be at most ${MAX_PASSWORD_LENGTH} characters`
       : undefined
-
-/** How accounts (and invitations) store an email: trimmed and lowercased. */
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase()
-/** Whether a normalized email is one an account could have. */
-export const isEmailAddress = (email: string): boolean => EMAIL.test(email) && email.length <= 254
 
 export class UsersService {
   constructor(private readonly users: UsersRepository) {}

@@ -98,6 +98,8 @@ for (const store of STORES) {
       assert.equal((await editor.get(statusUrl)).status, 404, 'not shared yet')
       await owner.get(`/dashboard/sites/${site.id}`)
       assert.equal((await owner.post(`/dashboard/sites/${site.id}/editors`, { email: editorEmail })).status, 303)
+      // An invitation to an existing account takes effect when that person next opens the dashboard.
+      await editor.get('/dashboard')
       const page = await editor.get(statusUrl)
       assert.equal(page.status, 200)
       assert.match(page.text, /Publish of Job &lt;Site&gt;, v2/)

@@ -37,7 +37,27 @@ export interface Docs {
   render(markdown: string): { markdown: string; html: string }
 }
 
-const markdownIt = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(anchor, { tabIndex: false })
+/**
+ * A heading's id as GitHub makes it, so a link to `page.md#some-heading` opens the same place on
+ * the site and in the repository: lowercase, letters, digits, `-` and `_` kept, other punctuation
+ * dropped, each space a `-`. A repeated heading gets `-1`, `-2` (markdown-it-anchor, as GitHub).
+ */
+export const headingSlug = (text: string): string =>
+  text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-')
+
+const markdownIt = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(anchor, { tabIndex: false, slugify: headingSlug })
+
+/** The ids the site gives a markdown file's headings, in order. */
+export function headingIds(markdown: string): string[] {
+  return markdownIt
+    .parse(markdown, {})
+    .filter((token) => token.type === 'heading_open')
+    .map((token) => String(token.attrGet('id') ?? ''))
+}
 
 type DocsConfig = Pick<Config, 'baseUrl' | 'siteUrl' | 'siteDomain' | 'siteScheme'>
 

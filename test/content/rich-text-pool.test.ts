@@ -24,7 +24,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..')
 const UNIT = '<p>a <b>b</b></p>'
 /** The costliest markup of its size we know: nothing but tiny elements, as long as accepted. */
 const PATHOLOGICAL = UNIT.repeat(Math.floor(RICH_TEXT_MAX_CHARS / UNIT.length))
-/** Largest RSS the server process may reach while rendering them (see docs/architecture.md). */
+/** Largest RSS the server process may reach while rendering them (see docs/benchmarks.md, "Rich text limits"). */
 const RSS_BOUND_MIB = 1024
 
 function rssMiB(pid: number): number {

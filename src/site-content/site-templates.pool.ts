@@ -18,10 +18,12 @@ import { type TemplateRenderer, TemplateFailure, templateLabel, toPlainContext }
 export type TemplatePoolOptions = WorkerPoolOptions
 
 /**
- * Time a render may take in its thread: above LiquidJS's renderLimit (2 s, publishing/template-rules.ts),
- * which stops an ordinary runaway template with its own message first.
+ * Time a render may take in its thread. LiquidJS's renderLimit, checked between template nodes,
+ * is set to LIQUID_SHARE of it (2 s of 5 s), so it stops an ordinary runaway template first,
+ * with its own message; a longer time limit lengthens both.
  */
 export const TEMPLATE_TIME_LIMIT_MS = 5_000
+const LIQUID_SHARE = 0.4
 /** Heap of each template thread: a render's own data is bounded by LiquidJS's memoryLimit, the rest holds parsed templates. */
 export const TEMPLATE_MEMORY_MB = 256
 
@@ -51,7 +53,8 @@ export class TemplatePool {
 
   private async render(versionId: string, files: ReadonlyMap<string, string>, name: string, fallback: string, context: object) {
     const template = templateLabel(name, files)
-    const task: TemplateTask = { versionId, name, fallback, context: toPlainContext(context) }
+    const renderLimitMs = Math.round(this.pool.options.timeLimitMs * LIQUID_SHARE)
+    const task: TemplateTask = { versionId, name, fallback, context: toPlainContext(context), renderLimitMs }
     // A version without templates of its own sends its (empty) set every time: there is nothing to keep.
     if (files.size === 0) task.files = []
     let result = await this.run(task, template)

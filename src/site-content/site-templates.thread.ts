@@ -13,6 +13,8 @@ export interface TemplateTask {
   name: string
   fallback: string
   context: PlainContext
+  /** LiquidJS's renderLimit for this render: a share of the pool's time limit (site-templates.pool.ts). */
+  renderLimitMs: number
 }
 
 export type TemplateResult =
@@ -40,7 +42,7 @@ export default async function renderTemplateTask({ task }: { task: TemplateTask 
   }
   if (templates === undefined) return { kind: 'missing' }
   try {
-    const { html, template } = await templates.render(task.name, task.fallback, fromPlainContext(task.context))
+    const { html, template } = await templates.render(task.name, task.fallback, fromPlainContext(task.context), task.renderLimitMs)
     return { kind: 'rendered', html, template }
   } catch (error) {
     // The failure's text crosses the thread boundary; the server makes a TemplateFailure of it again.

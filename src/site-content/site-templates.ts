@@ -176,12 +176,17 @@ export class SiteTemplates implements TemplateRenderer {
     this.weight = weight
   }
 
-  /** Renders `_templates/{name}` when the version has it, else the given default. */
-  async render(name: string, fallback: string, context: object): Promise<{ html: string; template: string }> {
+  /**
+   * Renders `_templates/{name}` when the version has it, else the given default. `renderLimitMs`
+   * replaces LiquidJS's renderLimit (publishing/template-rules.ts) for this render.
+   */
+  async render(name: string, fallback: string, context: object, renderLimitMs?: number): Promise<{ html: string; template: string }> {
     const own = this.files.get(name)
     const template = templateLabel(name, this.files)
+    const options = renderLimitMs === undefined ? {} : { renderLimit: renderLimitMs }
     try {
-      const html = own === undefined ? await defaults.render(parsedDefault(fallback), context) : await this.liquid.render(this.parse(name, own), context)
+      const html =
+        own === undefined ? await defaults.render(parsedDefault(fallback), context, options) : await this.liquid.render(this.parse(name, own), context, options)
       return { html: String(html), template }
     } catch (error) {
       throw new TemplateFailure(template, error)

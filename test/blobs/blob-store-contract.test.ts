@@ -5,7 +5,7 @@
  * and never uploading bytes the bucket holds already.
  */
 import assert from 'node:assert/strict'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -16,9 +16,9 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import type { BlobEncoding, BlobFile, BlobStore } from '../../src/blobs/blob-store.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { S3BlobStore } from '../../src/blobs/s3-blob-store.ts'
+import { sha256 } from '../helpers/factories.ts'
 import { startTestS3, type TestS3 } from '../helpers/s3.ts'
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Random identity bytes with their hash, and two distinct stand-ins for the variants. */

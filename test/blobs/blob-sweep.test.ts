@@ -3,17 +3,17 @@
  * and on demand; referenced blobs, young ones and one a publish in flight claims are kept.
  */
 import assert from 'node:assert/strict'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { loadConfig } from '../../src/config.ts'
 import { createLogger } from '../../src/log.ts'
 import { startServer } from '../../src/server.ts'
+import { createSite, sha256 } from '../helpers/factories.ts'
 import { BASE_URL, bundle, SITE_DOMAIN, startTestServer, TestServer } from '../helpers/server.ts'
 import { createStore, STORES } from '../helpers/stores.ts'
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 const TWO_HOURS_AGO = new Date(Date.now() - 2 * 60 * 60 * 1000)
 
 /** The path of a blob file (or its variant) under a data dir, as the filesystem store lays it out. */
@@ -46,10 +46,7 @@ for (const store of STORES) {
     after(() => server?.close())
 
     async function publish(slug: string, files: Array<{ path: string; content: string; contentEncoding?: 'utf8' | 'base64' }>) {
-      const user = await server.user()
-      const res = await server.api('POST', '/v1/websites', { token: user.token, body: { name: slug, slug, category: 'other', files } })
-      assert.equal(res.status, 201, res.text)
-      return res.body
+      return createSite(server, { name: slug, slug, files })
     }
 
     test('removes old temp files and unreferenced blobs; keeps referenced, young and claimed ones', async () => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -17,9 +17,8 @@ import type { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { SPARE_FILES } from '../../src/blobs/spare-files.ts'
 import { startServer } from '../../src/server.ts'
+import { createSite, sha256 } from '../helpers/factories.ts'
 import { startTestServer, TestServer } from '../helpers/server.ts'
-
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
 /** Every folder below the store's first level: none once the store is laid out in one. */
 function secondLevelFolders(root: string): string[] {
@@ -87,15 +86,13 @@ describe('filesystem blob store layout', () => {
 
   test('a server started on a data dir of two levels moves it, says so, and serves the sites stored there', async () => {
     const first = await startTestServer('sqlite')
-    const owner = await first.user()
     const logo = randomBytes(3000)
     const files = [
       { path: 'index.html', content: '<!doctype html><title>Kept</title><link rel="stylesheet" href="style.css"><h1>Kept</h1>' },
       { path: 'style.css', content: 'h1 { color: rebeccapurple }' },
       { path: 'logo.png', content: logo.toString('base64'), contentEncoding: 'base64' },
     ]
-    const site = await first.api('POST', '/v1/websites', { token: owner.token, body: { name: 'Kept', category: 'other', files } })
-    assert.equal(site.status, 201, site.text)
+    const site = await createSite(first, { name: 'Kept', files })
     await first.server.blobVariants.settled()
     await first.server.close()
 
@@ -120,13 +117,13 @@ describe('filesystem blob store layout', () => {
         lines.some((line) => line.includes(`moved ${movedFiles} files from the earlier two-level folders`)),
         `the start says what it moved: ${lines.join('')}`,
       )
-      const page = await second.site(site.body.slug, '/')
+      const page = await second.site(site.slug, '/')
       assert.equal(page.status, 200)
       assert.match(page.body.toString(), /<h1>Kept<\/h1>/)
-      const image = await second.site(site.body.slug, '/logo.png')
+      const image = await second.site(site.slug, '/logo.png')
       assert.equal(image.status, 200)
       assert.ok(image.body.equals(logo))
-      const styled = await second.site(site.body.slug, '/style.css', { headers: { 'accept-encoding': 'br' } })
+      const styled = await second.site(site.slug, '/style.css', { headers: { 'accept-encoding': 'br' } })
       assert.equal(styled.status, 200)
     } finally {
       await second.close()

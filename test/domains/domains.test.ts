@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import { after, before, describe, test } from 'node:test'
+import { createSite } from '../helpers/factories.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
@@ -66,9 +67,8 @@ for (const store of STORES) {
     })
 
     async function publishSite(name: string, token = ownerToken) {
-      const created = await server.api('POST', '/v1/websites', { token, body: { name, category: 'other', files: bundle(name) } })
-      assert.equal(created.status, 201)
-      return { id: created.body.websiteId as string, slug: created.body.slug as string }
+      const { websiteId, slug } = await createSite(server, { owner: { token }, name, files: bundle(name) })
+      return { id: websiteId, slug }
     }
     const pageOf = (siteId: string) => `/dashboard/sites/${siteId}/domains`
     const ask = async (domain: string) => (await server.api('GET', `/tls/ask?domain=${encodeURIComponent(domain)}`)).status
@@ -206,9 +206,8 @@ for (const store of STORES) {
         { path: '_redirects', content: '/old /new.html 301\n' },
         { path: 'new.html', content: '<!doctype html><title>n</title><p>New page</p>' },
       ]
-      const created = await server.api('POST', '/v1/websites', { token: ownerToken, body: { name: 'Own Domain', category: 'other', files } })
-      assert.equal(created.status, 201, created.text)
-      const site = { id: created.body.websiteId as string, slug: created.body.slug as string }
+      const created = await createSite(server, { owner: { token: ownerToken }, name: 'Own Domain', files })
+      const site = { id: created.websiteId, slug: created.slug }
       const domain = domainName('own')
       const onDomain = (path: string, headers: Record<string, string> = {}) => viaHost(server, domain, path, headers)
       // An unknown host is answered by Plinth's own site, never by a published one.

@@ -1,6 +1,7 @@
 /** Shared set-up of the content suites: a user with a site, a collection of every field type, an image host. */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createSite, createUser } from './factories.ts'
 import { bundle, type TestServer } from './server.ts'
 
 /**
@@ -39,11 +40,9 @@ export const FIELDS = [
 ]
 
 export async function siteWithCollection(server: TestServer, name = 'posts', files = bundle()) {
-  const user = await server.user()
-  const created = await server.api('POST', '/v1/websites', { token: user.token, body: { name: 'Content site', category: 'other', files } })
-  if (created.status !== 201) throw new Error(`site: ${created.status} ${created.text}`)
-  const websiteId = created.body.websiteId as string
+  const user = await createUser(server)
+  const { websiteId, slug } = await createSite(server, { owner: user, name: 'Content site', files })
   const collection = await server.api('POST', `/v1/websites/${websiteId}/collections`, { token: user.token, body: { name, label: 'Posts', fields: FIELDS } })
   if (collection.status !== 201) throw new Error(`collection: ${collection.status} ${collection.text}`)
-  return { user, websiteId, base: `/v1/websites/${websiteId}/collections/${name}` }
+  return { user, websiteId, slug, base: `/v1/websites/${websiteId}/collections/${name}` }
 }

@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
+import { PNG } from '../helpers/factories.ts'
 import { startImageHost } from '../helpers/content.ts'
 import { CLIENTS, call, connect, type McpClient } from '../helpers/mcp.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
 
 const FIELDS = [
   { name: 'title', label: 'Title', type: 'text', required: true, maxLength: 100 },

@@ -12,8 +12,7 @@ import zlib from 'node:zlib'
 import { normalizeHostEntry, parseHostList } from '../../src/net/allow-hosts.ts'
 import { addressProblem } from '../../src/net/public-address.ts'
 import { type SafeFetchOptions, safeFetch } from '../../src/net/safe-fetch.ts'
-
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
+import { PNG } from '../helpers/factories.ts'
 
 let server: http.Server
 let port = 0

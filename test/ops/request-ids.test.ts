@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import { createLogger } from '../../src/log.ts'
 import { Metrics } from '../../src/ops/metrics.ts'
 import { PlinthResponse, rawRequestTracker } from '../../src/ops/request-tracking.ts'
+import { createSite } from '../helpers/factories.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { parseExposition } from './exposition.ts'
 
@@ -31,10 +32,7 @@ describe('request ids (X-Request-Id)', () => {
   let slug: string
   before(async () => {
     server = await startLoggedServer(lines)
-    const owner = await server.user()
-    const created = await server.api('POST', '/v1/websites', { token: owner.token, body: { name: 'Traced', category: 'other', files: bundle('Traced') } })
-    assert.equal(created.status, 201, created.text)
-    slug = created.body.slug
+    ;({ slug } = await createSite(server, { name: 'Traced', files: bundle('Traced') }))
   })
   after(() => server?.close())
 

@@ -7,12 +7,12 @@
  */
 
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { brotliDecompressSync, deflateSync, gunzipSync } from 'node:zlib'
 import { type Kysely, sql } from 'kysely'
+import { sha256 } from '../helpers/factories.ts'
 import { type ApiResponse, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { blobStoreFiles } from '../helpers/blob-files.ts'
 import { STORES, type StoreName } from '../helpers/stores.ts'
@@ -20,7 +20,6 @@ import { STORES, type StoreName } from '../helpers/stores.ts'
 type File = { path: string; content: string; contentEncoding?: 'utf8' | 'base64' }
 
 const decoded = (file: File): Buffer => Buffer.from(file.content, file.contentEncoding === 'base64' ? 'base64' : 'utf8')
-const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex')
 const bundleSize = (files: File[]): number => files.reduce((sum, f) => sum + decoded(f).length, 0)
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

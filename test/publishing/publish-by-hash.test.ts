@@ -3,17 +3,16 @@
  * and only the files the content rules scan are read back from the blob store.
  */
 import assert from 'node:assert/strict'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { BlobEncoding, BlobFile, BlobStore } from '../../src/blobs/blob-store.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
+import { sha256 } from '../helpers/factories.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-
-const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex')
 
 /** The real filesystem store, counting what is read and written through it. */
 class CountingBlobStore implements BlobStore {

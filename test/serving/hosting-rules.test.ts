@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { createSite, createUser } from '../helpers/factories.ts'
 import { FIELDS } from '../helpers/content.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
@@ -53,10 +54,8 @@ describe('_redirects and _headers', () => {
   let websiteId: string
   before(async () => {
     server = await startTestServer('sqlite')
-    ;({ token } = await server.user())
-    const created = await server.api('POST', '/v1/websites', { token, body: { slug: 'rules-site', category: 'other', files } })
-    assert.equal(created.status, 201, created.text)
-    websiteId = created.body.websiteId
+    ;({ token } = await createUser(server))
+    ;({ websiteId } = await createSite(server, { owner: { token }, slug: 'rules-site', files }))
   })
   after(() => server?.close())
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { FIELDS, startImageHost } from '../helpers/content.ts'
+import { siteWithCollection, startImageHost } from '../helpers/content.ts'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { bundle, SITE_DOMAIN, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
@@ -29,16 +29,7 @@ for (const store of STORES) {
     })
 
     async function site(files: Files = bundle()) {
-      const user = await server.user()
-      const created = await server.api('POST', '/v1/websites', { token: user.token, body: { name: 'Content site', category: 'other', files } })
-      assert.equal(created.status, 201, created.text)
-      const websiteId = created.body.websiteId as string
-      const collection = await server.api('POST', `/v1/websites/${websiteId}/collections`, {
-        token: user.token,
-        body: { name: 'posts', label: 'Posts', fields: FIELDS },
-      })
-      assert.equal(collection.status, 201, collection.text)
-      const base = `/v1/websites/${websiteId}/collections/posts`
+      const { user, websiteId, slug, base } = await siteWithCollection(server, 'posts', files)
       const put = async (slug: string, data: Record<string, unknown>, publishedAt?: string) => {
         const res = await server.api('PUT', `${base}/entries/${slug}`, {
           token: user.token,
@@ -51,7 +42,7 @@ for (const store of STORES) {
         const res = await server.api('POST', `/v1/websites/${websiteId}/versions`, { token: user.token, body: { files: next } })
         assert.ok(res.status === 201 || res.status === 200, res.text)
       }
-      return { user, websiteId, slug: created.body.slug as string, put, publish }
+      return { user, websiteId, slug, put, publish }
     }
     const text = (res: { body: Buffer }) => res.body.toString('utf8')
     /** Pages the site server's content responder has built so far. */

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { INVITATIONS_PER_ACCOUNT } from '../../src/core/limits.ts'
+import { createSite, createVersion } from '../helpers/factories.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
@@ -32,14 +33,9 @@ for (const store of STORES) {
     after(async () => server?.close())
 
     async function publishSite(name: string) {
-      const created = await server.api('POST', '/v1/websites', { token: ownerToken, body: { name, category: 'other', files: bundle('One') } })
-      assert.equal(created.status, 201)
-      const second = await server.api('POST', `/v1/websites/${created.body.websiteId}/versions`, {
-        token: ownerToken,
-        body: { message: 'Second draft', files: bundle('Two') },
-      })
-      assert.equal(second.status, 201)
-      return { id: created.body.websiteId as string, slug: created.body.slug as string, v1: created.body.jobId as string }
+      const created = await createSite(server, { owner: { token: ownerToken }, name, files: bundle('One') })
+      await createVersion(server, { token: ownerToken }, created.websiteId, { message: 'Second draft', files: bundle('Two') })
+      return { id: created.websiteId, slug: created.slug, v1: created.jobId }
     }
 
     test('the dashboard lists the site with its live version; its page shows versions, publisher and message', async () => {

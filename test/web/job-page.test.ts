@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { createSite, createVersion } from '../helpers/factories.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 import { uniqueEmail, type WebResponse, WebVisitor } from '../helpers/web.ts'
@@ -38,14 +39,9 @@ for (const store of STORES) {
       stranger = new WebVisitor(server)
       await stranger.signUp(uniqueEmail('stranger'))
 
-      const created = await server.api('POST', '/v1/websites', { token: ownerToken, body: { name: 'Job <Site>', category: 'other', files: bundle('One') } })
-      assert.equal(created.status, 201, created.text)
-      const second = await server.api('POST', `/v1/websites/${created.body.websiteId}/versions`, {
-        token: ownerToken,
-        body: { message: 'Second <draft>', files: bundle('Two') },
-      })
-      assert.equal(second.status, 201, second.text)
-      site = { id: created.body.websiteId, slug: created.body.slug, v1: created.body.jobId, v2: second.body.jobId }
+      const created = await createSite(server, { owner: { token: ownerToken }, name: 'Job <Site>', files: bundle('One') })
+      const second = await createVersion(server, { token: ownerToken }, created.websiteId, { message: 'Second <draft>', files: bundle('Two') })
+      site = { id: created.websiteId, slug: created.slug, v1: created.jobId, v2: second.jobId }
     })
     after(async () => server?.close())
 

@@ -1,16 +1,30 @@
 #!/usr/bin/env node
 // Runs every test file under test/ with Node's test runner (TypeScript through tsx). API suites
 // run on SQLite and, when DATABASE_URL is set, on PostgreSQL too (see test/helpers/stores.ts).
+//
+// Two tiers, told apart by name: end-to-end files (`*.e2e.test.ts`) start real processes
+// (`npm start`, the CLI), Chromium, Caddy, an S3 server or several instances; every other file
+// is fast (rules, services and routes in this process). `--tier fast` or `--tier e2e` runs one;
+// other arguments keep the files whose path contains one of them.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..')
-const filter = process.argv.slice(2)
+const TIERS = { fast: (f) => !f.endsWith('.e2e.test.ts'), e2e: (f) => f.endsWith('.e2e.test.ts') }
+const args = process.argv.slice(2)
+const tierAt = args.indexOf('--tier')
+const tier = tierAt === -1 ? null : args[tierAt + 1]
+if (tierAt !== -1 && !Object.hasOwn(TIERS, tier ?? '')) {
+  console.error(`--tier takes ${Object.keys(TIERS).join(' or ')}, not ${tier ?? 'nothing'}.`)
+  process.exit(2)
+}
+const filter = tierAt === -1 ? args : args.filter((_, i) => i !== tierAt && i !== tierAt + 1)
 const files = readdirSync(path.join(root, 'test'), { recursive: true })
   .map(String)
   .filter((f) => f.endsWith('.test.ts'))
+  .filter((f) => tier === null || TIERS[tier](f))
   .filter((f) => filter.length === 0 || filter.some((word) => f.includes(word)))
   .sort()
   .map((f) => path.join('test', f))

@@ -4,12 +4,8 @@
  * filled from the path, and the headers that can only tighten a site's protection.
  */
 import assert from 'node:assert/strict'
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import type { Browser } from 'playwright-core'
 import { SITE_CONTENT_SECURITY_POLICY } from '../../src/core/site-policy.ts'
-import { browserSkip, launchChromium } from '../helpers/browser.ts'
 import { startTestServer, type SiteResponse, type TestServer } from '../helpers/server.ts'
 
 const page = (title: string) => `<!doctype html><html><head><title>${title}</title></head><body><h1>${title}</h1></body></html>`
@@ -212,68 +208,5 @@ describe('rule files from Netlify and Cloudflare Pages', () => {
       assert.match(violations[0]!.message, reason)
     }
     assert.equal((await server.site('refused-headers', '/')).status, 404, 'nothing was published')
-  })
-})
-
-describe("a site's Content-Security-Policy in Chromium", { skip: browserSkip }, () => {
-  // A 1x1 PNG.
-  const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64')
-  let server: TestServer
-  let browser: Browser
-  let other: http.Server
-  let otherOrigin: string
-
-  before(async () => {
-    other = http.createServer((req, res) => {
-      if (req.url === '/a.png') res.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG)
-      else res.writeHead(404).end()
-    })
-    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
-    otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
-    // Sites under `localhost`: Chromium resolves {slug}.localhost to this machine.
-    server = await startTestServer('sqlite', { PLINTH_SITE_DOMAIN: 'localhost' })
-    browser = await launchChromium()
-  })
-  after(async () => {
-    await browser?.close()
-    await server?.close()
-    other?.close()
-  })
-
-  test("narrows what Plinth's policy allows, and Plinth's policy still holds", async () => {
-    const { token } = await server.user()
-    const page = `<!doctype html><title>two policies</title>
-<img id="own" src="/a.png"><img id="remote" src="${otherOrigin}/a.png">
-<script>
-  window.violations = []
-  document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective))
-  window.evaluated = (() => { try { return eval('1 + 1') } catch { return 'blocked' } })()
-</script>`
-    const created = await server.api('POST', '/v1/websites', {
-      token,
-      body: {
-        slug: 'two-policies',
-        category: 'other',
-        files: [
-          { path: 'index.html', content: page },
-          { path: 'a.png', content: PNG.toString('base64'), contentEncoding: 'base64' },
-          { path: '_headers', content: "/*\n  Content-Security-Policy: img-src 'self'\n" },
-        ],
-      },
-    })
-    assert.equal(created.status, 201, created.text)
-    const tab = await browser.newPage()
-    try {
-      await tab.goto(`http://two-policies.localhost:${new URL(server.url).port}/`)
-      await tab.waitForFunction(() => ['own', 'remote'].every((id) => (document.getElementById(id) as HTMLImageElement).complete))
-      const width = (id: string) => tab.evaluate((id) => (document.getElementById(id) as HTMLImageElement).naturalWidth, id)
-      assert.equal(await width('own'), 1, "the site's own image loads under both policies")
-      assert.equal(await width('remote'), 0, "the remote image Plinth's policy allows is blocked by the site's")
-      assert.equal(await tab.evaluate(() => (window as unknown as { evaluated: unknown }).evaluated), 'blocked', "eval stays blocked by Plinth's policy")
-      const violations = await tab.evaluate(() => (window as unknown as { violations: string[] }).violations)
-      assert.ok(violations.includes('img-src'), JSON.stringify(violations))
-    } finally {
-      await tab.close()
-    }
   })
 })

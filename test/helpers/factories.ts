@@ -84,7 +84,7 @@ export async function createVersion(
 /** Makes `user` (a new user unless given) an editor of the site. */
 export async function addEditor(server: TestServer, websiteId: string, user?: TestUser): Promise<TestUser> {
   const editor = user ?? (await createUser(server))
-  await server.server.services.websites.share(websiteId, { id: editor.id, email: editor.email }, 'editor')
+  await server.server.services.members.share(websiteId, editor.email, 'editor')
   return editor
 }
 

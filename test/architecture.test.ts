@@ -80,6 +80,18 @@ function upwardImports(file: string, targets: string[]): string[] {
     .map((target) => `${path.relative(SRC, file)} (${from}) imports ${path.relative(SRC, target)} (${layerOf(target)})`)
 }
 
+/** Features that sit under the others: accounts are what sign-in, tokens and sites build on, so they import no other feature. */
+const BASE_FEATURES = ['users']
+
+/** The imports of a base feature's file that reach another feature. */
+function featureImportsOfBase(file: string, targets: string[]): string[] {
+  const top = (f: string) => path.relative(SRC, f).split(path.sep)[0]!
+  if (!BASE_FEATURES.includes(top(file)) || layerOf(file) !== 'feature') return []
+  return targets
+    .filter((target) => layerOf(target) === 'feature' && top(target) !== top(file))
+    .map((target) => `${path.relative(SRC, file)} imports ${path.relative(SRC, target)}`)
+}
+
 const lines = (file: string): number => readFileSync(file, 'utf8').split('\n').length
 
 describe('architecture', () => {
@@ -103,6 +115,17 @@ describe('architecture', () => {
     ])
     assert.deepEqual(upwardImports(at('content/entries.service.ts'), [at('mcp/tool-definition.ts'), at('compose.ts')]).length, 2)
     assert.deepEqual(upwardImports(at('content/content.tools.ts'), [at('mcp/tool-definition.ts'), at('content/entries.service.ts')]), [])
+  })
+
+  test('users/ imports no other feature', () => {
+    assert.deepEqual(
+      files.flatMap((file) => featureImportsOfBase(file, importsOf(file))),
+      [],
+    )
+    const at = (file: string) => path.join(SRC, file)
+    assert.deepEqual(featureImportsOfBase(at('users/users.service.ts'), [at('auth/accounts.service.ts'), at('core/passwords.ts')]), [
+      'users/users.service.ts imports auth/accounts.service.ts',
+    ])
   })
 
   test('no folder of src/ holds more than a fifth of its lines', () => {

@@ -10,7 +10,7 @@ import { AppError } from '../core/errors.ts'
 import { randomBase62 } from '../core/ids.ts'
 import { SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS } from '../core/limits.ts'
 import { EMAIL_REGISTERED, type UsersService } from '../users/users.service.ts'
-import { decoyPasswordHash, verifyPassword } from './passwords.ts'
+import { decoyPasswordHash, verifyPassword } from '../core/passwords.ts'
 import type { GuessThrottle } from './guess-throttle.ts'
 import type { SessionsRepository } from './sessions.repository.ts'
 

@@ -1,4 +1,4 @@
-import { hashPassword } from '../auth/passwords.ts'
+import { hashPassword } from '../core/passwords.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { isUniqueViolation } from '../db/connect.ts'

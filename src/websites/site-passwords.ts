@@ -2,7 +2,7 @@
  * Site passwords: an owner or editor sets or removes one (REST, MCP, the dashboard). Hashed with
  * scrypt as account passwords are; whether a visitor's password opens the site is site-unlocks.ts.
  */
-import { hashPassword } from '../auth/passwords.ts'
+import { hashPassword } from '../core/passwords.ts'
 import type { Principal } from '../auth/tokens.service.ts'
 import { AppError, notFound } from '../core/errors.ts'
 import { nowIso } from '../core/ids.ts'

@@ -4,7 +4,7 @@
  * every instance refuses the same guesser.
  */
 import type { GuessThrottle } from '../auth/guess-throttle.ts'
-import { verifyPassword } from '../auth/passwords.ts'
+import { verifyPassword } from '../core/passwords.ts'
 import { SITE_PASSWORD_MAX } from '../core/limits.ts'
 import type { SiteUnlocker, UnlockResult } from '../serving/site-lock.ts'
 import type { WebsitesRepository } from './websites.repository.ts'

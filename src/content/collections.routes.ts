@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
+import { COLLECTION_NAME_MAX_CHARS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BEARER_AUTH, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
@@ -9,7 +10,7 @@ import { CollectionCreateSchema, CollectionListSchema, CollectionSchema, Collect
 
 export const tags = ['Content']
 export const security = BEARER_AUTH
-export const CollectionParam = Type.String({ minLength: 1, maxLength: 40, description: 'Collection name.' })
+export const CollectionParam = Type.String({ minLength: 1, maxLength: COLLECTION_NAME_MAX_CHARS, description: 'Collection name.' })
 const SiteParams = Type.Object({ websiteId: WebsiteIdParam })
 export const CollectionParams = Type.Object({ websiteId: WebsiteIdParam, collection: CollectionParam })
 

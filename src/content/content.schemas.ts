@@ -4,17 +4,31 @@
  * bad item fails alone instead of the whole request.
  */
 import { type Static, Type } from 'typebox'
-import { MAX_BATCH, MAX_FIELDS, TEXT_FIELD_DEFAULT_MAX, URL_MAX_CHARS } from '../core/limits.ts'
+import {
+  CHOICE_OPTION_MAX_CHARS,
+  CHOICE_OPTIONS_MAX,
+  COLLECTION_NAME_MAX_CHARS,
+  DATE_TIME_MAX_CHARS,
+  DISPLAY_NAME_MAX_CHARS,
+  ENTRY_SLUG_MAX_CHARS,
+  FIELD_HELP_TEXT_MAX_CHARS,
+  FIELD_NAME_MAX_CHARS,
+  MAX_BATCH,
+  MAX_FIELDS,
+  TEXT_FIELD_DEFAULT_MAX,
+  TEXT_FIELD_MAX_LIMIT,
+  URL_MAX_CHARS,
+} from '../core/limits.ts'
 import { Nullable, ref, stated, Timestamp } from '../core/schemas.ts'
 import { IMAGE_FORMS } from './image-references.ts'
 
 const FIELD_TYPES = ['text', 'richText', 'image', 'date', 'number', 'boolean', 'url', 'choice'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
 
-export const COLLECTION_NAME_PATTERN = '^[a-z][a-z0-9]{1,39}$'
-const FIELD_NAME_PATTERN = '^[a-zA-Z][a-zA-Z0-9_]{0,39}$'
+export const COLLECTION_NAME_PATTERN = `^[a-z][a-z0-9]{1,${COLLECTION_NAME_MAX_CHARS - 1}}$`
+const FIELD_NAME_PATTERN = `^[a-zA-Z][a-zA-Z0-9_]{0,${FIELD_NAME_MAX_CHARS - 1}}$`
 /** Lowercase words joined by single hyphens: never a path separator, a dot, or an entry id (ent_...). */
-export const ENTRY_SLUG_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,78}[a-z0-9])?$'
+export const ENTRY_SLUG_PATTERN = `^[a-z0-9](?:[a-z0-9-]{0,${ENTRY_SLUG_MAX_CHARS - 2}}[a-z0-9])?$`
 
 const FieldTypeSchema = Type.Enum(FIELD_TYPES, {
   $id: 'FieldType',
@@ -24,22 +38,24 @@ const FieldTypeSchema = Type.Enum(FIELD_TYPES, {
 export const FieldSchema = Type.Object(
   {
     name: Type.String({ pattern: FIELD_NAME_PATTERN, description: 'Key of the value in entry data. Unique in the collection (case-insensitively).' }),
-    label: Type.String({ minLength: 1, maxLength: 120 }),
+    label: Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX_CHARS }),
     type: ref(FieldTypeSchema),
     // No schema `default` (generated clients would then require the field): parseFields applies it.
     required: Type.Optional(Type.Boolean({ description: 'Default false. A required field must hold a value (not null, not an empty string).' })),
     options: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
+      Type.Array(Type.String({ minLength: 1, maxLength: CHOICE_OPTION_MAX_CHARS }), {
         minItems: 1,
-        maxItems: 200,
+        maxItems: CHOICE_OPTIONS_MAX,
         uniqueItems: true,
         description: 'choice only, and required for it: the allowed values.',
       }),
     ),
-    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: `text only: most characters (default ${TEXT_FIELD_DEFAULT_MAX}).` })),
+    maxLength: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: TEXT_FIELD_MAX_LIMIT, description: `text only: most characters (default ${TEXT_FIELD_DEFAULT_MAX}).` }),
+    ),
     min: Type.Optional(Type.Number({ description: 'number only: smallest allowed value.' })),
     max: Type.Optional(Type.Number({ description: 'number only: largest allowed value.' })),
-    helpText: Type.Optional(Type.String({ maxLength: 500, description: 'Shown to editors; no effect on validation.' })),
+    helpText: Type.Optional(Type.String({ maxLength: FIELD_HELP_TEXT_MAX_CHARS, description: 'Shown to editors; no effect on validation.' })),
   },
   { $id: 'Field', additionalProperties: false },
 )
@@ -60,7 +76,7 @@ export const CollectionCreateSchema = Type.Object(
       description:
         'URL-safe name: 2 to 40 lowercase letters and digits, starting with a letter, no hyphen. Entries are served at `/{name}-{slug}`. Some names are reserved (see docs).',
     }),
-    label: Type.String({ minLength: 1, maxLength: 120 }),
+    label: Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX_CHARS }),
     fields: fieldsList,
   },
   { $id: 'CollectionCreate', additionalProperties: false },
@@ -69,7 +85,7 @@ export type CollectionCreate = Static<typeof CollectionCreateSchema>
 
 export const CollectionUpdateSchema = Type.Object(
   {
-    label: Type.Optional(Type.String({ minLength: 1, maxLength: 120 })),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX_CHARS })),
     fields: Type.Optional(
       Type.Array(ref(FieldSchema), {
         maxItems: MAX_FIELDS,
@@ -110,20 +126,20 @@ const EntryInputSchema = Type.Object(
   {
     slug: Type.String({
       minLength: 1,
-      maxLength: 80,
+      maxLength: ENTRY_SLUG_MAX_CHARS,
       pattern: ENTRY_SLUG_PATTERN,
-      description: 'Identity of the entry: 1 to 80 lowercase letters, digits and single hyphens.',
+      description: `Identity of the entry: 1 to ${ENTRY_SLUG_MAX_CHARS} lowercase letters, digits and single hyphens.`,
     }),
     publishedAt: Type.Optional(
       Type.String({
-        maxLength: 40,
+        maxLength: DATE_TIME_MAX_CHARS,
         description:
           'ISO-8601 date-time with a time zone, stored in UTC. Default: kept on update, now on create. A future instant keeps the entry off the public site until then.',
       }),
     ),
     createdAt: Type.Optional(
       Type.String({
-        maxLength: 40,
+        maxLength: DATE_TIME_MAX_CHARS,
         description: 'ISO-8601 date-time with a time zone, stored in UTC. Default: kept on update, now on create (set it when importing an archive).',
       }),
     ),

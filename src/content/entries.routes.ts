@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.http.ts'
-import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, MAX_BATCH } from '../core/limits.ts'
+import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, ID_MAX_CHARS, MAX_BATCH } from '../core/limits.ts'
 import { PageQuery, ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
@@ -13,7 +13,7 @@ export { CollectionParams }
 export const EntryParams = Type.Object({
   websiteId: WebsiteIdParam,
   collection: CollectionParam,
-  entry: Type.String({ minLength: 1, maxLength: 100, description: 'Entry id (ent_...) or slug.' }),
+  entry: Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Entry id (ent_...) or slug.' }),
 })
 export const EntryListQuery = PageQuery('Entries', ENTRY_PAGE_MAX, ENTRY_PAGE_DEFAULT)
 // The same path as getEntry/deleteEntry (OpenAPI allows one parameter name per path shape); for
@@ -21,7 +21,7 @@ export const EntryListQuery = PageQuery('Entries', ENTRY_PAGE_MAX, ENTRY_PAGE_DE
 export const SlugParams = Type.Object({
   websiteId: WebsiteIdParam,
   collection: CollectionParam,
-  entry: Type.String({ minLength: 1, maxLength: 100, description: 'Entry slug (putEntry creates or replaces by slug).' }),
+  entry: Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Entry slug (putEntry creates or replaces by slug).' }),
 })
 
 /** listEntries, upsertEntries, getEntry, putEntry, deleteEntry. Owners and editors alike. */

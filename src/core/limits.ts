@@ -139,3 +139,61 @@ export const OAUTH_CLIENT_LIST_MAX = 10
  */
 export const OAUTH_UNUSED_CLIENT_TTL_SECONDS = 23 * 60 * 60
 export const OAUTH_CLIENT_SWEEP_INTERVAL_MS = 60 * 60 * 1000
+
+/** An account's password, in characters: scrypt reads all of it, so a bound keeps one sign-in from costing more than another. */
+export const ACCOUNT_PASSWORD_MIN = 8
+export const ACCOUNT_PASSWORD_MAX = 1024
+
+/** Longest email address (RFC 5321's path limit less its brackets). */
+export const EMAIL_MAX_CHARS = 254
+
+/** Longest display name: a person's, a token's, a site's, a collection's or a field's label. */
+export const DISPLAY_NAME_MAX_CHARS = 120
+
+/** Longest id or version number a path or body may name (ids are far shorter: longer ones name nothing). */
+export const ID_MAX_CHARS = 100
+
+/** A site's description and a version's changelog message, in characters. */
+export const WEBSITE_DESCRIPTION_MAX_CHARS = 5000
+export const VERSION_MESSAGE_MAX_CHARS = 2000
+
+/** Longest media type a file or upload may declare, and longest upload file name. */
+export const CONTENT_TYPE_MAX_CHARS = 200
+export const UPLOAD_FILENAME_MAX_CHARS = 255
+
+/** Longest page cursor a client may send back. */
+export const CURSOR_MAX_CHARS = 200
+
+/** A choice field: most options, and longest option, in characters. */
+export const CHOICE_OPTIONS_MAX = 200
+export const CHOICE_OPTION_MAX_CHARS = 200
+/** The largest maxLength a text field may declare, and longest help text of a field. */
+export const TEXT_FIELD_MAX_LIMIT = 100_000
+export const FIELD_HELP_TEXT_MAX_CHARS = 500
+/** Longest collection name and field name. */
+export const COLLECTION_NAME_MAX_CHARS = 40
+export const FIELD_NAME_MAX_CHARS = 40
+/** Longest entry slug and longest date-time string (publishedAt, createdAt) of an entry. */
+export const ENTRY_SLUG_MAX_CHARS = 80
+export const DATE_TIME_MAX_CHARS = 40
+
+/** Domains one site may have: enough for the bare domain, www and a few others. */
+export const DOMAINS_PER_SITE = 10
+/** A claim never verified stops holding its domain after this long: nobody can park a domain they do not control. */
+export const PENDING_CLAIM_DAYS = 7
+/** A domain name's longest form and longest label, in characters (DNS's limits). */
+export const DOMAIN_MAX = 253
+export const DOMAIN_LABEL_MAX = 63
+
+/**
+ * Time a site template's render may take in its thread. LiquidJS's renderLimit, checked between
+ * template nodes, is set to a share of it (site-templates.pool.ts), so it stops an ordinary
+ * runaway template first, with its own message.
+ */
+export const TEMPLATE_TIME_LIMIT_MS = 5_000
+/** Heap of each template thread: a render's own data is bounded by LiquidJS's memoryLimit, the rest holds parsed templates. */
+export const TEMPLATE_MEMORY_MB = 256
+/** Time one file's content rules may take: a maximal file (2 MiB of HTML) takes a small fraction of it. */
+export const CONTENT_SCAN_TIME_LIMIT_MS = 10_000
+/** Heap of each content-rules thread: a parse5 tree of a maximal file is well under it. */
+export const CONTENT_SCAN_MEMORY_MB = 512

@@ -4,6 +4,7 @@
  */
 import { type Static, type TSchema, Type } from 'typebox'
 import { JOB_STATUSES } from './enums.ts'
+import { CURSOR_MAX_CHARS } from './limits.ts'
 
 /** A `$ref` to a named schema that still carries the schema's static type. */
 export const ref = <T extends TSchema & { $id?: string }>(schema: T) => {
@@ -36,7 +37,7 @@ export function statedSchema<T>(value: T): T {
 export const PageQuery = (what: string, max: number, defaultSize: number) =>
   Type.Object(
     {
-      cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor of the previous page.' })),
+      cursor: Type.Optional(Type.String({ minLength: 1, maxLength: CURSOR_MAX_CHARS, description: 'nextCursor of the previous page.' })),
       // No schema `default` (generated clients would then require the parameter): the service applies it.
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `${what} per page, 1 to ${max}. Default ${defaultSize}.` })),
     },

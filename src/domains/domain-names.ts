@@ -6,6 +6,7 @@
 import { isIP } from 'node:net'
 import { domainToASCII } from 'node:url'
 import type { Config } from '../config.ts'
+import { DOMAIN_LABEL_MAX, DOMAIN_MAX } from '../core/limits.ts'
 import { hostName } from '../serving/site-host.ts'
 
 /** The hosts a custom domain may never be: Plinth's own. */
@@ -27,9 +28,6 @@ export function domainRulesOf(config: Pick<Config, 'siteDomain' | 'baseUrl' | 's
   }
 }
 
-/** The longest host name DNS can carry, and its longest label. */
-export const DOMAIN_MAX = 253
-export const LABEL_MAX = 63
 const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/
 /** A last label that WHATWG host parsing reads as a number: the name would be an IPv4 address. */
 const NUMERIC_LABEL = /^(?:0x[0-9a-f]*|[0-9]+)$/
@@ -59,7 +57,8 @@ export function checkDomain(input: string, rules: DomainRules): DomainCheck {
   if (ascii === '') return { problem: 'This is not a valid domain name: use letters, digits and hyphens between the dots.' }
   if (isIP(ascii) !== 0) return { problem: 'An IP address cannot be a custom domain: enter a domain name, such as www.example.com.' }
   for (const label of ascii.split('.')) {
-    if (label.length > LABEL_MAX) return { problem: `Each part of a domain name is at most ${LABEL_MAX} characters; "${label}" has ${label.length}.` }
+    if (label.length > DOMAIN_LABEL_MAX)
+      return { problem: `Each part of a domain name is at most ${DOMAIN_LABEL_MAX} characters; "${label}" has ${label.length}.` }
     if (!LABEL.test(label)) {
       return /^-|-$/.test(label)
         ? { problem: `A part of a domain name cannot start or end with a hyphen: "${label}".` }
@@ -79,7 +78,7 @@ export function checkDomain(input: string, rules: DomainRules): DomainCheck {
 export function requestedHost(value: string): string | null {
   const name = value.toLowerCase().replace(/\.$/, '')
   if (name === '' || name.length > DOMAIN_MAX || !/^[a-z0-9.-]+$/.test(name)) return null
-  return name.split('.').every((label) => label !== '' && label.length <= LABEL_MAX) ? name : null
+  return name.split('.').every((label) => label !== '' && label.length <= DOMAIN_LABEL_MAX) ? name : null
 }
 
 /** The record a domain's owner creates to prove control of it. */

@@ -8,6 +8,7 @@ import { domainToUnicode } from 'node:url'
 import type { Principal } from '../auth/tokens.service.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { nowIso } from '../core/ids.ts'
+import { DOMAINS_PER_SITE, PENDING_CLAIM_DAYS } from '../core/limits.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { CustomDomainRow } from '../db/types.ts'
 import type { SiteEventBus } from '../serving/site-events.ts'
@@ -16,11 +17,6 @@ import { challengeRecordName, checkDomain, type DomainRules, domainUrl, requeste
 import { requireOwnedSite, requireVisibleSite } from '../websites/site-access.ts'
 import type { VisibleWebsite, WebsitesRepository } from '../websites/websites.repository.ts'
 import type { DomainSite, DomainsRepository } from './domains.repository.ts'
-
-/** Domains one site may have: enough for the bare domain, www and a few others. */
-export const DOMAINS_PER_SITE = 10
-/** A claim never verified stops holding its domain after this long: nobody can park a domain they do not control. */
-export const PENDING_CLAIM_DAYS = 7
 
 /** Serving is told when a domain starts or stops serving a site, on every instance. */
 export type DomainEvents = Pick<SiteEventBus, 'domainChanged'>

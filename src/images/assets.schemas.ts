@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { URL_MAX_CHARS } from '../core/limits.ts'
+import { ID_MAX_CHARS, URL_MAX_CHARS } from '../core/limits.ts'
 import { Nullable } from '../core/schemas.ts'
 
 export const ImportAssetRequestSchema = Type.Object(
@@ -12,7 +12,7 @@ export const ImportAssetRequestSchema = Type.Object(
       }),
     ),
     uploadId: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'A completed upload of yours (createUploads) whose bytes are the image.' }),
+      Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'A completed upload of yours (createUploads) whose bytes are the image.' }),
     ),
   },
   {

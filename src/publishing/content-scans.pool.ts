@@ -14,14 +14,10 @@
  */
 import os from 'node:os'
 import type { PublishViolation } from '../core/errors.ts'
+import { CONTENT_SCAN_MEMORY_MB, CONTENT_SCAN_TIME_LIMIT_MS } from '../core/limits.ts'
 import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
 import type { TextScan } from './authoring-rules.ts'
 import { quoted } from './bundle-paths.ts'
-
-/** Time one file's checks may take: a maximal file (2 MiB of HTML) takes a small fraction of it. */
-const CONTENT_SCAN_TIME_LIMIT_MS = 10_000
-/** Heap of each thread: a parse5 tree of a maximal file is well under it. */
-const CONTENT_SCAN_MEMORY_MB = 512
 
 export function defaultContentScanPoolOptions(): WorkerPoolOptions {
   return {

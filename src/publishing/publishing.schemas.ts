@@ -4,7 +4,7 @@
  * input type.
  */
 import { type Static, Type } from 'typebox'
-import { MAX_PATH_CHARS } from '../core/limits.ts'
+import { CONTENT_TYPE_MAX_CHARS, ID_MAX_CHARS, MAX_PATH_CHARS } from '../core/limits.ts'
 import { CONTENT_TYPE_PATTERN } from '../core/media-types.ts'
 
 export const PublishFileSchema = Type.Object(
@@ -22,12 +22,16 @@ export const PublishFileSchema = Type.Object(
       }),
     ),
     contentType: Type.Optional(
-      Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type override; inferred from the extension when omitted.' }),
+      Type.String({
+        maxLength: CONTENT_TYPE_MAX_CHARS,
+        pattern: CONTENT_TYPE_PATTERN,
+        description: 'MIME type override; inferred from the extension when omitted.',
+      }),
     ),
     uploadId: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 100,
+        maxLength: ID_MAX_CHARS,
         description: 'Instead of content: the bytes PUT to this upload (`upl_...`, from createUploads), yours, complete and unexpired.',
       }),
     ),

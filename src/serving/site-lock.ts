@@ -12,6 +12,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { parse as parseCookies } from 'cookie'
 import { escapeHtml } from '../core/html.ts'
+import { SITE_PASSWORD_MAX } from '../core/limits.ts'
 import { safeReturnPath } from '../core/site-address.ts'
 import { type BuiltinPage, builtin, sendPage } from './security-headers.ts'
 import type { PreparedVersion } from './site-version.ts'
@@ -170,7 +171,7 @@ function passwordPage(status: 401 | 429, next: string, message: string | null, e
     alert +
     `<form method="post" action="${UNLOCK_PATH}">${nextField}` +
     '<label for="password">Password</label>' +
-    '<input id="password" name="password" type="password" autocomplete="current-password" required autofocus maxlength="200">' +
+    `<input id="password" name="password" type="password" autocomplete="current-password" required autofocus maxlength="${SITE_PASSWORD_MAX}">` +
     '<button type="submit">Unlock</button></form></main></body></html>\n'
   return builtin(status, 'text/html; charset=utf-8', html, extra)
 }

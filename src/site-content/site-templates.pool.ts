@@ -11,21 +11,15 @@
  * `missing`, and the render is sent again with them.
  */
 import os from 'node:os'
+import { TEMPLATE_MEMORY_MB, TEMPLATE_TIME_LIMIT_MS } from '../core/limits.ts'
 import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
 import type { TemplateResult, TemplateTask } from './site-templates.thread.ts'
 import { type TemplateRenderer, TemplateFailure, templateLabel, toPlainContext } from './site-templates.ts'
 
 export type TemplatePoolOptions = WorkerPoolOptions
 
-/**
- * Time a render may take in its thread. LiquidJS's renderLimit, checked between template nodes,
- * is set to LIQUID_SHARE of it (2 s of 5 s), so it stops an ordinary runaway template first,
- * with its own message; a longer time limit lengthens both.
- */
-export const TEMPLATE_TIME_LIMIT_MS = 5_000
+/** LiquidJS's renderLimit is this share of the pool's time limit (2 s of 5 s); a longer time limit lengthens both. */
 const LIQUID_SHARE = 0.4
-/** Heap of each template thread: a render's own data is bounded by LiquidJS's memoryLimit, the rest holds parsed templates. */
-export const TEMPLATE_MEMORY_MB = 256
 
 /** The pool of a web server: a thread when a page renders, a second one when two render at once, each kept THREAD_IDLE_MS without a render. */
 export function defaultTemplatePoolOptions(): TemplatePoolOptions {

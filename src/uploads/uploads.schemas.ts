@@ -1,9 +1,9 @@
 import { type Static, Type } from 'typebox'
-import { type BundleLimits, formatSize, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import { type BundleLimits, CONTENT_TYPE_MAX_CHARS, formatSize, ID_MAX_CHARS, UPLOAD_FILENAME_MAX_CHARS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
 import { CONTENT_TYPE_PATTERN } from '../core/media-types.ts'
 import { ref, Timestamp } from '../core/schemas.ts'
 
-export const UploadIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Upload id (upl_...).' })
+export const UploadIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Upload id (upl_...).' })
 
 /** createUploads' request: as many files as a bundle may hold, each of at most a bundle file's size. */
 export const createUploadsRequestSchema = ({ maxFiles, maxFileBytes }: BundleLimits) =>
@@ -15,12 +15,14 @@ export const createUploadsRequestSchema = ({ maxFiles, maxFileBytes }: BundleLim
             filename: Type.Optional(
               Type.String({
                 minLength: 1,
-                maxLength: 255,
+                maxLength: UPLOAD_FILENAME_MAX_CHARS,
                 pattern: '^[^\\u0000-\\u001f\\u007f/\\\\]+$',
                 description: 'Name of the file, without folders; kept for importAsset and used to pick the type when contentType is omitted.',
               }),
             ),
-            contentType: Type.Optional(Type.String({ maxLength: 200, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type of the bytes.' })),
+            contentType: Type.Optional(
+              Type.String({ maxLength: CONTENT_TYPE_MAX_CHARS, pattern: CONTENT_TYPE_PATTERN, description: 'MIME type of the bytes.' }),
+            ),
             size: Type.Integer({
               minimum: 1,
               maximum: maxFileBytes,

@@ -1,22 +1,20 @@
 import { hashPassword } from '../core/passwords.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
+import { ACCOUNT_PASSWORD_MAX, ACCOUNT_PASSWORD_MIN, DISPLAY_NAME_MAX_CHARS, EMAIL_MAX_CHARS } from '../core/limits.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { UserRow } from '../db/types.ts'
 import { isEmailAddress, normalizeEmail } from './email-address.ts'
 import type { UsersRepository } from './users.repository.ts'
 
-export const MIN_PASSWORD_LENGTH = 8
-/** scrypt reads the whole password: a bound keeps one sign-in from costing more than another. */
-export const MAX_PASSWORD_LENGTH = 1024
 /** The field message of a sign-up with an email that has an account. */
 export const EMAIL_REGISTERED = 'is already registered'
 
 const passwordProblem = (password: string): string | undefined =>
-  password.length < MIN_PASSWORD_LENGTH
-    ? `must be at least ${MIN_PASSWORD_LENGTH} characters`
-    : password.length > MAX_PASSWORD_LENGTH
-      ? `must be at most ${MAX_PASSWORD_LENGTH} characters`
+  password.length < ACCOUNT_PASSWORD_MIN
+    ? `must be at least ${ACCOUNT_PASSWORD_MIN} characters`
+    : password.length > ACCOUNT_PASSWORD_MAX
+      ? `must be at most ${ACCOUNT_PASSWORD_MAX} characters`
       : undefined
 
 export class UsersService {
@@ -25,10 +23,10 @@ export class UsersService {
   async create(input: { email: string; password: string; name?: string }): Promise<UserRow> {
     const email = normalizeEmail(input.email)
     const fields: Record<string, string> = {}
-    if (!isEmailAddress(email)) fields.email = 'must be an email address'
     const password = passwordProblem(input.password)
     if (password) fields.password = password
-    if (input.name !== undefined && (input.name.trim() === '' || input.name.length > 120)) fields.name = 'must be 1 to 120 characters'
+    if (input.name !== undefined && (input.name.trim() === '' || input.name.length > DISPLAY_NAME_MAX_CHARS))
+      fields.name = `must be 1 to ${DISPLAY_NAME_MAX_CHARS} characters`
     if (Object.keys(fields).length) throw validationFailed(fields)
 
     const user: UserRow = {

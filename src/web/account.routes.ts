@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { OpenedSession } from '../auth/accounts.service.ts'
 import { AppError } from '../core/errors.ts'
-import { MIN_PASSWORD_LENGTH } from '../users/users.service.ts'
+import { ACCOUNT_PASSWORD_MIN } from '../core/limits.ts'
 import { field, requireAccount } from './forms.ts'
 import { safeReturnPath } from '../core/site-address.ts'
 import { REDIRECTING_FORM_CSP } from '../http/page-headers.ts'
@@ -54,7 +54,7 @@ export function accountRoutes(web: WebContext) {
         reply,
         pageContext(web, request, reply),
         'sign-up',
-        { title: 'Sign up · Plinth', next, minPassword: MIN_PASSWORD_LENGTH },
+        { title: 'Sign up · Plinth', next, minPassword: ACCOUNT_PASSWORD_MIN },
         { ...SIGN_IN_PAGE, status },
       )
     })
@@ -66,7 +66,7 @@ export function accountRoutes(web: WebContext) {
         return startSession(reply, await accounts.signUp(input, clientInfo(request)), next)
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'VALIDATION_FAILED') throw error
-        const data = { title: 'Sign up · Plinth', next, email: input.email, name: input.name, fields: error.fields ?? {}, minPassword: MIN_PASSWORD_LENGTH }
+        const data = { title: 'Sign up · Plinth', next, email: input.email, name: input.name, fields: error.fields ?? {}, minPassword: ACCOUNT_PASSWORD_MIN }
         return sendPage(reply, pageContext(web, request, reply), 'sign-up', data, { ...SIGN_IN_PAGE, status: 422 })
       }
     })
@@ -79,7 +79,7 @@ export function accountRoutes(web: WebContext) {
     app.get<{ Querystring: { done?: string } }>('/account', { schema: { hide: true } }, async (request, reply) => {
       if (!requireAccount(request, reply)) return reply
       const notice = request.query.done ? NOTICES[request.query.done] : undefined
-      return sendPage(reply, pageContext(web, request, reply), 'account', { title: 'Account · Plinth', notice, minPassword: MIN_PASSWORD_LENGTH })
+      return sendPage(reply, pageContext(web, request, reply), 'account', { title: 'Account · Plinth', notice, minPassword: ACCOUNT_PASSWORD_MIN })
     })
 
     app.post('/account/password', protect, async (request, reply) => {
@@ -95,7 +95,7 @@ export function accountRoutes(web: WebContext) {
       } catch (error) {
         if (!(error instanceof AppError) || error.code !== 'VALIDATION_FAILED') throw error
         const message = error.fields?.newPassword ? `The new password ${error.fields.newPassword}.` : error.message
-        const data = { title: 'Account · Plinth', error: { message }, minPassword: MIN_PASSWORD_LENGTH }
+        const data = { title: 'Account · Plinth', error: { message }, minPassword: ACCOUNT_PASSWORD_MIN }
         return sendPage(reply, pageContext(web, request, reply), 'account', data, { status: 422 })
       }
       return reply.redirect('/account?done=password', 303)

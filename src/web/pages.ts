@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Liquid } from 'liquidjs'
 import type { Account } from '../auth/accounts.service.ts'
+import { DISPLAY_NAME_MAX_CHARS, DOMAIN_MAX } from '../core/limits.ts'
 import { preferredMediaType } from '../http/negotiation.ts'
 import { PAGE_HEADERS } from '../http/page-headers.ts'
 
@@ -20,6 +21,8 @@ const engine = new Liquid({
   strictFilters: true,
   // Dates are shown in UTC, as the API gives them.
   timezoneOffset: 0,
+  // Form fields' maxlength, from the limits the services enforce.
+  globals: { inputLimits: { displayName: DISPLAY_NAME_MAX_CHARS, domain: DOMAIN_MAX } },
 })
 
 /** What every view may use: who is signed in, the CSRF token for its forms, where it is. */

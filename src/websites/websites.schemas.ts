@@ -1,14 +1,25 @@
 import { type Static, Type } from 'typebox'
 import { CATEGORIES, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
-import { type BundleLimits, formatSize, SITE_PASSWORD_MAX, SITE_PASSWORD_MIN, VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX } from '../core/limits.ts'
+import {
+  type BundleLimits,
+  DISPLAY_NAME_MAX_CHARS,
+  formatSize,
+  ID_MAX_CHARS,
+  SITE_PASSWORD_MAX,
+  SITE_PASSWORD_MIN,
+  VERSION_MESSAGE_MAX_CHARS,
+  VERSION_PAGE_DEFAULT,
+  VERSION_PAGE_MAX,
+  WEBSITE_DESCRIPTION_MAX_CHARS,
+} from '../core/limits.ts'
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, stated, Timestamp } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 
-export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Website id (web_...).' })
-export const VersionIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Version id (job_...) or version number (e.g. 2).' })
-export const JobIdParam = Type.String({ minLength: 1, maxLength: 100, description: 'Job id (job_...), also the id of the version the job produced.' })
-export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: 120, description: 'A site name or draft slug.' })
+export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Website id (web_...).' })
+export const VersionIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Version id (job_...) or version number (e.g. 2).' })
+export const JobIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Job id (job_...), also the id of the version the job produced.' })
+export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX_CHARS, description: 'A site name or draft slug.' })
 
 /**
  * The publish requests (createWebsite, createWebsiteVersion), whose files field states the bundle
@@ -26,9 +37,11 @@ export function publishRequestSchemas(limits: BundleLimits) {
 
   const PublishWebsiteRequestSchema = Type.Object(
     {
-      name: Type.Optional(Type.String({ minLength: 1, maxLength: 120, description: 'Display name. Used to derive the slug when slug is omitted.' })),
+      name: Type.Optional(
+        Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX_CHARS, description: 'Display name. Used to derive the slug when slug is omitted.' }),
+      ),
       category: Type.Enum(CATEGORIES),
-      description: Type.Optional(Type.String({ maxLength: 5000 })),
+      description: Type.Optional(Type.String({ maxLength: WEBSITE_DESCRIPTION_MAX_CHARS })),
       slug: Type.Optional(
         Type.String({
           minLength: SLUG_MIN,
@@ -46,7 +59,7 @@ export function publishRequestSchemas(limits: BundleLimits) {
   const PublishVersionRequestSchema = Type.Object(
     {
       files: filesField,
-      message: Type.Optional(Type.String({ maxLength: 2000, description: "Changelog entry; stored as the version's instruction." })),
+      message: Type.Optional(Type.String({ maxLength: VERSION_MESSAGE_MAX_CHARS, description: "Changelog entry; stored as the version's instruction." })),
       // No schema `default` (generated clients would then require the field): the service applies it.
       promote: Type.Optional(
         Type.Boolean({
@@ -246,15 +259,16 @@ export const ApiIndexSchema = Type.Object(
   { $id: 'ApiIndex' },
 )
 
+/** A site password as REST and MCP take it (the web form checks the same limits). */
+export const SitePasswordValue = Type.String({ minLength: SITE_PASSWORD_MIN, maxLength: SITE_PASSWORD_MAX })
+
 export const SitePasswordSchema = Type.Object(
+  { password: SitePasswordValue },
   {
-    password: Type.String({
-      minLength: SITE_PASSWORD_MIN,
-      maxLength: SITE_PASSWORD_MAX,
-      description: `The password visitors must enter, ${SITE_PASSWORD_MIN} to ${SITE_PASSWORD_MAX} characters. Stored hashed; never shown again.`,
-    }),
+    $id: 'SitePassword',
+    additionalProperties: false,
+    description: `The password visitors must enter, ${SITE_PASSWORD_MIN} to ${SITE_PASSWORD_MAX} characters. Stored hashed; never shown again.`,
   },
-  { $id: 'SitePassword', additionalProperties: false },
 )
 
 /** The named schemas of websites, with these publish requests. */

@@ -16,6 +16,7 @@ import {
   PublishVersionResultSchema,
   PublishWebsiteResultSchema,
   SlugSuggestionSchema,
+  SitePasswordValue,
   SlugSuggestValue,
   VersionIdParam,
   VersionPageQuery,
@@ -158,7 +159,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       description: `Make visitors of every address of a site (live and previews) enter a password (${SITE_PASSWORD_MIN}-${SITE_PASSWORD_MAX} characters) before they see anything; null removes it.`,
       input: toolArgs({
         websiteId: WebsiteIdParam,
-        password: Type.Union([Type.String({ minLength: SITE_PASSWORD_MIN, maxLength: SITE_PASSWORD_MAX }), Type.Null()]),
+        password: Type.Union([SitePasswordValue, Type.Null()]),
       }),
       output: toolArgs({ passwordProtected: Type.Boolean() }),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import { type Surface, TOKEN_ACCESS, type TokenAccess } from '../core/enums.ts'
+import { DEFAULT_TOKEN_ACCESS, type Surface, TOKEN_ACCESS, type TokenAccess } from '../core/enums.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso, randomBase62 } from '../core/ids.ts'
+import { DISPLAY_NAME_MAX_CHARS } from '../core/limits.ts'
 import type { TokenRow } from '../db/types.ts'
 import type { TokensRepository } from './tokens.repository.ts'
 
@@ -55,11 +56,11 @@ export class TokensService {
 
   /** Creates a token and returns its secret: the only time the secret exists outside the caller. */
   async create(userId: string, input: { name?: string; access?: string; expiresAt?: string | null }): Promise<{ token: string; row: TokenRow }> {
-    const access = (input.access ?? 'both') as TokenAccess
+    const access = (input.access ?? DEFAULT_TOKEN_ACCESS) as TokenAccess
     const fields: Record<string, string> = {}
     if (!TOKEN_ACCESS.includes(access)) fields.access = `must be one of ${TOKEN_ACCESS.join(', ')}`
     const name = (input.name ?? 'Personal access token').trim()
-    if (name === '' || name.length > 120) fields.name = 'must be 1 to 120 characters'
+    if (name === '' || name.length > DISPLAY_NAME_MAX_CHARS) fields.name = `must be 1 to ${DISPLAY_NAME_MAX_CHARS} characters`
     let expiresAt: string | null = null
     if (input.expiresAt) {
       const at = new Date(input.expiresAt)

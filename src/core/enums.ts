@@ -27,6 +27,8 @@ export type JobStatus = (typeof JOB_STATUSES)[number]
 export const TOKEN_ACCESS = ['rest', 'mcp', 'both'] as const
 export type TokenAccess = (typeof TOKEN_ACCESS)[number]
 export type Surface = Exclude<TokenAccess, 'both'>
+/** What a token reaches when its creator does not say. */
+export const DEFAULT_TOKEN_ACCESS: TokenAccess = 'both'
 
 /** The one scope every token carries (RFC 9728 metadata, WWW-Authenticate, the OpenAPI document). */
 export const TOKEN_SCOPE = 'mcp'

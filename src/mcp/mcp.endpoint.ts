@@ -7,6 +7,7 @@
  */
 import { type AuthInfo, createMcpHandler, isLegacyRequest, type McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import type { Principal } from '../auth/tokens.service.ts'
+import { TOKEN_SCOPE } from '../core/enums.ts'
 
 export interface McpEndpoint {
   /** Serves one POST; `parsedBody` is the JSON body when the caller already parsed it. */
@@ -17,7 +18,7 @@ export interface McpEndpoint {
 const authInfoOf = (principal: Principal): AuthInfo => ({
   token: principal.tokenId,
   clientId: principal.tokenId,
-  scopes: ['mcp'],
+  scopes: [TOKEN_SCOPE],
   extra: { principal },
 })
 

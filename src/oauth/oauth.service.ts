@@ -19,6 +19,7 @@ import type { Configuration, JWK, KoaContextWithOIDC, default as Provider } from
 import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
+import { TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { nowIso, randomBase62 } from '../core/ids.ts'
 import type { ServerSecrets } from '../db/server-secrets.ts'
@@ -43,7 +44,7 @@ const GRANT_TTL_SECONDS = 365 * 24 * 60 * 60
 const AUTHORIZATION_CODE_TTL_SECONDS = 60
 const INTERACTION_TTL_SECONDS = 30 * 60
 /** The only scope of the resource: what a personal access token carries too. */
-const SCOPE = 'mcp'
+const SCOPE = TOKEN_SCOPE
 /**
  * Scopes a client may register and ask for: `mcp` (also the resource's scope, what the token
  * carries), and OpenID's sign-in and refresh scopes.

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type TokensService, tokenState } from '../auth/tokens.service.ts'
-import { TOKEN_ACCESS } from '../core/enums.ts'
+import { DEFAULT_TOKEN_ACCESS, TOKEN_ACCESS, type TokenAccess } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { field, requireAccount } from './forms.ts'
 import { sendPage } from './pages.ts'
@@ -14,6 +14,9 @@ import { pageContext, type WebContext } from './web-context.ts'
 /** Expiry choices offered by the form, in days (0: never). */
 const EXPIRY_DAYS = [0, 7, 30, 90, 365]
 const DAY_MS = 24 * 60 * 60 * 1000
+/** How each token access reads, in the order the form offers them. */
+const ACCESS_LABELS: Readonly<Record<TokenAccess, string>> = { both: 'REST API and MCP', mcp: 'MCP only', rest: 'REST API only' }
+const ACCESS_CHOICES = Object.entries(ACCESS_LABELS).map(([value, label]) => ({ value, label }))
 
 export function tokenRoutes(web: WebContext, tokens: TokensService) {
   const { config } = web
@@ -26,13 +29,22 @@ export function tokenRoutes(web: WebContext, tokens: TokensService) {
       id: t.id,
       name: t.name,
       hint: `${t.token_hint}…`,
-      access: t.access,
+      access: ACCESS_LABELS[t.access],
       createdAt: t.created_at,
       lastUsedAt: t.last_used_at,
       expiresAt: t.expires_at,
       state: tokenState(t),
     }))
-    const data = { title: 'Access tokens · Plinth', mcpUrl, apiUrl: `${config.baseUrl}/v1`, tokens: list, expiryDays: EXPIRY_DAYS, ...extra }
+    const data = {
+      title: 'Access tokens · Plinth',
+      mcpUrl,
+      apiUrl: `${config.baseUrl}/v1`,
+      tokens: list,
+      expiryDays: EXPIRY_DAYS,
+      accessChoices: ACCESS_CHOICES,
+      form: { access: DEFAULT_TOKEN_ACCESS },
+      ...extra,
+    }
     return sendPage(reply, pageContext(web, request, reply), 'tokens', data, { status })
   }
 
@@ -45,7 +57,7 @@ export function tokenRoutes(web: WebContext, tokens: TokensService) {
     app.post('/mcp/tokens', protect, async (request, reply) => {
       const account = requireAccount(request, reply)
       if (!account) return reply
-      const access = field(request, 'access') || 'both'
+      const access = field(request, 'access') || DEFAULT_TOKEN_ACCESS
       const days = Number(field(request, 'expires') || '0')
       const name = field(request, 'name')
       try {
@@ -61,7 +73,7 @@ export function tokenRoutes(web: WebContext, tokens: TokensService) {
           token,
           mcpUrl,
           apiUrl: `${config.baseUrl}/v1`,
-          created: { name: row.name, access: row.access, expiresAt: row.expires_at },
+          created: { name: row.name, access: ACCESS_LABELS[row.access], expiresAt: row.expires_at },
         }
         return sendPage(reply, pageContext(web, request, reply), 'token-created', data, { status: 201 })
       } catch (error) {

@@ -222,7 +222,7 @@ for (const store of STORES) {
       assert.ok(!list.text.includes(token), 'the list never shows the token again')
       assert.ok(list.text.includes(`<code>${token.slice(0, 11)}…</code>`), 'it shows its hint')
       assert.match(list.text, /<td[^>]*>Claude<\/td>/)
-      assert.match(list.text, /<td[^>]*>MCP<\/td>/)
+      assert.match(list.text, /<td data-label="Access">MCP only<\/td>/)
 
       // MCP-only: refused on REST, accepted on MCP.
       assert.equal((await server.api('GET', '/v1/websites', { token })).status, 403)

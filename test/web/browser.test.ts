@@ -374,7 +374,7 @@ describe('the web site in Chromium', { skip: browserSkip }, () => {
     assert.equal((await server.api('GET', '/v1/websites', { token })).status, 200, 'the token works before')
     await open('/mcp')
     const row = page.getByRole('row').filter({ hasText: tokenName })
-    assert.match(await row.innerText(), /REST and MCP.*active/s)
+    assert.match(await row.innerText(), /REST API and MCP.*active/s)
     await checkPage('token page with a token')
     await row.getByRole('button', { name: `Revoke ${tokenName}` }).click()
     await page.waitForURL(`${site}/mcp?revoked=1`)

@@ -40,6 +40,7 @@ import type { Logger } from './log.ts'
 import { OAuthRepository } from './oauth/oauth.repository.ts'
 import { OAuthService } from './oauth/oauth.service.ts'
 import { Metrics } from './ops/metrics.ts'
+import { ContentScanResults } from './publishing/content-scan-results.ts'
 import { ContentScanPool } from './publishing/content-scans.pool.ts'
 import { PublishPipeline } from './publishing/publish-pipeline.ts'
 import { DbSiteLookup } from './serving/db-site-lookup.ts'
@@ -272,6 +273,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
         blobRows,
         variants: blobVariants,
         scans: contentScans,
+        scanResults: new ContentScanResults(),
         references: uploads,
         httpsSites: config.siteScheme === 'https',
         limits: config.bundleLimits,

@@ -13,7 +13,7 @@ import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type ErrorCode } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
-import { BUNDLE_LIMITS, formatSize, URL_MAX_CHARS } from '../core/limits.ts'
+import { formatSize, URL_MAX_CHARS } from '../core/limits.ts'
 import { quoted } from '../core/text.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { AssetRow } from '../db/types.ts'
@@ -48,8 +48,8 @@ export interface AssetLibraryOptions {
   blobs: BlobStore
   blobRows: BlobsRepository
   blobVariants: BlobVariants
-  /** Largest image kept: a bundle file's size limit (the interface's by default). */
-  maxImageBytes?: number
+  /** Largest image kept: a bundle file's size limit (config.bundleLimits.maxFileBytes). */
+  maxImageBytes: number
 }
 
 const assetView = (row: AssetRow): LibraryAsset => ({
@@ -67,18 +67,7 @@ export class AssetLibrary {
   /** Imports under way, so the same URL asked for twice at once (two entries of a batch) is fetched once. */
   private readonly inFlight = new Map<string, Promise<LibraryAsset>>()
 
-  private readonly repo: AssetsRepository
-  private readonly blobs: BlobStore
-  private readonly blobRows: BlobsRepository
-
-  private readonly maxImageBytes: number
-
-  constructor(private readonly options: AssetLibraryOptions) {
-    this.maxImageBytes = options.maxImageBytes ?? BUNDLE_LIMITS.maxFileBytes
-    this.repo = options.repo
-    this.blobs = options.blobs
-    this.blobRows = options.blobRows
-  }
+  constructor(private readonly options: AssetLibraryOptions) {}
 
   /** Once per (library, URL): a known URL returns the stored asset without fetching. Throws FETCH_FAILED. */
   importFromUrl(websiteId: string, collectionId: string | null, url: string): Promise<LibraryAsset> {
@@ -105,7 +94,7 @@ export class AssetLibrary {
   /** The image a library path (`/_assets/{hash}.{ext}`) names in any library of this website, or null. */
   async findByPath(websiteId: string, path: string): Promise<LibraryAsset | null> {
     const match = LIBRARY_PATH.exec(path)
-    const row = match ? await this.repo.findServed(websiteId, match[1]!, match[2]!) : undefined
+    const row = match ? await this.options.repo.findServed(websiteId, match[1]!, match[2]!) : undefined
     return row ? assetView(row) : null
   }
 
@@ -120,11 +109,11 @@ export class AssetLibrary {
   }
 
   private async fetchOnce(websiteId: string, collectionId: string | null, source: string): Promise<LibraryAsset> {
-    const known = await this.repo.findBySource(websiteId, collectionId, source)
+    const known = await this.options.repo.findBySource(websiteId, collectionId, source)
     if (known) return assetView(known)
     const fetched = await safeFetch(source, {
       ...ASSET_FETCH_LIMITS,
-      maxBytes: this.maxImageBytes,
+      maxBytes: this.options.maxImageBytes,
       allowHosts: this.options.allowHosts,
       userAgent: this.options.userAgent,
       accept: ACCEPT,
@@ -163,25 +152,27 @@ export class AssetLibrary {
     what: string,
     code: ErrorCode,
   ): Promise<LibraryAsset> {
-    const max = this.maxImageBytes
+    const max = this.options.maxImageBytes
     if (bytes.length > max) throw new AppError(code, `${what} is ${bytes.length} bytes; images of at most ${max} bytes (${formatSize(max)}) are accepted.`)
     const type = await sniffImage(bytes)
     if ('problem' in type) throw new AppError(code, `${what} ${type.problem}.`)
     const hash = createHash('sha256').update(bytes).digest('hex')
     if (sourceUrl === null) {
-      const same = await this.repo.findUnsourced(websiteId, collectionId, hash)
+      const same = await this.options.repo.findUnsourced(websiteId, collectionId, hash)
       if (same) return assetView(same)
     }
-    await storeBlob(this.blobs, this.blobRows, this.options.blobVariants, hash, bytes, type.contentType)
+    await storeBlob(this.options.blobs, this.options.blobRows, this.options.blobVariants, hash, bytes, type.contentType)
     const row = assetRow(websiteId, collectionId, sourceUrl, hash, bytes.length, type)
     try {
-      await this.repo.insert(row)
+      await this.options.repo.insert(row)
       return assetView(row)
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
       // Imported meanwhile by another request (another instance, or the same bytes uploaded twice).
       const winner =
-        sourceUrl === null ? await this.repo.findUnsourced(websiteId, collectionId, hash) : await this.repo.findBySource(websiteId, collectionId, sourceUrl)
+        sourceUrl === null
+          ? await this.options.repo.findUnsourced(websiteId, collectionId, hash)
+          : await this.options.repo.findBySource(websiteId, collectionId, sourceUrl)
       if (!winner) throw error
       return assetView(winner)
     }

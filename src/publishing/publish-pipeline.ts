@@ -14,10 +14,10 @@ import { restoreClaimed } from '../blobs/blob-removal.ts'
 import { blobRow } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
-import { BUNDLE_LIMITS, type BundleLimits } from '../core/limits.ts'
+import type { BundleLimits } from '../core/limits.ts'
 import type { BlobsTable } from '../db/types.ts'
 import { type DecodedFile, finishCheck, inspectBundle, scanTexts, type TextScan } from './authoring-rules.ts'
-import { ContentScanResults } from './content-scan-results.ts'
+import type { ContentScanResults } from './content-scan-results.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
 import { type ContentReferences, resolveFiles } from './file-references.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
@@ -45,16 +45,16 @@ export interface PublishPipelineOptions {
   blobRows: BlobsRepository
   /** Makes the precompressed variants of new blobs once their publish committed. */
   variants: BlobVariants
-  /** Runs the content rules in worker threads; without it they run on the calling thread. */
-  scans?: ContentScanPool
-  /** What the content rules found in texts checked before (a new, empty one by default). */
-  scanResults?: ContentScanResults
+  /** Runs the content rules in worker threads; null runs them on the calling thread. */
+  scans: ContentScanPool | null
+  /** What the content rules found in texts checked before. */
+  scanResults: ContentScanResults
   /** Resolves files given by uploadId or sha256 (the uploads feature implements it). */
   references: ContentReferences
   /** Sites are served over https, so plain-http subresources are reported as mixed content. */
   httpsSites: boolean
-  /** What a bundle may hold (the interface's limits by default). */
-  limits?: Readonly<BundleLimits>
+  /** What a bundle may hold (config.bundleLimits). */
+  limits: Readonly<BundleLimits>
 }
 
 /** Who publishes, and where on their site files may not go. */
@@ -78,25 +78,7 @@ const WRITE_CONCURRENCY = 64
 const HASH_SLICE_BYTES = 1024 * 1024
 
 export class PublishPipeline {
-  private readonly blobs: BlobStore
-  private readonly blobRows: BlobsRepository
-  private readonly variants: BlobVariants
-  private readonly scans: ContentScanPool | null
-  private readonly scanResults: ContentScanResults
-  private readonly references: ContentReferences
-  private readonly httpsSites: boolean
-  private readonly limits: Readonly<BundleLimits>
-
-  constructor(options: PublishPipelineOptions) {
-    this.blobs = options.blobs
-    this.blobRows = options.blobRows
-    this.variants = options.variants
-    this.scans = options.scans ?? null
-    this.scanResults = options.scanResults ?? new ContentScanResults()
-    this.references = options.references
-    this.httpsSites = options.httpsSites
-    this.limits = options.limits ?? BUNDLE_LIMITS
-  }
+  constructor(private readonly options: PublishPipelineOptions) {}
 
   /**
    * Checks the bundle (PUBLISH_INVALID with every violation) and writes the blobs it lacks. The
@@ -105,9 +87,9 @@ export class PublishPipeline {
    * Bytes are stored only once every rule that bounds them (count, sizes, paths) has passed.
    */
   async store(input: PublishFileInput[], target: PublishTarget): Promise<StoredBundle> {
-    const resolved = await resolveFiles(input, target.userId, this.references, this.blobRows, this.blobs, this.limits.maxFiles)
+    const resolved = await resolveFiles(input, target.userId, this.options.references, this.options.blobRows, this.options.blobs, this.options.limits.maxFiles)
     await nextTurn()
-    const inspection = inspectBundle(resolved, this.limits, { collectionNames: target.collectionNames, httpsSites: this.httpsSites })
+    const inspection = inspectBundle(resolved, this.options.limits, { collectionNames: target.collectionNames, httpsSites: this.options.httpsSites })
     const limit = inspection.limits.maxViolations
     const scanning = this.scanContent(inspection.scans, limit, target.userId)
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
@@ -136,16 +118,16 @@ export class PublishPipeline {
    * checked before (see ContentScanResults), checked now for the others.
    */
   private async scanContent(scans: readonly TextScan[], limit: number, owner: string): Promise<PublishViolation[][]> {
-    const keys = scans.map((scan) => this.scanResults.keyOf(owner, scan, limit))
-    const found = keys.map((key) => this.scanResults.get(key))
+    const keys = scans.map((scan) => this.options.scanResults.keyOf(owner, scan, limit))
+    const found = keys.map((key) => this.options.scanResults.get(key))
     const unknown = scans.filter((_, i) => found[i] === undefined)
     if (unknown.length > 0) {
-      const checked = this.scans ? await this.scans.scan(unknown, limit) : scanTexts(unknown, limit)
+      const checked = this.options.scans ? await this.options.scans.scan(unknown, limit) : scanTexts(unknown, limit)
       let next = 0
       found.forEach((known, i) => {
         if (known !== undefined) return
         found[i] = checked[next++]!
-        this.scanResults.remember(keys[i]!, found[i]!)
+        this.options.scanResults.remember(keys[i]!, found[i]!)
       })
     }
     return found as PublishViolation[][]
@@ -173,7 +155,7 @@ export class PublishPipeline {
       bytesByHash.set(hash, { bytes: file.bytes, contentType: file.contentType })
       files.push({ path: file.path, hash, size: file.bytes.length, contentType: file.contentType })
     }
-    const known = await this.blobRows.findExisting([...bytesByHash.keys()])
+    const known = await this.options.blobRows.findExisting([...bytesByHash.keys()])
     const missing = [...bytesByHash].filter(([hash]) => !known.has(hash))
 
     const written: WrittenBlob[] = []
@@ -181,7 +163,7 @@ export class PublishPipeline {
     const worker = async () => {
       while (next < missing.length) {
         const [hash, { bytes, contentType }] = missing[next++]!
-        await this.blobs.put(hash, bytes)
+        await this.options.blobs.put(hash, bytes)
         written.push({ row: blobRow(hash, bytes, contentType), bytes })
       }
     }
@@ -201,10 +183,10 @@ export class PublishPipeline {
    * `whenVariantsReady` runs once they are (to tell the serving caches).
    */
   async confirm(bundle: StoredBundle, whenVariantsReady?: () => void): Promise<void> {
-    const present = await Promise.all(bundle.written.map((blob) => this.blobs.has(blob.row.hash)))
-    await Promise.all(bundle.written.map((blob, i) => (present[i] ? undefined : this.blobs.put(blob.row.hash, blob.bytes))))
+    const present = await Promise.all(bundle.written.map((blob) => this.options.blobs.has(blob.row.hash)))
+    await Promise.all(bundle.written.map((blob, i) => (present[i] ? undefined : this.options.blobs.put(blob.row.hash, blob.bytes))))
     // With nothing to make, the caller's own event already told the caches all there is.
-    this.variants.scheduleWritten(bundle.written, whenVariantsReady)
+    this.options.variants.scheduleWritten(bundle.written, whenVariantsReady)
   }
 
   /**
@@ -222,12 +204,16 @@ export class PublishPipeline {
   private async removeUnclaimed(written: WrittenBlob[]): Promise<void> {
     if (written.length === 0) return
     const hashes = written.map((w) => w.row.hash)
-    const kept = await this.blobRows.findExisting(hashes)
+    const kept = await this.options.blobRows.findExisting(hashes)
     const orphans = written.filter((w) => !kept.has(w.row.hash))
-    for (const blob of orphans) await this.blobs.delete(blob.row.hash)
-    const restored = await restoreClaimed(this.blobs, this.blobRows, new Map(orphans.map((w) => [w.row.hash, new Map([['identity', w.bytes] as const])])))
+    for (const blob of orphans) await this.options.blobs.delete(blob.row.hash)
+    const restored = await restoreClaimed(
+      this.options.blobs,
+      this.options.blobRows,
+      new Map(orphans.map((w) => [w.row.hash, new Map([['identity', w.bytes] as const])])),
+    )
     // The publish that claimed one may have made its variants already, and they went with the delete.
-    this.variants.scheduleWritten(orphans.filter(({ row }) => restored.has(row.hash)))
+    this.options.variants.scheduleWritten(orphans.filter(({ row }) => restored.has(row.hash)))
   }
 }
 

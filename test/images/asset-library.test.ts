@@ -125,6 +125,7 @@ for (const store of STORES) {
         blobs: server.server.blobs,
         blobRows: new BlobsRepository(db()),
         blobVariants: server.server.blobVariants,
+        maxImageBytes: server.config.bundleLimits.maxFileBytes,
       })
       const url = `${origin}/png/shared.png`
       const blobsBefore = await count('blobs')

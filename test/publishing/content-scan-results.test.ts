@@ -9,6 +9,7 @@ import { BlobVariants } from '../../src/blobs/blob-variants.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { AppError, type PublishViolation } from '../../src/core/errors.ts'
+import { BUNDLE_LIMITS } from '../../src/core/limits.ts'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
 import { ServerSecrets } from '../../src/db/server-secrets.ts'
 import type { TextScan } from '../../src/publishing/authoring-rules.ts'
@@ -78,7 +79,8 @@ describe('content rules run once per text', () => {
       blobVariants: variants,
       secrets: new ServerSecrets(db.kysely),
     })
-    pipelineWith = (scans) => new PublishPipeline({ blobs, blobRows, variants, scans, references, httpsSites: true })
+    pipelineWith = (scans) =>
+      new PublishPipeline({ blobs, blobRows, variants, scans, scanResults: new ContentScanResults(), references, httpsSites: true, limits: BUNDLE_LIMITS })
   })
   after(async () => {
     await pool.close()

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import type { BlobEncoding, BlobFile, BlobStore } from '../../src/blobs/blob-store.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
+import { ContentScanResults } from '../../src/publishing/content-scan-results.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import { sha256 } from '../helpers/factories.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
@@ -77,6 +78,9 @@ for (const store of STORES) {
         variants: server.server.blobVariants,
         references: server.server.services.uploads,
         httpsSites: false,
+        scans: null,
+        scanResults: new ContentScanResults(),
+        limits: server.config.bundleLimits,
       })
       const byHash = files.map((f) => ({ path: f.path, sha256: sha256(Buffer.from(f.content, f.contentEncoding ?? 'utf8')) }))
       const bundle = await pipeline.store(byHash, { userId: user.id, collectionNames: [] })
@@ -110,6 +114,9 @@ for (const store of STORES) {
         variants: server.server.blobVariants,
         references: server.server.services.uploads,
         httpsSites: false,
+        scans: null,
+        scanResults: new ContentScanResults(),
+        limits: server.config.bundleLimits,
       })
       await assert.rejects(
         pipeline.store([{ path: 'index.html', sha256: 'b'.repeat(64) }], { userId: stranger.id, collectionNames: [] }),

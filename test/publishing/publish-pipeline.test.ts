@@ -10,6 +10,8 @@ import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
 import { ServerSecrets } from '../../src/db/server-secrets.ts'
+import { BUNDLE_LIMITS } from '../../src/core/limits.ts'
+import { ContentScanResults } from '../../src/publishing/content-scan-results.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import { UploadsRepository } from '../../src/uploads/uploads.repository.ts'
 import { UploadsService } from '../../src/uploads/uploads.service.ts'
@@ -69,6 +71,9 @@ for (const store of STORES) {
           secrets: new ServerSecrets(db.kysely),
         }),
         httpsSites: false,
+        scans: null,
+        scanResults: new ContentScanResults(),
+        limits: BUNDLE_LIMITS,
       })
     before(async () => {
       testStore = await createStore(store.name)

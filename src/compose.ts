@@ -14,7 +14,7 @@ import { TokensRepository } from './auth/tokens.repository.ts'
 import { TokensService } from './auth/tokens.service.ts'
 import type { BlobStore } from './blobs/blob-store.ts'
 import { describeSweep, type SweepResult, sweepBlobs } from './blobs/blob-sweep.ts'
-import { BlobVariants } from './blobs/blob-variants.ts'
+import { BlobVariants, VARIANT_WORK } from './blobs/blob-variants.ts'
 import { BlobsRepository } from './blobs/blobs.repository.ts'
 import { FsBlobStore } from './blobs/fs-blob-store.ts'
 import { InstrumentedBlobStore } from './blobs/instrumented-blob-store.ts'
@@ -27,7 +27,7 @@ import { EntriesService } from './content/entries.service.ts'
 import { defaultRichTextPoolOptions, RichTextPool } from './content/rich-text.pool.ts'
 import { WebsiteAccess } from './db/access.ts'
 import { type Db, migrate, openDb } from './db/connect.ts'
-import { DnsChallengeChecker } from './domains/dns-check.ts'
+import { DNS_CHECK_TIMING, DnsChallengeChecker } from './domains/dns-check.ts'
 import { domainRulesOf } from './domains/domain-names.ts'
 import { DomainsRepository } from './domains/domains.repository.ts'
 import { DomainsService } from './domains/domains.service.ts'
@@ -49,7 +49,7 @@ import { CustomHosts } from './serving/custom-hosts.ts'
 import { SiteLock } from './serving/site-lock.ts'
 import { createSiteServer, type SiteServer } from './serving/site-handler.ts'
 import { SiteContentRepository } from './site-content/site-content.repository.ts'
-import { SiteContent } from './site-content/site-content.ts'
+import { SITE_PAGE_CACHE_BYTES, SiteContent } from './site-content/site-content.ts'
 import { defaultTemplatePoolOptions, TemplatePool } from './site-content/site-templates.pool.ts'
 import { UploadsRepository } from './uploads/uploads.repository.ts'
 import { UploadsService } from './uploads/uploads.service.ts'
@@ -197,6 +197,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       siteDomain: config.siteDomain,
       log,
       templates,
+      cacheBytes: SITE_PAGE_CACHE_BYTES,
     }),
   })
   metrics.watchServing(siteServer)
@@ -221,7 +222,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
 
   const blobRows = new BlobsRepository(db.kysely)
   // Compressed variants are made after the bytes are stored, off the request (blobs/blob-variants.ts).
-  const blobVariants = new BlobVariants({ blobs, rows: blobRows, log })
+  const blobVariants = new BlobVariants({ blobs, rows: blobRows, log, ...VARIANT_WORK })
   const access = new WebsiteAccess(db.kysely)
   const purge = createPurgeHook(config.purgeUrl, config, log)
   const sitePasswords = new SitePasswords({ repo: websitesRepo, siteEvents, purge })
@@ -294,7 +295,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       repo: domainsRepo,
       sites: websitesRepo,
       rules: domainRules,
-      checker: new DnsChallengeChecker({ servers: config.dnsServers }),
+      checker: new DnsChallengeChecker({ servers: config.dnsServers, ...DNS_CHECK_TIMING }),
       events: siteEvents,
       scheme: config.siteScheme,
     }),

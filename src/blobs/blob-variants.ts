@@ -28,18 +28,19 @@ export interface BlobVariantsOptions {
   rows: BlobsRepository
   log: { warn(obj: unknown, msg?: string): void; info(obj: unknown, msg?: string): void }
   /** Blobs compressed at once (each compresses br and gzip side by side on the libuv pool). */
-  concurrency?: number
+  concurrency: number
   /** Identity bytes held in the queue at most; jobs beyond it read their bytes back from the store. */
-  maxQueuedBytes?: number
+  maxQueuedBytes: number
 }
+
+/** How a server makes variants: two blobs at once, at most 64 MiB of identity bytes held in the queue. */
+export const VARIANT_WORK = { concurrency: 2, maxQueuedBytes: 64 * 1024 * 1024 } satisfies Pick<BlobVariantsOptions, 'concurrency' | 'maxQueuedBytes'>
 
 interface Queued {
   job: VariantJob
   done: () => void
 }
 
-const DEFAULT_CONCURRENCY = 2
-const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024
 /** Pending rows taken up per query when an instance starts. */
 const RESUME_BATCH = 500
 
@@ -49,13 +50,8 @@ export class BlobVariants {
   private queuedBytes = 0
   private closed = false
   private readonly idle: Array<() => void> = []
-  private readonly concurrency: number
-  private readonly maxQueuedBytes: number
 
-  constructor(private readonly options: BlobVariantsOptions) {
-    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY
-    this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES
-  }
+  constructor(private readonly options: BlobVariantsOptions) {}
 
   /**
    * Schedules the variants of blobs just written (a row and its bytes): those whose row says they
@@ -82,7 +78,7 @@ export class BlobVariants {
     }
     for (const job of jobs) {
       const bytes = job.bytes
-      const keep = bytes !== undefined && this.queuedBytes + bytes.length <= this.maxQueuedBytes
+      const keep = bytes !== undefined && this.queuedBytes + bytes.length <= this.options.maxQueuedBytes
       if (keep) this.queuedBytes += bytes.length
       this.queue.push({ job: keep ? job : { hash: job.hash, contentType: job.contentType }, done })
     }
@@ -119,7 +115,7 @@ export class BlobVariants {
   }
 
   private pump(): void {
-    while (this.running < this.concurrency && this.queue.length > 0) {
+    while (this.running < this.options.concurrency && this.queue.length > 0) {
       const queued = this.queue.shift()!
       this.queuedBytes -= queued.job.bytes?.length ?? 0
       this.running++

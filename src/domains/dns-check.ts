@@ -18,12 +18,15 @@ export interface DnsCheckOptions {
   /** `addr:port` entries (config.dnsServers); empty: the system's resolver. */
   servers: readonly string[]
   /** The first try's timeout per server; c-ares doubles it for each retry. */
-  timeoutMs?: number
+  timeoutMs: number
   /** Tries per server. */
-  tries?: number
+  tries: number
   /** The most the whole question may take, whatever the servers do. */
-  deadlineMs?: number
+  deadlineMs: number
 }
+
+/** How a server asks: 1.5 s for the first try, two tries a server, 8 s at most in all. */
+export const DNS_CHECK_TIMING = { timeoutMs: 1500, tries: 2, deadlineMs: 8000 } satisfies Omit<DnsCheckOptions, 'servers'>
 
 /** Values found that are shown back to the owner, each shortened. */
 const SHOWN_VALUES = 3
@@ -33,17 +36,7 @@ const SHOWN_VALUE_CHARS = 80
 const UNREACHABLE = new Set(['ETIMEOUT', 'ECONNREFUSED', 'ESERVFAIL', 'EREFUSED', 'ECANCELLED', 'EBADRESP', 'ECONNRESET', 'EFORMERR', 'ENOTIMP', 'EDEADLINE'])
 
 export class DnsChallengeChecker implements ChallengeChecker {
-  private readonly servers: readonly string[]
-  private readonly timeoutMs: number
-  private readonly tries: number
-  private readonly deadlineMs: number
-
-  constructor(options: DnsCheckOptions) {
-    this.servers = options.servers
-    this.timeoutMs = options.timeoutMs ?? 1500
-    this.tries = options.tries ?? 2
-    this.deadlineMs = options.deadlineMs ?? 8000
-  }
+  constructor(private readonly options: DnsCheckOptions) {}
 
   async check(domain: string, challenge: string): Promise<ChallengeCheck> {
     const name = challengeRecordName(domain)
@@ -75,14 +68,14 @@ export class DnsChallengeChecker implements ChallengeChecker {
 
   /** One resolver per question: cancelling it ends only this question's queries. */
   private async resolveTxt(name: string): Promise<string[][]> {
-    const resolver = new Resolver({ timeout: this.timeoutMs, tries: this.tries })
-    if (this.servers.length) resolver.setServers([...this.servers])
+    const resolver = new Resolver({ timeout: this.options.timeoutMs, tries: this.options.tries })
+    if (this.options.servers.length) resolver.setServers([...this.options.servers])
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         resolver.cancel()
         reject(Object.assign(new Error('DNS deadline passed'), { code: 'EDEADLINE' }))
-      }, this.deadlineMs)
+      }, this.options.deadlineMs)
     })
     try {
       return await Promise.race([resolver.resolveTxt(name), deadline])

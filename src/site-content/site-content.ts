@@ -51,9 +51,12 @@ export interface SiteContentOptions {
   log: { error(obj: unknown, msg?: string): void }
   /** The worker threads that render entry pages and listings (never the event loop). */
   templates: TemplatePool
-  /** Byte budget of the rendered-page cache (default 64 MiB). */
-  cacheBytes?: number
+  /** Byte budget of the rendered-page cache (SITE_PAGE_CACHE_BYTES). */
+  cacheBytes: number
 }
+
+/** A server's rendered-page cache: entry pages, listings and feeds of every site it serves. */
+export const SITE_PAGE_CACHE_BYTES = 64 * 1024 * 1024
 
 /** The 500 page a broken template gets: the site owner wrote it, so it says what failed. */
 const ownerErrorPage = (title: string, lines: string[]): BuiltinPage => builtin(500, 'text/html; charset=utf-8', htmlPage(title, ...lines))
@@ -74,7 +77,7 @@ export class SiteContent implements ContentResponder {
     // Checked here, not at the first page: a server wired without its threads must not start.
     if (options.templates === undefined) throw new Error('SiteContent needs its template pool (options.templates)')
     this.pages = new SitePages(options.sources)
-    this.cache = new LRUCache({ maxSize: options.cacheBytes ?? 64 * 1024 * 1024, sizeCalculation: (c) => c.size })
+    this.cache = new LRUCache({ maxSize: options.cacheBytes, sizeCalculation: (c) => c.size })
   }
 
   invalidate(slug: string): void {

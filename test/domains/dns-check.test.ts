@@ -8,7 +8,7 @@ import { Resolver } from 'node:dns/promises'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { loadConfig } from '../../src/config.ts'
-import { DnsChallengeChecker } from '../../src/domains/dns-check.ts'
+import { DNS_CHECK_TIMING, DnsChallengeChecker } from '../../src/domains/dns-check.ts'
 import { TestDnsServer } from './dns-server.ts'
 
 const CHALLENGE = 'plinth-verify=AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_'
@@ -19,7 +19,7 @@ describe('DNS challenge check', () => {
 
   before(async () => {
     dns = await TestDnsServer.start()
-    checker = new DnsChallengeChecker({ servers: [dns.address] })
+    checker = new DnsChallengeChecker({ servers: [dns.address], ...DNS_CHECK_TIMING })
   })
   after(() => dns?.close())
 

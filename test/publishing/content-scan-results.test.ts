@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { BlobVariants } from '../../src/blobs/blob-variants.ts'
+import { BlobVariants, VARIANT_WORK } from '../../src/blobs/blob-variants.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { AppError, type PublishViolation } from '../../src/core/errors.ts'
@@ -70,7 +70,7 @@ describe('content rules run once per text', () => {
     await migrate(db)
     const blobs = new FsBlobStore(path.join(testStore.dataDir, 'blobs'))
     const blobRows = new BlobsRepository(db.kysely)
-    const variants = new BlobVariants({ blobs, rows: blobRows, log: { warn() {}, info() {} } })
+    const variants = new BlobVariants({ blobs, rows: blobRows, log: { warn() {}, info() {} }, ...VARIANT_WORK })
     const references = new UploadsService({
       baseUrl: 'http://localhost',
       repo: new UploadsRepository(db.kysely),

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { after, before, describe, test } from 'node:test'
 import type { BlobEncoding } from '../../src/blobs/blob-store.ts'
-import { BlobVariants } from '../../src/blobs/blob-variants.ts'
+import { BlobVariants, VARIANT_WORK } from '../../src/blobs/blob-variants.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
@@ -81,7 +81,7 @@ for (const store of STORES) {
       await migrate(db)
       blobs = new FsBlobStore(path.join(testStore.dataDir, 'blobs'))
       rows = new BlobsRepository(db.kysely)
-      variants = new BlobVariants({ blobs, rows, log: { warn() {}, info() {} } })
+      variants = new BlobVariants({ blobs, rows, log: { warn() {}, info() {} }, ...VARIANT_WORK })
       pipeline = pipelineOn(blobs, rows, variants)
     })
     after(async () => {
@@ -128,7 +128,7 @@ for (const store of STORES) {
       const left = await pipeline.store(files('left pending'), target)
       await rows.insertMissing(db.kysely, left.newBlobs)
       const pendingHtml = left.newBlobs.find((b) => b.variants_type === 'text/html')!
-      const restarted = new BlobVariants({ blobs, rows, log: { warn() {}, info() {} } })
+      const restarted = new BlobVariants({ blobs, rows, log: { warn() {}, info() {} }, ...VARIANT_WORK })
       assert.ok((await restarted.resumePending()) >= 1)
       assert.equal((await rows.findExisting([pendingHtml.hash])).get(pendingHtml.hash)!.variants_type, null)
       assert.equal(await blobs.has(pendingHtml.hash, 'br'), true)

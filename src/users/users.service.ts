@@ -1,7 +1,7 @@
 import { hashPassword } from '../core/passwords.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
-import { ACCOUNT_PASSWORD_MAX, ACCOUNT_PASSWORD_MIN, DISPLAY_NAME_MAX_CHARS, EMAIL_MAX_CHARS } from '../core/limits.ts'
+import { ACCOUNT_PASSWORD_MAX, ACCOUNT_PASSWORD_MIN, DISPLAY_NAME_MAX_CHARS } from '../core/limits.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { UserRow } from '../db/types.ts'
 import { isEmailAddress, normalizeEmail } from './email-address.ts'
@@ -23,6 +23,7 @@ export class UsersService {
   async create(input: { email: string; password: string; name?: string }): Promise<UserRow> {
     const email = normalizeEmail(input.email)
     const fields: Record<string, string> = {}
+    if (!isEmailAddress(email)) fields.email = 'must be an email address'
     const password = passwordProblem(input.password)
     if (password) fields.password = password
     if (input.name !== undefined && (input.name.trim() === '' || input.name.length > DISPLAY_NAME_MAX_CHARS))

@@ -20,7 +20,6 @@ import {
   URL_MAX_CHARS,
 } from '../core/limits.ts'
 import { Nullable, ref, stated, Timestamp } from '../core/schemas.ts'
-import { IMAGE_FORMS } from './image-references.ts'
 
 const FIELD_TYPES = ['text', 'richText', 'image', 'date', 'number', 'boolean', 'url', 'choice'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -32,7 +31,7 @@ export const ENTRY_SLUG_PATTERN = `^[a-z0-9](?:[a-z0-9-]{0,${ENTRY_SLUG_MAX_CHAR
 
 const FieldTypeSchema = Type.Enum(FIELD_TYPES, {
   $id: 'FieldType',
-  description: `text: string; richText: {html} or {markdown}; image: a string naming the image: ${IMAGE_FORMS}; date: \`YYYY-MM-DD\` or an ISO-8601 date-time; number; boolean; url: absolute http(s)/mailto URL or a site path starting with "/"; choice: one of the field's options.`,
+  description: `text: string; richText: {html} or {markdown}; image: a string naming an image; date: \`YYYY-MM-DD\` or an ISO-8601 date-time; number; boolean; url: absolute http(s)/mailto URL or a site path starting with "/"; choice: one of the field's options.`,
 })
 
 export const FieldSchema = Type.Object(
@@ -144,7 +143,7 @@ const EntryInputSchema = Type.Object(
       }),
     ),
     data: Type.Record(Type.String(), Type.Unknown(), {
-      description: `Field values by field name, checked against the collection's fields. A richText value is {html} or {markdown}; an image value (and an image in rich text) is ${IMAGE_FORMS}.`,
+      description: `Field values by field name, checked against the collection's fields. A richText value is {html} or {markdown}; image forms are listed in docs/guide/content.md.`,
       examples: [{ title: 'Hello', body: { markdown: '# Hi' } }],
     }),
   },

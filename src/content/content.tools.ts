@@ -35,7 +35,7 @@ const MINUTES = UPLOAD_URL_LIFETIME_MS / 60_000
 const PutEntryResultSchema = Type.Object({ status: Type.Enum(['created', 'updated', 'unchanged']), entry: ref(EntrySchema) }, { additionalProperties: false })
 
 /** Said once, in upsert_entries; put_entry writes data the same way. */
-const ENTRY_DATA = `data is checked against the collection's fields (see get_collection): richText as {html} or {markdown} (sanitized), date as YYYY-MM-DD or ISO-8601, image (like <img src> and ![](…) in richText) as ${IMAGE_FORMS}. A future publishedAt keeps an entry off the public site (live false) until then.`
+const ENTRY_DATA = `data is checked against the collection's fields: richText as {html} or {markdown} (sanitized), date as YYYY-MM-DD or ISO-8601, image (also <img src> and ![](…) in richText) as ${IMAGE_FORMS}.`
 
 /** `limits`: the bundle limits uploads follow. */
 export function contentTools({
@@ -53,9 +53,9 @@ export function contentTools({
     defineTool({
       name: 'create_upload',
       title: 'Reserve uploads for large files',
-      description: `Reserve uploads for binaries too large to inline (over ~100 KB of base64: images, fonts, PDFs), up to ${limits.maxFiles} per call.
+      description: `Reserve uploads for binaries too large to inline (over ~100 KB of base64), up to ${limits.maxFiles} per call.
 Within ${MINUTES} minutes, HTTP PUT exactly size raw bytes to each uploadUrl with the returned headers and NO Authorization header (the signed URL is the credential); it answers {uploadId, sha256, size}. An upload is written once.
-Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, in import_asset, or as an image in entry data: upload:{uploadId}.`,
+Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, in import_asset, or as an entry image: upload:{uploadId}.`,
       input: ref(createUploadsRequestSchema(limits)),
       output: ref(CreateUploadsResultSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

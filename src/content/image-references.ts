@@ -18,7 +18,7 @@ export type ImageReference =
   { kind: 'url'; url: string; relative: boolean } | { kind: 'library'; path: string } | { kind: 'upload'; uploadId: string } | { kind: 'inline'; url: string }
 
 /** The forms, as API and tool descriptions state them. */
-export const IMAGE_FORMS = `an http(s) URL (absolute, or relative to baseUrl), fetched into the site's image library; a /_assets/{hash}.{ext} path of this site's library, as importAsset answers it; upload:upl_… naming a completed upload of yours; or a data:image/…;base64,… URL, whose decoded bytes count against the same size limit as a fetched image`
+export const IMAGE_FORMS = `an http(s) URL (absolute, or relative to baseUrl), fetched; a /_assets/{hash}.{ext} path of this site's library; upload:upl_… (your upload); or a data:image/…;base64,… URL`
 
 /** `upload:` followed by an upload id as createUploads hands it out. */
 const UPLOAD_REFERENCE = /^upload:(upl_[A-Za-z0-9]{1,96})$/

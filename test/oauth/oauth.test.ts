@@ -4,7 +4,7 @@
  * PKCE and a required resource, consent (allow, deny, remembered), the code and refresh token
  * exchanges (rotation, reuse refused), what every refused request gets, and people staying in
  * control (disconnect, sign out everywhere, password change). Chromium and the SDK clients are
- * in mcp-oauth-e2e.test.ts.
+ * in mcp-oauth.e2e.test.ts.
  */
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'

@@ -35,7 +35,7 @@ const MINUTES = UPLOAD_URL_LIFETIME_MS / 60_000
 const PutEntryResultSchema = Type.Object({ status: Type.Enum(['created', 'updated', 'unchanged']), entry: ref(EntrySchema) }, { additionalProperties: false })
 
 /** Said once, in upsert_entries; put_entry writes data the same way. */
-const ENTRY_DATA = `data is checked against the collection's fields: richText as {html} or {markdown} (sanitized), date as YYYY-MM-DD or ISO-8601, image (also <img src> and ![](…) in richText) as ${IMAGE_FORMS}.`
+const ENTRY_DATA = `data is checked against the collection's fields (see get_collection): richText as {html} or {markdown} (sanitized), date as YYYY-MM-DD or ISO-8601, image (also <img src> and ![](…) in richText) as ${IMAGE_FORMS}.`
 
 /** `limits`: the bundle limits uploads follow. */
 export function contentTools({

@@ -108,6 +108,8 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
     app.get<SiteParams>('/dashboard/sites/:websiteId', { schema: { hide: true } }, async (request, reply) => {
       const account = requireAccount(request, reply)
       if (!account) return reply
+      // A link to the site an invitation names works at once, as the dashboard does.
+      await members.acceptInvitations({ id: account.userId, email: account.email })
       return sitePage(request, reply, account)
     })
 

@@ -55,6 +55,8 @@ describe('the dashboard at 390 px wide in Chromium', { skip: browserSkip }, () =
     const sitePage = `/dashboard/sites/${website.id}`
     assert.equal((await visitor.submit(sitePage, `${sitePage}/editors`, { email: editorEmail })).status, 303)
     assert.equal((await visitor.submit(`${sitePage}/domains`, `${sitePage}/domains`, { domain })).status, 303)
+    // The invited editor signs in once, which makes the invitation a membership.
+    assert.equal((await new WebVisitor(server).signIn(editorEmail, PASSWORD)).status, 303)
 
     browser = await launchChromium([`--host-resolver-rules=MAP api.plinth.test:8080 127.0.0.1:${new URL(server.url).port}`])
     page = await (await browser.newContext({ viewport: PHONE })).newPage()

@@ -39,28 +39,20 @@ export interface Invitation {
 export type ShareOutcome = 'editor' | 'invited'
 
 export class MembersService {
-  private readonly sites: WebsitesRepository
-  private readonly invitations: InvitationsRepository
-  private readonly throttle: GuessThrottle
-
   /** `throttle` counts invitations per owner over its window (INVITATIONS_PER_ACCOUNT). */
-  constructor(options: { sites: WebsitesRepository; invitations: InvitationsRepository; throttle: GuessThrottle }) {
-    this.sites = options.sites
-    this.invitations = options.invitations
-    this.throttle = options.throttle
-  }
+  constructor(private readonly options: { sites: WebsitesRepository; invitations: InvitationsRepository; throttle: GuessThrottle }) {}
 
   /** Who may work on a website: its owner first, then its editors in the order they were added. */
   async members(principal: Principal, websiteId: string): Promise<WebsiteMember[]> {
-    const site = await requireVisibleSite(this.sites, principal, websiteId)
-    const rows = await this.sites.listMembers(site.id)
+    const site = await requireVisibleSite(this.options.sites, principal, websiteId)
+    const rows = await this.options.sites.listMembers(site.id)
     return rows.map((row) => ({ userId: row.user_id, email: row.email, name: row.name, role: row.role, addedAt: row.added_at }))
   }
 
   /** The emails invited to edit a website and not yet members (owner only). */
   async pendingInvitations(principal: Principal, websiteId: string): Promise<Invitation[]> {
-    const site = await requireOwnedSite(this.sites, principal, websiteId, 'see its invitations')
-    return (await this.invitations.listOf(site.id)).map((row) => ({ email: row.email, invitedAt: row.created_at }))
+    const site = await requireOwnedSite(this.options.sites, principal, websiteId, 'see its invitations')
+    return (await this.options.invitations.listOf(site.id)).map((row) => ({ email: row.email, invitedAt: row.created_at }))
   }
 
   /**
@@ -68,34 +60,34 @@ export class MembersService {
    * whether or not the email has an account; one already a member stays as they are.
    */
   async addEditor(principal: Principal, websiteId: string, email: string): Promise<string> {
-    const site = await requireOwnedSite(this.sites, principal, websiteId, 'add editors')
+    const site = await requireOwnedSite(this.options.sites, principal, websiteId, 'add editors')
     const normalized = validEmail(email)
     if (normalized === principal.email.toLowerCase()) throw validationFailed({ email: `${normalized} already owns this website` })
     const subject = `invite:${principal.userId}`
-    const waitSeconds = await this.throttle.waitSeconds([[subject, INVITATIONS_PER_ACCOUNT]])
+    const waitSeconds = await this.options.throttle.waitSeconds([[subject, INVITATIONS_PER_ACCOUNT]])
     if (waitSeconds > 0) {
       const minutes = Math.ceil(waitSeconds / 60)
       throw new AppError('RATE_LIMITED', `Too many editors invited. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
         headers: { 'Retry-After': String(waitSeconds) },
       })
     }
-    await this.throttle.recordFailure([subject])
-    if ((await this.sites.listMembers(site.id)).some((member) => member.email === normalized)) return normalized
+    await this.options.throttle.recordFailure([subject])
+    if ((await this.options.sites.listMembers(site.id)).some((member) => member.email === normalized)) return normalized
     await this.invite(site.id, normalized, principal.userId)
     return normalized
   }
 
   /** Takes a website away from one of its editors (owner only). */
   async removeEditor(principal: Principal, websiteId: string, userId: string): Promise<void> {
-    const site = await requireOwnedSite(this.sites, principal, websiteId, 'remove editors')
+    const site = await requireOwnedSite(this.options.sites, principal, websiteId, 'remove editors')
     if (userId === site.owner_id) throw validationFailed({ userId: 'is the owner, who cannot be removed (delete the website instead)' })
-    if (!(await this.sites.deleteMember(site.id, userId))) throw notFound('Editor')
+    if (!(await this.options.sites.deleteMember(site.id, userId))) throw notFound('Editor')
   }
 
   /** Withdraws a pending invitation (owner only). */
   async removeInvitation(principal: Principal, websiteId: string, email: string): Promise<void> {
-    const site = await requireOwnedSite(this.sites, principal, websiteId, 'withdraw invitations')
-    if (!(await this.invitations.delete(site.id, normalizeEmail(email)))) throw notFound('Invitation')
+    const site = await requireOwnedSite(this.options.sites, principal, websiteId, 'withdraw invitations')
+    if (!(await this.options.invitations.delete(site.id, normalizeEmail(email)))) throw notFound('Invitation')
   }
 
   /**
@@ -104,29 +96,29 @@ export class MembersService {
    */
   async share(websiteId: string, email: string, role: string): Promise<ShareOutcome> {
     if (role !== 'editor') throw validationFailed({ role: 'must be "editor"' })
-    const site = await this.sites.findById(websiteId)
+    const site = await this.options.sites.findById(websiteId)
     if (!site || site.status === 'deleted') throw notFound(`Website ${websiteId}`)
     const normalized = validEmail(email)
-    const user = await this.sites.findUserByEmail(normalized)
+    const user = await this.options.sites.findUserByEmail(normalized)
     if (!user) {
       await this.invite(site.id, normalized, site.owner_id)
       return 'invited'
     }
     if (site.owner_id === user.id) throw validationFailed({ email: `${user.email} already owns this website` })
-    await this.sites.upsertMember(site.id, user.id, 'editor', nowIso())
+    await this.options.sites.upsertMember(site.id, user.id, 'editor', nowIso())
     return 'editor'
   }
 
   /** Makes a person who signed up or signed in an editor of every site their email was invited to; how many. */
   acceptInvitations(user: { id: string; email: string }): Promise<number> {
-    return this.invitations.accept({ id: user.id, email: normalizeEmail(user.email) }, nowIso())
+    return this.options.invitations.accept({ id: user.id, email: normalizeEmail(user.email) }, nowIso())
   }
 
   private async invite(websiteId: string, email: string, invitedBy: string): Promise<void> {
-    if ((await this.invitations.countOf(websiteId)) >= PENDING_INVITATIONS_PER_SITE) {
+    if ((await this.options.invitations.countOf(websiteId)) >= PENDING_INVITATIONS_PER_SITE) {
       throw validationFailed({ email: `cannot be invited: the site has ${PENDING_INVITATIONS_PER_SITE} invitations nobody took up yet; withdraw some first` })
     }
-    await this.invitations.insert({ website_id: websiteId, email, invited_by: invitedBy, created_at: nowIso() })
+    await this.options.invitations.insert({ website_id: websiteId, email, invited_by: invitedBy, created_at: nowIso() })
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { Resolver } from 'node:dns/promises'
 import { challengeRecordName } from './domain-names.ts'
+import { clipped } from '../core/text.ts'
 
 /** Whether the challenge was found, or why not in words for the domain's owner; `unreachable` when DNS could not be asked. */
 export type ChallengeCheck = { found: true } | { found: false; problem: string; unreachable: boolean }
@@ -57,7 +58,7 @@ export class DnsChallengeChecker implements ChallengeChecker {
     )
     if (values.includes(challenge)) return { found: true }
     if (values.length === 0) return { found: false, problem: describeFailure(name, 'ENODATA'), unreachable: false }
-    const shown = values.slice(0, SHOWN_VALUES).map((v) => `"${v.length > SHOWN_VALUE_CHARS ? `${v.slice(0, SHOWN_VALUE_CHARS - 1)}…` : v}"`)
+    const shown = values.slice(0, SHOWN_VALUES).map((v) => `"${clipped(v, SHOWN_VALUE_CHARS)}"`)
     const more = values.length > SHOWN_VALUES ? ` and ${values.length - SHOWN_VALUES} more` : ''
     return {
       found: false,

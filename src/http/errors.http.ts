@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, type ErrorCode } from '../core/errors.ts'
 import { MAX_ERROR_FIELDS } from '../core/limits.ts'
+import { clipped } from '../core/text.ts'
 
 interface AjvIssue {
   instancePath: string
@@ -17,8 +18,7 @@ interface AjvIssue {
 const FIELD_SEGMENT_MAX = 100
 /** An unknown path is echoed in the message up to this many characters. */
 const ECHOED_PATH_MAX = 200
-const shortened = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
-const shortSegment = (segment: string) => shortened(segment, FIELD_SEGMENT_MAX)
+const shortSegment = (segment: string) => clipped(segment, FIELD_SEGMENT_MAX)
 
 /** `/files/0/path` + missing `content` -> `files[0].content` */
 function fieldName(issue: AjvIssue): string {
@@ -122,7 +122,7 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
   app.setNotFoundHandler(
     (request, reply) =>
       options.notFound?.(request, reply) ??
-      sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${shortened(request.url.split('?')[0]!, ECHOED_PATH_MAX)}.`)),
+      sendError(reply, new AppError('NOT_FOUND', `No route ${request.method} ${clipped(request.url.split('?')[0]!, ECHOED_PATH_MAX)}.`)),
   )
 
   // A known path with an unsupported method is 405 with Allow, not 404. Routes are collected as

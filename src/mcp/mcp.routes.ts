@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { authenticate, principalOf } from '../auth/auth.http.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
-import { quoted } from '../publishing/bundle-paths.ts'
+import { quoted } from '../core/text.ts'
 import { schemaRegistry } from './json-schema.ts'
 import type { McpEndpoint } from './mcp.endpoint.ts'
 import { preferredMediaType } from '../http/negotiation.ts'

@@ -5,6 +5,7 @@
 
 import type { PublishViolation } from '../core/errors.ts'
 import { MAX_PATH_CHARS, MAX_SEGMENT_BYTES } from '../core/limits.ts'
+import { clipped } from '../core/text.ts'
 
 /** Receives violations as the rule modules find them (in document order). */
 export type Emit = (violation: PublishViolation) => void
@@ -83,10 +84,8 @@ export function isPlainHttpUrl(raw: string): boolean {
 export function snippet(text: string, max = DETAIL_CHARS): string {
   const flat = text.length > max * 4 ? text.slice(0, max * 4) : text
   const collapsed = flat.replace(/\s+/g, ' ').trim()
-  return collapsed.length > max ? `${collapsed.slice(0, max - 1)}…` : collapsed
+  return clipped(collapsed, max)
 }
-
-export { quoted } from '../core/text.ts'
 
 /**
  * A bundle file's text, decoded the way a browser would: a UTF-16 byte-order mark wins, otherwise

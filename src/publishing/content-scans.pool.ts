@@ -17,7 +17,7 @@ import type { PublishViolation } from '../core/errors.ts'
 import { CONTENT_SCAN_MEMORY_MB, CONTENT_SCAN_TIME_LIMIT_MS } from '../core/limits.ts'
 import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
 import type { TextScan } from './authoring-rules.ts'
-import { quoted } from './bundle-paths.ts'
+import { quoted } from '../core/text.ts'
 
 export function defaultContentScanPoolOptions(): WorkerPoolOptions {
   return {

@@ -11,7 +11,7 @@ import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { type PublishViolation, validationFailed } from '../core/errors.ts'
 import { MAX_ERROR_FIELDS } from '../core/limits.ts'
 import { type AnyFileInput, type BundleFileInput, contentTypeFor, readsText, type StoredFileInput } from './authoring-rules.ts'
-import { quoted } from './bundle-paths.ts'
+import { quoted } from '../core/text.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
 
 export type UploadState = { state: 'ready'; sha256: string } | { state: 'incomplete' } | { state: 'expired' }

@@ -26,7 +26,8 @@
 
 import { type DefaultTreeAdapterMap, defaultTreeAdapter, parse, parseFragment, type DefaultTreeAdapterTypes as T, type TreeAdapter } from 'parse5'
 import type { PublishViolation } from '../core/errors.ts'
-import { type Emit, isExternalUrl, isPlainHttpUrl, quoted, snippet } from './bundle-paths.ts'
+import { quoted } from '../core/text.ts'
+import { type Emit, isExternalUrl, isPlainHttpUrl, snippet } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
 import { JS_CONTENT_TYPES, mayCompileStrings, scanJs } from './js-rules.ts'
 

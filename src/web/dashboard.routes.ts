@@ -17,6 +17,7 @@ import type { WebsitesService } from '../websites/websites.service.ts'
 import { field, fieldRefusal, principalOf, requireAccount } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
+import { clipped } from '../core/text.ts'
 
 export interface DashboardServices {
   websites: WebsitesService
@@ -46,7 +47,7 @@ function cellText(value: unknown, type: string): string {
   if (value === null || value === undefined || value === '') return '—'
   if (type === 'richText') return 'rich text'
   const text = typeof value === 'string' ? value : JSON.stringify(value)
-  return text.length > CELL_MAX ? `${text.slice(0, CELL_MAX - 1)}…` : text
+  return clipped(text, CELL_MAX)
 }
 
 type SiteParams = { Params: { websiteId: string }; Querystring: { done?: string; invited?: string } }

@@ -5,7 +5,7 @@
 import { AppError, validationFailed } from '../core/errors.ts'
 import { randomBase62 } from '../core/ids.ts'
 import { firstFreeSlug, normalizeSlug, RESERVED_SLUGS, SLUG_MAX, slugBase, slugProblem } from '../core/site-address.ts'
-import { quoted } from '../publishing/bundle-paths.ts'
+import { quoted } from '../core/text.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
 
 /** The part of a SlugSuggestion that needs no URL. */

@@ -9,7 +9,7 @@ import { VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX, WEBSITE_LIST_LIMIT } from '../c
 import { pageUrlFor } from '../core/site-address.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { VersionRow } from '../db/types.ts'
-import { quoted } from '../publishing/bundle-paths.ts'
+import { quoted } from '../core/text.ts'
 import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
 import { collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'

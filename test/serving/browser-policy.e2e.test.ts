@@ -2,7 +2,7 @@
  * In real Chromium: what the authoring rules accept on a page also works under the served
  * Content-Security-Policy (images, fonts and fetch from another origin, same-site workers and
  * WebAssembly), what they refuse is refused by the browser too, and what they warn of is what
- * the browser blocks.
+ * the browser blocks; a site's own policy from `_headers` narrows Plinth's and never widens it.
  */
 import assert from 'node:assert/strict'
 import http from 'node:http'
@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { browserSkip, launchChromium } from '../helpers/browser.ts'
+import { PNG, PNG_BASE64 } from '../helpers/factories.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 // A WebAssembly module exporting add(a: i32, b: i32): i32.
@@ -17,9 +18,6 @@ const ADD_WASM = Buffer.from([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x07, 0x07, 0x01, 0x03, 0x61,
   0x64, 0x64, 0x00, 0x00, 0x0a, 0x09, 0x01, 0x07, 0x00, 0x20, 0x00, 0x20, 0x01, 0x6a, 0x0b,
 ])
-
-// A 1x1 PNG.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64')
 
 describe('the served policy in Chromium', { skip: browserSkip }, () => {
   let server: TestServer
@@ -200,6 +198,32 @@ ${timers.join('\n')}`
         [],
         'nothing but eval was blocked',
       )
+    } finally {
+      await tab.close()
+    }
+  })
+
+  test("a site's own policy narrows what Plinth's policy allows, and Plinth's policy still holds", async () => {
+    const page = `<!doctype html><title>two policies</title>
+<img id="own" src="/a.png"><img id="remote" src="${otherOrigin}/a.png">
+<script>
+  window.violations = []
+  document.addEventListener('securitypolicyviolation', (e) => window.violations.push(e.violatedDirective))
+  window.evaluated = (() => { try { return eval('1 + 1') } catch { return 'blocked' } })()
+</script>`
+    const { tab } = await open([
+      { path: 'index.html', content: page },
+      { path: 'a.png', content: PNG_BASE64, contentEncoding: 'base64' },
+      { path: '_headers', content: "/*\n  Content-Security-Policy: img-src 'self'\n" },
+    ])
+    try {
+      await tab.waitForFunction(() => ['own', 'remote'].every((id) => (document.getElementById(id) as HTMLImageElement).complete))
+      const width = (id: string) => tab.evaluate((id) => (document.getElementById(id) as HTMLImageElement).naturalWidth, id)
+      assert.equal(await width('own'), 1, "the site's own image loads under both policies")
+      assert.equal(await width('remote'), 0, "the remote image Plinth's policy allows is blocked by the site's")
+      assert.equal(await tab.evaluate(() => (window as unknown as { evaluated: unknown }).evaluated), 'blocked', "eval stays blocked by Plinth's policy")
+      const violations = await tab.evaluate(() => (window as unknown as { violations: string[] }).violations)
+      assert.ok(violations.includes('img-src'), JSON.stringify(violations))
     } finally {
       await tab.close()
     }

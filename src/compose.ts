@@ -256,7 +256,8 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     clientAddress: clientAddressOf(config.trustProxy),
     fetchCa,
   })
-  await oauth.startSweeps()
+  // A server sweeps expired OAuth rows at start and hourly; a CLI command leaves that to it.
+  if (options.sweepAtStart !== false) await oauth.startSweeps()
   const members = new MembersService({ sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,

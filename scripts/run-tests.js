@@ -10,21 +10,22 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { parseArgs } from 'node:util'
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..')
-const TIERS = { fast: (f) => !f.endsWith('.e2e.test.ts'), e2e: (f) => f.endsWith('.e2e.test.ts') }
-const args = process.argv.slice(2)
-const tierAt = args.indexOf('--tier')
-const tier = tierAt === -1 ? null : args[tierAt + 1]
-if (tierAt !== -1 && !Object.hasOwn(TIERS, tier ?? '')) {
-  console.error(`--tier takes ${Object.keys(TIERS).join(' or ')}, not ${tier ?? 'nothing'}.`)
+const isEndToEnd = (file) => file.endsWith('.e2e.test.ts')
+const TIERS = ['fast', 'e2e']
+// Not strict: an unknown option is ignored; every other word is a filter.
+const { values, positionals: filter } = parseArgs({ options: { tier: { type: 'string' } }, allowPositionals: true, strict: false })
+const tier = values.tier ?? null
+if (tier !== null && !TIERS.includes(tier)) {
+  console.error(`--tier takes ${TIERS.join(' or ')}, not ${typeof tier === 'string' ? tier : 'nothing'}.`)
   process.exit(2)
 }
-const filter = tierAt === -1 ? args : args.filter((_, i) => i !== tierAt && i !== tierAt + 1)
 const files = readdirSync(path.join(root, 'test'), { recursive: true })
   .map(String)
   .filter((f) => f.endsWith('.test.ts'))
-  .filter((f) => tier === null || TIERS[tier](f))
+  .filter((f) => tier === null || isEndToEnd(f) === (tier === 'e2e'))
   .filter((f) => filter.length === 0 || filter.some((word) => f.includes(word)))
   .sort()
   .map((f) => path.join('test', f))

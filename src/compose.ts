@@ -40,8 +40,8 @@ import type { Logger } from './log.ts'
 import { OAuthRepository } from './oauth/oauth.repository.ts'
 import { OAuthService } from './oauth/oauth.service.ts'
 import { Metrics } from './ops/metrics.ts'
-import { ContentScanResults } from './publishing/content-scan-results.ts'
-import { ContentScanPool } from './publishing/content-scans.pool.ts'
+import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from './publishing/content-scan-results.ts'
+import { ContentScanPool, defaultContentScanPoolOptions } from './publishing/content-scans.pool.ts'
 import { PublishPipeline } from './publishing/publish-pipeline.ts'
 import { DbSiteLookup } from './serving/db-site-lookup.ts'
 import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
@@ -241,7 +241,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   })
   const assets = new AssetsService({ access, library: assetLibrary, uploads })
   // A publish's content rules run in worker threads, never on the event loop (publishing/content-scans.pool.ts).
-  const contentScans = new ContentScanPool()
+  const contentScans = new ContentScanPool(defaultContentScanPoolOptions())
   // Rich text is rendered in worker threads, never on the event loop (content/rich-text.pool.ts).
   const richText = new RichTextPool(defaultRichTextPoolOptions({ timeLimitMs: RICH_TEXT_TIME_LIMIT_MS, memoryMb: RICH_TEXT_MEMORY_MB }))
   const users = new UsersService(new UsersRepository(db.kysely))
@@ -275,7 +275,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
         blobRows,
         variants: blobVariants,
         scans: contentScans,
-        scanResults: new ContentScanResults(),
+        scanResults: new ContentScanResults(CONTENT_SCAN_RESULTS_KEPT),
         references: uploads,
         httpsSites: config.siteScheme === 'https',
         limits: config.bundleLimits,

@@ -19,13 +19,14 @@ import type { PublishViolation } from '../core/errors.ts'
 import type { TextScan } from './authoring-rules.ts'
 import { isWellFormed } from './bundle-paths.ts'
 
-/** Results kept at most, least recently used dropped first: a few thousand sites' texts, a few MiB. */
-const DEFAULT_ENTRIES = 10_000
+/** Results a server keeps at most, least recently used dropped first: the texts of a few thousand sites, in a few MiB. */
+export const CONTENT_SCAN_RESULTS_KEPT = 10_000
 
 export class ContentScanResults {
   private readonly results: LRUCache<string, readonly PublishViolation[]>
 
-  constructor(maxEntries = DEFAULT_ENTRIES) {
+  /** `maxEntries`: results kept at most, least recently used dropped first. */
+  constructor(maxEntries: number) {
     this.results = new LRUCache({ max: maxEntries })
   }
 

@@ -19,39 +19,42 @@ import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped }
 import type { TextScan } from './authoring-rules.ts'
 import { quoted } from '../core/text.ts'
 
-export function defaultContentScanPoolOptions(): WorkerPoolOptions {
+export interface ContentScanPoolOptions extends WorkerPoolOptions {
+  /** About the most characters of text one batch holds; a bigger file goes alone. */
+  batchChars: number
+}
+
+/**
+ * About the most characters of text a server's batch holds: checking them takes tens of
+ * milliseconds, far inside the time limit, so a batch is in practice stopped only for a file that
+ * its own check would not fit in either.
+ */
+export const CONTENT_SCAN_BATCH_CHARS = 512 * 1024
+
+/** The pool of a server: two threads at most, each kept THREAD_IDLE_MS without work. */
+export function defaultContentScanPoolOptions(): ContentScanPoolOptions {
   return {
     threads: Math.min(2, os.availableParallelism()),
     idleTimeoutMs: THREAD_IDLE_MS,
     timeLimitMs: CONTENT_SCAN_TIME_LIMIT_MS,
     memoryMb: CONTENT_SCAN_MEMORY_MB,
+    batchChars: CONTENT_SCAN_BATCH_CHARS,
   }
 }
-
-/**
- * About the most characters of text one batch holds (a bigger file goes alone): checking them
- * takes tens of milliseconds, far inside the time limit, so a batch is in practice stopped only for
- * a file that its own check would not fit in either.
- */
-const BATCH_CHARS = 512 * 1024
 
 const THREAD = new URL('./content-scans.thread.ts', import.meta.url).href
 
 export class ContentScanPool {
   private readonly pool: WorkerPool
 
-  /** `batchChars`: the most characters of text one batch holds (see BATCH_CHARS). */
-  constructor(
-    options: WorkerPoolOptions = defaultContentScanPoolOptions(),
-    private readonly batchChars = BATCH_CHARS,
-  ) {
+  constructor(private readonly options: ContentScanPoolOptions) {
     this.pool = new WorkerPool(THREAD, 'content-scan', options)
   }
 
   /** What the content rules report for each text (same order), at most `limit` of a code beyond the first. */
   async scan(scans: readonly TextScan[], limit: number): Promise<PublishViolation[][]> {
     const found: PublishViolation[][] = new Array(scans.length)
-    const batches = batchesOf(scans, this.pool.options.threads, this.batchChars)
+    const batches = batchesOf(scans, this.options.threads, this.options.batchChars)
     await Promise.all(batches.map((batch) => this.scanBatch(batch, scans, limit, found)))
     return found
   }
@@ -77,7 +80,7 @@ export class ContentScanPool {
   }
 
   private tooComplex(path: string, error: WorkerTaskStopped): PublishViolation {
-    const { timeLimitMs, memoryMb } = this.pool.options
+    const { timeLimitMs, memoryMb } = this.options
     const why = error.reason === 'time' ? `took longer than ${timeLimitMs / 1000} s` : `needed more than ${memoryMb} MiB of memory`
     return {
       code: 'CONTENT_TOO_COMPLEX',
@@ -93,7 +96,7 @@ export class ContentScanPool {
  * multiple of that so that no batch holds much more than `batchChars`, and never an empty one.
  * Each text goes, largest first, into the lightest batch, so the threads finish together.
  */
-export function batchesOf(scans: readonly TextScan[], threads: number, batchChars = BATCH_CHARS): number[][] {
+export function batchesOf(scans: readonly TextScan[], threads: number, batchChars: number): number[][] {
   const total = scans.reduce((sum, scan) => sum + scan.text.length, 0)
   const count = Math.min(scans.length, threads * Math.max(1, Math.ceil(total / (threads * batchChars))))
   const batches = Array.from({ length: count }, () => ({ indexes: [] as number[], chars: 0 }))

@@ -13,8 +13,8 @@ import { BUNDLE_LIMITS } from '../../src/core/limits.ts'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
 import { ServerSecrets } from '../../src/db/server-secrets.ts'
 import type { TextScan } from '../../src/publishing/authoring-rules.ts'
-import { ContentScanResults } from '../../src/publishing/content-scan-results.ts'
-import { ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
+import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from '../../src/publishing/content-scan-results.ts'
+import { CONTENT_SCAN_BATCH_CHARS, ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import type { PublishFileInput } from '../../src/publishing/publishing.schemas.ts'
 import { UploadsRepository } from '../../src/uploads/uploads.repository.ts'
@@ -61,8 +61,8 @@ describe('content rules run once per text', () => {
   let testStore: TestStore
   let db: Db
   let pipelineWith: (scans: ContentScanPool) => PublishPipeline
-  const pool = new CountingScanPool({ threads: 1, timeLimitMs: 10_000, memoryMb: 256, idleTimeoutMs: 5_000 })
-  const strict = new CountingScanPool({ threads: 1, timeLimitMs: 100, memoryMb: 256, idleTimeoutMs: 5_000 })
+  const pool = new CountingScanPool({ threads: 1, timeLimitMs: 10_000, memoryMb: 256, idleTimeoutMs: 5_000, batchChars: CONTENT_SCAN_BATCH_CHARS })
+  const strict = new CountingScanPool({ threads: 1, timeLimitMs: 100, memoryMb: 256, idleTimeoutMs: 5_000, batchChars: CONTENT_SCAN_BATCH_CHARS })
 
   before(async () => {
     testStore = await createStore('sqlite')
@@ -80,7 +80,16 @@ describe('content rules run once per text', () => {
       secrets: new ServerSecrets(db.kysely),
     })
     pipelineWith = (scans) =>
-      new PublishPipeline({ blobs, blobRows, variants, scans, scanResults: new ContentScanResults(), references, httpsSites: true, limits: BUNDLE_LIMITS })
+      new PublishPipeline({
+        blobs,
+        blobRows,
+        variants,
+        scans,
+        scanResults: new ContentScanResults(CONTENT_SCAN_RESULTS_KEPT),
+        references,
+        httpsSites: true,
+        limits: BUNDLE_LIMITS,
+      })
   })
   after(async () => {
     await pool.close()

@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import { scanText } from '../../src/publishing/authoring-rules.ts'
-import { batchesOf, ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
+import { batchesOf, CONTENT_SCAN_BATCH_CHARS, ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
 
 const page = (path: string, body: string) => ({ path, contentType: 'text/html', text: `<!doctype html><title>${path}</title>${body}` })
 /** A page whose checks take about 400 ms here: far past a 100 ms limit. */
 const HEAVY = page('heavy.html', '<div><p>a <b>b</b> <i>c</i></p></div>'.repeat(50_000))
 
 describe('content rules in worker threads', () => {
-  const pool = new ContentScanPool({ threads: 1, timeLimitMs: 10_000, memoryMb: 256, idleTimeoutMs: 5_000 })
+  const pool = new ContentScanPool({ threads: 1, timeLimitMs: 10_000, memoryMb: 256, idleTimeoutMs: 5_000, batchChars: CONTENT_SCAN_BATCH_CHARS })
   // A limit the checks of a 1.8 MB page (about 400 ms here) cannot fit in, and a small file easily does.
-  const strict = new ContentScanPool({ threads: 1, timeLimitMs: 100, memoryMb: 256, idleTimeoutMs: 5_000 })
+  const strict = new ContentScanPool({ threads: 1, timeLimitMs: 100, memoryMb: 256, idleTimeoutMs: 5_000, batchChars: CONTENT_SCAN_BATCH_CHARS })
   // The same limit, with batches big enough to hold the heavy page and small files together.
-  const strictWide = new ContentScanPool({ threads: 1, timeLimitMs: 100, memoryMb: 256, idleTimeoutMs: 5_000 }, 8 * 1024 * 1024)
-  const twoThreads = new ContentScanPool({ threads: 2, timeLimitMs: 10_000, memoryMb: 256, idleTimeoutMs: 5_000 })
+  const strictWide = new ContentScanPool({ threads: 1, timeLimitMs: 100, memoryMb: 256, idleTimeoutMs: 5_000, batchChars: 8 * 1024 * 1024 })
+  const twoThreads = new ContentScanPool({ threads: 2, timeLimitMs: 10_000, memoryMb: 256, idleTimeoutMs: 5_000, batchChars: CONTENT_SCAN_BATCH_CHARS })
   after(async () => {
     await pool.close()
     await strict.close()
@@ -63,7 +63,7 @@ describe('content rules in worker threads', () => {
         ? { path: `css/s${i}.css`, contentType: 'text/css', text: `@import url("https://fonts.example/${i}.css"); p { margin: ${i}px }` }
         : page(`p${i}.html`, `${'<p>text</p>'.repeat(i * 200)}${i % 3 === 0 ? '<iframe src="x.html"></iframe>' : ''}`),
     )
-    assert.ok(batchesOf(scans, 2).length >= 2)
+    assert.ok(batchesOf(scans, 2, CONTENT_SCAN_BATCH_CHARS).length >= 2)
     const found = await twoThreads.scan(scans, 50)
     assert.deepEqual(
       found,

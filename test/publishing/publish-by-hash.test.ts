@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import type { BlobEncoding, BlobFile, BlobStore } from '../../src/blobs/blob-store.ts'
 import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
-import { ContentScanResults } from '../../src/publishing/content-scan-results.ts'
+import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from '../../src/publishing/content-scan-results.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import { sha256 } from '../helpers/factories.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
@@ -79,7 +79,7 @@ for (const store of STORES) {
         references: server.server.services.uploads,
         httpsSites: false,
         scans: null,
-        scanResults: new ContentScanResults(),
+        scanResults: new ContentScanResults(CONTENT_SCAN_RESULTS_KEPT),
         limits: server.config.bundleLimits,
       })
       const byHash = files.map((f) => ({ path: f.path, sha256: sha256(Buffer.from(f.content, f.contentEncoding ?? 'utf8')) }))
@@ -115,7 +115,7 @@ for (const store of STORES) {
         references: server.server.services.uploads,
         httpsSites: false,
         scans: null,
-        scanResults: new ContentScanResults(),
+        scanResults: new ContentScanResults(CONTENT_SCAN_RESULTS_KEPT),
         limits: server.config.bundleLimits,
       })
       await assert.rejects(

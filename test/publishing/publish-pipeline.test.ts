@@ -11,7 +11,7 @@ import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
 import { ServerSecrets } from '../../src/db/server-secrets.ts'
 import { BUNDLE_LIMITS } from '../../src/core/limits.ts'
-import { ContentScanResults } from '../../src/publishing/content-scan-results.ts'
+import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from '../../src/publishing/content-scan-results.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import { UploadsRepository } from '../../src/uploads/uploads.repository.ts'
 import { UploadsService } from '../../src/uploads/uploads.service.ts'
@@ -72,7 +72,7 @@ for (const store of STORES) {
         }),
         httpsSites: false,
         scans: null,
-        scanResults: new ContentScanResults(),
+        scanResults: new ContentScanResults(CONTENT_SCAN_RESULTS_KEPT),
         limits: BUNDLE_LIMITS,
       })
     before(async () => {

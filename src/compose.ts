@@ -85,9 +85,10 @@ async function openBlobStore(config: Config, log: Logger): Promise<BlobStore> {
     return store
   }
   // Loaded only here: the AWS SDK is about a tenth of the heap of an instance that does not use it.
-  const { S3BlobStore } = await import('./blobs/s3-blob-store.ts')
+  const { S3BlobStore, S3_REQUEST_ATTEMPTS } = await import('./blobs/s3-blob-store.ts')
   const { bucket, region, endpoint, forcePathStyle, prefix } = config.s3
-  return new S3BlobStore({ bucket, region, endpoint: endpoint ?? undefined, forcePathStyle, prefix })
+  // Credentials come from the SDK's default chain (the standard AWS variables, profiles, roles).
+  return new S3BlobStore({ bucket, region, endpoint, forcePathStyle, prefix, credentials: null, maxAttempts: S3_REQUEST_ATTEMPTS })
 }
 
 /** The services every surface (REST, MCP, CLI) calls. */

@@ -27,17 +27,20 @@ const BODY_RETRY_DELAY_MS = 100
 export interface S3BlobStoreOptions {
   bucket: string
   region: string
-  /** For S3-compatible servers (MinIO, R2, Ceph, tests); unset means AWS. */
-  endpoint?: string
-  /** `bucket.host/key` is the default; most self-hosted servers need path style, `host/bucket/key`. */
-  forcePathStyle?: boolean
-  /** Put before every key, so one bucket can hold several deployments; a `/` is added when missing. */
-  prefix?: string
-  /** Unset: the SDK's default chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, profiles, instance roles). */
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
-  /** Tries per request, the first included (default 5). */
-  maxAttempts?: number
+  /** For S3-compatible servers (MinIO, R2, Ceph, tests); null means AWS. */
+  endpoint: string | null
+  /** False: `bucket.host/key`; most self-hosted servers need path style, `host/bucket/key`. */
+  forcePathStyle: boolean
+  /** Put before every key, so one bucket can hold several deployments; a `/` is added when missing, '' puts nothing. */
+  prefix: string
+  /** Null: the SDK's default chain (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, profiles, instance roles). */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null
+  /** Tries per request, the first included. */
+  maxAttempts: number
 }
+
+/** Tries per request of a server's store, the first included. */
+export const S3_REQUEST_ATTEMPTS = 5
 
 /**
  * Blobs as objects of an S3-compatible bucket, under `{prefix}ab/cd/{hash}` with `.br` and `.gz`
@@ -68,20 +71,18 @@ export interface S3BlobStoreOptions {
  */
 export class S3BlobStore implements BlobStore {
   private readonly client: S3Client
-  private readonly bucket: string
+  /** The options' prefix, ending with `/` unless it is empty. */
   private readonly prefix: string
-  private readonly maxAttempts: number
 
-  constructor(options: S3BlobStoreOptions) {
-    this.bucket = options.bucket
-    this.maxAttempts = options.maxAttempts ?? 5
-    this.prefix = !options.prefix || options.prefix.endsWith('/') ? (options.prefix ?? '') : `${options.prefix}/`
+  constructor(private readonly options: S3BlobStoreOptions) {
+    const { prefix } = options
+    this.prefix = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`
     this.client = new S3Client({
       region: options.region,
-      endpoint: options.endpoint,
+      endpoint: options.endpoint ?? undefined,
       forcePathStyle: options.forcePathStyle,
-      credentials: options.credentials,
-      maxAttempts: this.maxAttempts,
+      credentials: options.credentials ?? undefined,
+      maxAttempts: options.maxAttempts,
       retryMode: 'standard',
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
@@ -103,7 +104,7 @@ export class S3BlobStore implements BlobStore {
     // does not take it for an orphan.
     const existing = await this.head(key)
     if (existing && (await this.touch(key, existing))) return
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: CONTENT_TYPE }))
+    await this.client.send(new PutObjectCommand({ Bucket: this.options.bucket, Key: key, Body: bytes, ContentLength: bytes.length, ContentType: CONTENT_TYPE }))
   }
 
   /**
@@ -117,9 +118,9 @@ export class S3BlobStore implements BlobStore {
     try {
       const result = await this.client.send(
         new CopyObjectCommand({
-          Bucket: this.bucket,
+          Bucket: this.options.bucket,
           Key: key,
-          CopySource: `${this.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
+          CopySource: `${this.options.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
           // A copy onto itself is refused unless something changes; replacing the metadata
           // (with the same content type) is that change.
           MetadataDirective: 'REPLACE',
@@ -143,7 +144,7 @@ export class S3BlobStore implements BlobStore {
     for (let attempt = 1; ; attempt++) {
       let result
       try {
-        result = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }))
+        result = await this.client.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }))
       } catch (error) {
         if (isNotFound(error)) throw Object.assign(new Error(`no such blob: ${key}`), { code: 'ENOENT', cause: error })
         throw error
@@ -152,7 +153,7 @@ export class S3BlobStore implements BlobStore {
       try {
         return await readAll(result.Body as AsyncIterable<Uint8Array>, result.ContentLength, key)
       } catch (error) {
-        if (attempt >= this.maxAttempts) throw error
+        if (attempt >= this.options.maxAttempts) throw error
         await delay(BODY_RETRY_DELAY_MS * attempt)
       }
     }
@@ -161,7 +162,7 @@ export class S3BlobStore implements BlobStore {
   async delete(hash: string): Promise<void> {
     // A missing key is no error to DeleteObject.
     for (const encoding of BLOB_ENCODINGS) {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(hash, encoding) }))
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(hash, encoding) }))
     }
   }
 
@@ -169,7 +170,7 @@ export class S3BlobStore implements BlobStore {
     let token: string | undefined
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix || undefined, ContinuationToken: token, MaxKeys: 1000 }),
+        new ListObjectsV2Command({ Bucket: this.options.bucket, Prefix: this.prefix || undefined, ContinuationToken: token, MaxKeys: 1000 }),
       )
       // Keys come in byte order, so `{hash}`, `{hash}.br` and `{hash}.gz` arrive side by side,
       // as the sweep's grouping expects.
@@ -203,13 +204,13 @@ export class S3BlobStore implements BlobStore {
     const key = this.prefix + file.name
     const head = await this.head(key)
     if (!head || (head.LastModified?.getTime() ?? 0) >= beforeMs) return false
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }))
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: key }))
     return true
   }
 
   /** Rejects unless the bucket answers with these credentials: for the readiness probe. */
   async check(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
+    await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }))
   }
 
   /** Every put is done when it resolves: nothing runs in the background. */
@@ -222,7 +223,7 @@ export class S3BlobStore implements BlobStore {
 
   private async head(key: string): Promise<HeadObjectCommandOutput | null> {
     try {
-      return await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }))
+      return await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }))
     } catch (error) {
       if (isNotFound(error)) return null
       throw error

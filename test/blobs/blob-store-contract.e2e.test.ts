@@ -15,7 +15,7 @@ import { after, before, describe, test } from 'node:test'
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import type { BlobEncoding, BlobFile, BlobStore } from '../../src/blobs/blob-store.ts'
 import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
-import { S3BlobStore } from '../../src/blobs/s3-blob-store.ts'
+import { S3_REQUEST_ATTEMPTS, S3BlobStore } from '../../src/blobs/s3-blob-store.ts'
 import { sha256 } from '../helpers/factories.ts'
 import { startTestS3, type TestS3 } from '../helpers/s3.ts'
 
@@ -231,7 +231,7 @@ blobStoreContract(
   's3',
   async () => {
     const server = await sharedS3()
-    const store = new S3BlobStore({ ...server, forcePathStyle: true, prefix: 'contract' })
+    const store = new S3BlobStore({ ...server, forcePathStyle: true, prefix: 'contract', maxAttempts: S3_REQUEST_ATTEMPTS })
     return { store, close: async () => store.close() }
   },
   { touchDelayMs: 2_100 },
@@ -380,8 +380,8 @@ describe('S3 blob store', () => {
   })
 
   test('prefixes keep stores apart in one bucket, and keys that are not blobs are not listed', async () => {
-    const a = new S3BlobStore({ ...server, forcePathStyle: true, prefix: 'tenant-a' })
-    const b = new S3BlobStore({ ...server, forcePathStyle: true, prefix: 'tenant-b/' })
+    const a = new S3BlobStore({ ...server, forcePathStyle: true, prefix: 'tenant-a', maxAttempts: S3_REQUEST_ATTEMPTS })
+    const b = new S3BlobStore({ ...server, forcePathStyle: true, prefix: 'tenant-b/', maxAttempts: S3_REQUEST_ATTEMPTS })
     const raw = new S3Client({ endpoint: server.endpoint, region: server.region, credentials: server.credentials, forcePathStyle: true })
     try {
       const x = blob(100)
@@ -404,7 +404,7 @@ describe('S3 blob store', () => {
 
   test('check() passes for the bucket and fails for a missing one', async () => {
     await store.check()
-    const missing = new S3BlobStore({ ...server, bucket: 'no-such-bucket', forcePathStyle: true, maxAttempts: 1 })
+    const missing = new S3BlobStore({ ...server, bucket: 'no-such-bucket', forcePathStyle: true, prefix: '', maxAttempts: 1 })
     try {
       await assert.rejects(missing.check())
     } finally {

@@ -57,41 +57,34 @@ const sessionId = (secret: string): string => createHash('sha256').update(secret
 const WRONG_CREDENTIALS = 'The email or the password is not right.'
 
 export class AccountsService {
-  private readonly users: UsersService
-  private readonly sessions: SessionsRepository
-  private readonly throttle: GuessThrottle
-  private readonly apps: ConnectedApps
-  private readonly invitations: Invitations
-  readonly signup: Signup
-
   /** `throttle` counts wrong sign-ins and password changes over a window of THROTTLE_WINDOW_MS. */
-  constructor(options: {
-    users: UsersService
-    sessions: SessionsRepository
-    throttle: GuessThrottle
-    apps: ConnectedApps
-    invitations: Invitations
-    signup: Signup
-  }) {
-    this.users = options.users
-    this.sessions = options.sessions
-    this.throttle = options.throttle
-    this.apps = options.apps
-    this.invitations = options.invitations
-    this.signup = options.signup
+  constructor(
+    private readonly options: {
+      users: UsersService
+      sessions: SessionsRepository
+      throttle: GuessThrottle
+      apps: ConnectedApps
+      invitations: Invitations
+      signup: Signup
+    },
+  ) {}
+
+  /** Whether people may create accounts on the web site. */
+  get signup(): Signup {
+    return this.options.signup
   }
 
   async signUp(input: { email: string; password: string; name?: string }, client: ClientInfo): Promise<OpenedSession> {
     if (this.signup === 'closed') throw new AppError('SIGNUP_CLOSED', 'Sign-up is closed on this Plinth; ask its administrator for an account.')
     await this.assertNotThrottled([addressSubject(client.address)])
     try {
-      const user = await this.users.create(input)
+      const user = await this.options.users.create(input)
       return this.open(user, client)
     } catch (error) {
       // A taken address counts as a failure of the client's address, so probing for accounts
       // through the sign-up form is throttled like guessing passwords.
       if (error instanceof AppError && error.fields?.email === EMAIL_REGISTERED) {
-        await this.throttle.recordFailure([addressSubject(client.address)])
+        await this.options.throttle.recordFailure([addressSubject(client.address)])
       }
       throw error
     }
@@ -104,13 +97,13 @@ export class AccountsService {
   async signIn(email: string, password: string, client: ClientInfo): Promise<OpenedSession> {
     const subjects = [emailSubject(email), addressSubject(client.address)]
     await this.assertNotThrottled(subjects)
-    const user = await this.users.findByEmail(email)
+    const user = await this.options.users.findByEmail(email)
     const matches = await verifyPassword(password, user?.password_hash ?? (await decoyPasswordHash()))
     if (!user || !matches) {
-      await this.throttle.recordFailure(subjects)
+      await this.options.throttle.recordFailure(subjects)
       throw new AppError('SIGN_IN_FAILED', WRONG_CREDENTIALS, { fields: { email: WRONG_CREDENTIALS } })
     }
-    await this.throttle.clear(emailSubject(email))
+    await this.options.throttle.clear(emailSubject(email))
     return this.open(user, client)
   }
 
@@ -118,27 +111,27 @@ export class AccountsService {
   async resolve(secret: string | undefined): Promise<Account | null> {
     if (!secret || secret.length !== SECRET_LENGTH || !/^[A-Za-z0-9]+$/.test(secret)) return null
     const id = sessionId(secret)
-    const row = await this.sessions.find(id)
+    const row = await this.options.sessions.find(id)
     if (!row) return null
     const now = Date.now()
     if (Date.parse(row.expires_at) <= now) {
-      await this.sessions.delete(id)
+      await this.options.sessions.delete(id)
       return null
     }
     if (now - Date.parse(row.last_seen_at) > SESSION_TOUCH_MS) {
-      await this.sessions.extend(id, new Date(now).toISOString(), new Date(now + SESSION_IDLE_MS).toISOString())
+      await this.options.sessions.extend(id, new Date(now).toISOString(), new Date(now + SESSION_IDLE_MS).toISOString())
     }
     return { userId: row.user_id, email: row.email, name: row.name, sessionId: id }
   }
 
   async signOut(account: Account): Promise<void> {
-    await this.sessions.delete(account.sessionId)
+    await this.options.sessions.delete(account.sessionId)
   }
 
   /** Ends every session of the account, this one included, and disconnects its apps; how many sessions ended. */
   async signOutEverywhere(account: Account): Promise<number> {
-    await this.apps.disconnectAll(account.userId)
-    return this.sessions.deleteAllOf(account.userId)
+    await this.options.apps.disconnectAll(account.userId)
+    return this.options.sessions.deleteAllOf(account.userId)
   }
 
   /**
@@ -149,26 +142,26 @@ export class AccountsService {
   async changePassword(account: Account, current: string, next: string, client: ClientInfo): Promise<void> {
     const subjects = [emailSubject(account.email), addressSubject(client.address)]
     await this.assertNotThrottled(subjects)
-    const user = await this.users.findById(account.userId)
+    const user = await this.options.users.findById(account.userId)
     if (!user || !(await verifyPassword(current, user.password_hash))) {
-      await this.throttle.recordFailure(subjects)
+      await this.options.throttle.recordFailure(subjects)
       throw new AppError('VALIDATION_FAILED', 'The current password is not right.', { fields: { currentPassword: 'is not right' } })
     }
-    await this.users.setPassword(user.id, next)
-    await this.throttle.clear(emailSubject(account.email))
-    await this.sessions.deleteAllOf(account.userId, account.sessionId)
-    await this.apps.disconnectAll(account.userId)
+    await this.options.users.setPassword(user.id, next)
+    await this.options.throttle.clear(emailSubject(account.email))
+    await this.options.sessions.deleteAllOf(account.userId, account.sessionId)
+    await this.options.apps.disconnectAll(account.userId)
   }
 
   /** Opens a session, once the person's invitations to edit sites are taken up. */
   private async open(user: { id: string; email: string; name: string | null }, client: ClientInfo): Promise<OpenedSession> {
-    await this.invitations.acceptInvitations(user)
+    await this.options.invitations.acceptInvitations(user)
     const secret = randomBase62(SECRET_LENGTH)
     const id = sessionId(secret)
     const now = Date.now()
     const expiresAt = new Date(now + SESSION_IDLE_MS)
     const at = new Date(now).toISOString()
-    await this.sessions.insert({
+    await this.options.sessions.insert({
       id,
       user_id: user.id,
       created_at: at,
@@ -176,13 +169,13 @@ export class AccountsService {
       expires_at: expiresAt.toISOString(),
       user_agent: client.userAgent?.slice(0, 300) ?? null,
     })
-    await this.sessions.deleteExpired(at)
+    await this.options.sessions.deleteExpired(at)
     return { secret, account: { userId: user.id, email: user.email, name: user.name, sessionId: id }, expiresAt }
   }
 
   /** RATE_LIMITED with the seconds to wait when any subject has too many recent failures. */
   private async assertNotThrottled(subjects: string[]): Promise<void> {
-    const waitSeconds = await this.throttle.waitSeconds(
+    const waitSeconds = await this.options.throttle.waitSeconds(
       subjects.map((subject) => [subject, subject.startsWith('email:') ? SIGN_IN_FAILURES_PER_ACCOUNT : SIGN_IN_FAILURES_PER_ADDRESS] as const),
     )
     if (waitSeconds > 0) {

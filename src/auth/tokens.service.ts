@@ -45,14 +45,8 @@ export function tokenState(token: Pick<TokenRow, 'revoked_at' | 'expires_at'>, n
 export const tokenReaches = (access: TokenAccess, surface: Surface): boolean => access === 'both' || access === surface
 
 export class TokensService {
-  private readonly tokens: TokensRepository
-  private readonly oauth: OAuthTokens | null
-
   /** `oauth`: where OAuth access tokens are resolved; without it only personal access tokens are accepted. */
-  constructor(options: { repo: TokensRepository; oauth: OAuthTokens | null }) {
-    this.tokens = options.repo
-    this.oauth = options.oauth
-  }
+  constructor(private readonly options: { repo: TokensRepository; oauth: OAuthTokens | null }) {}
 
   /** Creates a token and returns its secret: the only time the secret exists outside the caller. */
   async create(userId: string, input: { name?: string; access?: string; expiresAt?: string | null }): Promise<{ token: string; row: TokenRow }> {
@@ -83,17 +77,17 @@ export class TokensService {
       expires_at: expiresAt,
       revoked_at: null,
     }
-    await this.tokens.insert(row)
+    await this.options.repo.insert(row)
     return { token, row }
   }
 
   list(userId: string): Promise<TokenRow[]> {
-    return this.tokens.listByUser(userId)
+    return this.options.repo.listByUser(userId)
   }
 
   /** Revokes a token: the user's own, or any (administration) when userId is null. */
   async revoke(userId: string | null, tokenId: string): Promise<void> {
-    if (!(await this.tokens.revoke(userId, tokenId, nowIso()))) {
+    if (!(await this.options.repo.revoke(userId, tokenId, nowIso()))) {
       throw new AppError('NOT_FOUND', `No live token with the id ${tokenId}.`)
     }
   }
@@ -105,13 +99,13 @@ export class TokensService {
     if (!match) return { ok: false, reason: 'invalid' }
     const token = match[1]
     if (!TOKEN_SHAPE.test(token)) return this.authenticateOAuth(token)
-    const row = await this.tokens.findByHash(hashToken(token))
+    const row = await this.options.repo.findByHash(hashToken(token))
     if (!row) return { ok: false, reason: 'invalid' }
     if (row.revoked_at) return { ok: false, reason: 'revoked' }
     const now = Date.now()
     if (row.expires_at && Date.parse(row.expires_at) <= now) return { ok: false, reason: 'expired' }
     if (!row.last_used_at || now - Date.parse(row.last_used_at) > TOUCH_INTERVAL_MS) {
-      await this.tokens.touch(row.id, new Date(now).toISOString())
+      await this.options.repo.touch(row.id, new Date(now).toISOString())
     }
     return {
       ok: true,
@@ -121,8 +115,8 @@ export class TokensService {
 
   /** An OAuth access token (sign-in from an MCP client) reaches both surfaces, as the person. */
   private async authenticateOAuth(token: string): Promise<AuthResult> {
-    if (!this.oauth || !OAUTH_TOKEN_SHAPE.test(token)) return { ok: false, reason: 'invalid' }
-    const found = await this.oauth.resolveAccessToken(token)
+    if (!this.options.oauth || !OAUTH_TOKEN_SHAPE.test(token)) return { ok: false, reason: 'invalid' }
+    const found = await this.options.oauth.resolveAccessToken(token)
     if (!found) return { ok: false, reason: 'invalid' }
     return { ok: true, principal: { userId: found.userId, email: found.email, name: found.name, tokenId: `oauth:${found.grantId}`, access: 'both' } }
   }

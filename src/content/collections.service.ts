@@ -29,19 +29,11 @@ export interface CollectionsServiceOptions {
 }
 
 export class CollectionsService {
-  private readonly repo: CollectionsRepository
-  private readonly access: WebsiteAccess
-  private readonly siteEvents: SiteEvents
-
-  constructor(options: CollectionsServiceOptions) {
-    this.repo = options.repo
-    this.access = options.access
-    this.siteEvents = options.siteEvents
-  }
+  constructor(private readonly options: CollectionsServiceOptions) {}
 
   async list(principal: Principal, websiteId: string): Promise<{ items: Collection[] }> {
     const site = await this.requireSite(principal, websiteId)
-    return { items: (await this.repo.list(site.id)).map(collectionView) }
+    return { items: (await this.options.repo.list(site.id)).map(collectionView) }
   }
 
   async get(principal: Principal, websiteId: string, name: string): Promise<Collection> {
@@ -67,10 +59,10 @@ export class CollectionsService {
       throw validationFailed({ name: `"${input.name}" is reserved for Plinth's own site paths; choose another name` })
     }
     assertFieldsValid(input.fields)
-    if ((await this.repo.count(site.id)) >= MAX_COLLECTIONS) {
+    if ((await this.options.repo.count(site.id)) >= MAX_COLLECTIONS) {
       throw new AppError('COLLECTION_LIMIT_REACHED', `This website already has ${MAX_COLLECTIONS} collections, the most it may have.`)
     }
-    const clashing = (await this.repo.livePaths(site.id)).filter((path) => collectionOwning(path, [input.name]) !== null)
+    const clashing = (await this.options.repo.livePaths(site.id)).filter((path) => collectionOwning(path, [input.name]) !== null)
     if (clashing.length > 0) {
       const shown = clashing
         .slice(0, 10)
@@ -94,14 +86,14 @@ export class CollectionsService {
       updated_at: at,
     }
     try {
-      await this.repo.insert(row)
+      await this.options.repo.insert(row)
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
       throw new AppError('COLLECTION_EXISTS', `This website already has a collection named "${input.name}".`, {
         fields: { name: 'is already used by another collection of this website' },
       })
     }
-    await this.siteEvents.siteChanged(site.slug)
+    await this.options.siteEvents.siteChanged(site.slug)
     return collectionView({ ...row, entry_count: 0 })
   }
 
@@ -120,7 +112,7 @@ export class CollectionsService {
       const typeBefore = new Map(previous.map((f) => [f.name, f.type]))
       for (const [i, field] of input.fields.entries()) {
         if (typeBefore.get(field.name) === field.type) continue
-        const holding = await this.repo.countHoldingValue(row.id, field.name)
+        const holding = await this.options.repo.countHoldingValue(row.id, field.name)
         if (holding > 0) {
           const was = typeBefore.get(field.name)
           throw new AppError(
@@ -137,20 +129,20 @@ export class CollectionsService {
       changes.fields = JSON.stringify(input.fields)
       changes.removed_fields = JSON.stringify([...removed.values()])
     }
-    await this.repo.update(row.id, changes)
-    await this.siteEvents.siteChanged(site.slug)
+    await this.options.repo.update(row.id, changes)
+    await this.options.siteEvents.siteChanged(site.slug)
     return collectionView({ ...row, ...changes })
   }
 
   private async requireSite(principal: Principal, websiteId: string): Promise<VisibleSite> {
-    const site = await this.access.findVisible(principal.userId, websiteId)
+    const site = await this.options.access.findVisible(principal.userId, websiteId)
     if (!site) throw notFound('Website')
     return site
   }
 
   private async requireRow(principal: Principal, websiteId: string, name: string): Promise<{ site: VisibleSite; row: CollectionWithCount }> {
     const site = await this.requireSite(principal, websiteId)
-    const row = await this.repo.find(site.id, name)
+    const row = await this.options.repo.find(site.id, name)
     if (!row) throw notFound(`Collection "${name}"`)
     return { site, row }
   }

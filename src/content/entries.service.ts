@@ -42,23 +42,13 @@ export interface EntriesServiceOptions {
 }
 
 export class EntriesService {
-  private readonly collections: CollectionsService
-  private readonly repo: EntriesRepository
-  private readonly media: EntryMedia
-  private readonly siteEvents: SiteEvents
-
-  constructor(options: EntriesServiceOptions) {
-    this.collections = options.collections
-    this.repo = options.repo
-    this.media = options.media
-    this.siteEvents = options.siteEvents
-  }
+  constructor(private readonly options: EntriesServiceOptions) {}
 
   async list(principal: Principal, websiteId: string, name: string, query: { cursor?: string; limit?: number }): Promise<EntryList> {
-    const collection = await this.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name)
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
     const limit = query.limit ?? ENTRY_PAGE_DEFAULT
-    const rows = await this.repo.page(collection.id, limit + 1, after)
+    const rows = await this.options.repo.page(collection.id, limit + 1, after)
     const page = rows.slice(0, limit)
     const last = page.at(-1)
     const now = nowIso()
@@ -69,28 +59,28 @@ export class EntriesService {
   }
 
   async get(principal: Principal, websiteId: string, name: string, entry: string): Promise<Entry> {
-    const collection = await this.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name)
     return entryView(collection, await this.requireEntry(collection, entry), nowIso())
   }
 
   async delete(principal: Principal, websiteId: string, name: string, entry: string): Promise<void> {
-    const collection = await this.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name)
     const row = await this.requireEntry(collection, entry)
-    if (!(await this.repo.delete(collection.id, row.id))) throw notFound(`Entry "${entry}"`)
-    await this.siteEvents.siteChanged(collection.siteSlug)
+    if (!(await this.options.repo.delete(collection.id, row.id))) throw notFound(`Entry "${entry}"`)
+    await this.options.siteEvents.siteChanged(collection.siteSlug)
   }
 
   /** Creates or replaces the entry at `slug`; sending the same entry again changes nothing. */
   async put(principal: Principal, websiteId: string, name: string, slug: string, input: EntryPut): Promise<{ status: Written['status']; entry: Entry }> {
-    const collection = await this.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name)
     const problem = slugProblem(slug)
     if (problem) throw validationFailed({ slug: problem })
     const baseProblem = baseUrlProblem(input.baseUrl)
     if (baseProblem) throw validationFailed({ baseUrl: baseProblem })
     const { baseUrl, ...item } = input
     try {
-      const written = await this.write(principal, collection, { ...item, slug }, baseUrl, await this.repo.findBySlug(collection.id, slug))
-      if (written.status !== 'unchanged') await this.siteEvents.siteChanged(collection.siteSlug)
+      const written = await this.write(principal, collection, { ...item, slug }, baseUrl, await this.options.repo.findBySlug(collection.id, slug))
+      if (written.status !== 'unchanged') await this.options.siteEvents.siteChanged(collection.siteSlug)
       return { status: written.status, entry: entryView(collection, written.row, nowIso()) }
     } catch (error) {
       if (!(error instanceof EntryFailure)) throw error
@@ -101,7 +91,7 @@ export class EntriesService {
 
   /** Writes up to 100 entries; each item gets its own result, in input order. Not all-or-nothing. */
   async upsert(principal: Principal, websiteId: string, name: string, input: EntryBatchRequest): Promise<EntryBatchResult> {
-    const collection = await this.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name)
     const baseProblem = baseUrlProblem(input.baseUrl)
     if (baseProblem) throw validationFailed({ baseUrl: baseProblem })
     const slugs = input.entries.map((item) => (typeof item.slug === 'string' ? item.slug : null))
@@ -109,7 +99,7 @@ export class EntriesService {
     for (const slug of slugs) if (slug !== null) occurrences.set(slug, (occurrences.get(slug) ?? 0) + 1)
     const stored = new Map(
       (
-        await this.repo.findBySlugs(
+        await this.options.repo.findBySlugs(
           collection.id,
           [...occurrences.keys()].filter((s) => !slugProblem(s)),
         )
@@ -157,12 +147,12 @@ export class EntriesService {
     })
     const counts = { created: 0, updated: 0, unchanged: 0, failed: 0 }
     for (const result of results) counts[result.status]++
-    if (counts.created + counts.updated > 0) await this.siteEvents.siteChanged(collection.siteSlug)
+    if (counts.created + counts.updated > 0) await this.options.siteEvents.siteChanged(collection.siteSlug)
     return { results, counts }
   }
 
   private async requireEntry(collection: LoadedCollection, entry: string): Promise<EntryRow> {
-    const row = entry.startsWith('ent_') ? await this.repo.findById(collection.id, entry) : await this.repo.findBySlug(collection.id, entry)
+    const row = entry.startsWith('ent_') ? await this.options.repo.findById(collection.id, entry) : await this.options.repo.findBySlug(collection.id, entry)
     if (!row) throw notFound(`Entry "${entry}"`)
     return row
   }
@@ -208,7 +198,7 @@ export class EntriesService {
     const hash = contentHash(collection, entry, data, publishedAt, createdAt, baseUrl)
     if (existing && existing.content_hash === hash) return { status: 'unchanged', row: existing }
 
-    const rendered = await renderEntry(this.media, principal, collection, data, baseUrl)
+    const rendered = await renderEntry(this.options.media, principal, collection, data, baseUrl)
     const stored = {
       published_at: publishedAt,
       created_at: createdAt,
@@ -223,19 +213,19 @@ export class EntriesService {
   /** Stores one prepared entry on its own. */
   private async store(collection: LoadedCollection, { slug, existing, stored }: Pending): Promise<Written> {
     if (existing) {
-      await this.repo.replace(existing.id, stored)
+      await this.options.repo.replace(existing.id, stored)
       return { status: 'updated', row: { ...existing, ...stored } }
     }
     const row: EntryRow = { id: newId('ent'), collection_id: collection.id, slug, ...stored }
     try {
-      await this.repo.insert(row)
+      await this.options.repo.insert(row)
       return { status: 'created', row }
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
       // A concurrent request created the same slug first: replace it, as putEntry promises.
-      const winner = await this.repo.findBySlug(collection.id, slug)
+      const winner = await this.options.repo.findBySlug(collection.id, slug)
       if (!winner) throw error
-      await this.repo.replace(winner.id, stored)
+      await this.options.repo.replace(winner.id, stored)
       return { status: 'updated', row: { ...winner, ...stored } }
     }
   }
@@ -264,7 +254,7 @@ export class EntriesService {
       existing ? { ...existing, ...stored } : { id: newId('ent'), collection_id: collection.id, slug, ...stored },
     )
     try {
-      await this.repo.writeMany(
+      await this.options.repo.writeMany(
         rows.filter((_, i) => !items[i]!.existing),
         rows.filter((_, i) => items[i]!.existing),
       )

@@ -60,30 +60,16 @@ export interface SiteDomains {
 }
 
 export class DomainsService {
-  private readonly repo: DomainsRepository
-  private readonly sites: DomainsServiceOptions['sites']
-  private readonly rules: DomainRules
-  private readonly checker: ChallengeChecker
-  private readonly events: DomainEvents
-  private readonly scheme: string
-
-  constructor(options: DomainsServiceOptions) {
-    this.repo = options.repo
-    this.sites = options.sites
-    this.rules = options.rules
-    this.checker = options.checker
-    this.events = options.events
-    this.scheme = options.scheme
-  }
+  constructor(private readonly options: DomainsServiceOptions) {}
 
   /** A site's domains, for its owner and editors. */
   async list(principal: Principal, websiteId: string): Promise<SiteDomains> {
     const site = await this.requireVisible(principal, websiteId)
-    const rows = await this.repo.listForSite(site.id)
+    const rows = await this.options.repo.listForSite(site.id)
     return {
       site,
       domains: rows.map((row) => this.view(row)),
-      cnameTarget: `${site.slug}.${this.rules.siteDomain}`,
+      cnameTarget: `${site.slug}.${this.options.rules.siteDomain}`,
       limit: DOMAINS_PER_SITE,
       pendingClaimDays: PENDING_CLAIM_DAYS,
     }
@@ -92,17 +78,17 @@ export class DomainsService {
   /** Adds a domain to a site (owner only), pending until its TXT record is seen. */
   async add(principal: Principal, websiteId: string, input: string): Promise<CustomDomainView> {
     const site = await this.requireOwner(principal, websiteId, 'add domains')
-    const checked = checkDomain(input, this.rules)
+    const checked = checkDomain(input, this.options.rules)
     if (checked.problem !== undefined) throw validationFailed({ domain: checked.problem }, checked.problem)
     const domain = checked.domain
 
-    const held = await this.repo.find(domain)
+    const held = await this.options.repo.find(domain)
     if (held?.website_id === site.id) throw validationFailed({ domain: 'is added already' }, `${domainToUnicode(domain)} is added to this site already.`)
     const staleBefore = new Date(Date.now() - PENDING_CLAIM_DAYS * 24 * 60 * 60 * 1000).toISOString()
-    if (held && !(await this.repo.releaseStalePending(domain, site.id, staleBefore))) throw taken(domain)
+    if (held && !(await this.options.repo.releaseStalePending(domain, site.id, staleBefore))) throw taken(domain)
     // Counted before the insert, not with it: two adds to one site at the same instant may pass
     // the cap by one, which costs nothing (the cap keeps a page and a DNS zone readable).
-    if ((await this.repo.countForSite(site.id)) >= DOMAINS_PER_SITE) {
+    if ((await this.options.repo.countForSite(site.id)) >= DOMAINS_PER_SITE) {
       const message = `A site has at most ${DOMAINS_PER_SITE} custom domains; remove one to add another.`
       throw validationFailed({ domain: message }, message)
     }
@@ -118,7 +104,7 @@ export class DomainsService {
       last_error: null,
     }
     try {
-      await this.repo.insert(row)
+      await this.options.repo.insert(row)
     } catch (error) {
       // Another site claimed it between the look-up and the insert.
       if (isUniqueViolation(error)) throw taken(domain)
@@ -136,16 +122,16 @@ export class DomainsService {
     const row = await this.requireDomain(site, domain)
     if (row.verified_at !== null) return this.view(row)
 
-    const result = await this.checker.check(row.domain, row.challenge)
+    const result = await this.options.checker.check(row.domain, row.challenge)
     const at = nowIso()
     if (!result.found) {
-      await this.repo.recordCheck(row.domain, site.id, { at, verifiedAt: null, error: result.problem })
+      await this.options.repo.recordCheck(row.domain, site.id, { at, verifiedAt: null, error: result.problem })
       // The DNS not answering is not the record's fault: told apart from a missing or wrong record.
       throw new AppError(result.unreachable ? 'FETCH_FAILED' : 'VALIDATION_FAILED', result.problem, { fields: { domain: result.problem } })
     }
-    if (!(await this.repo.recordCheck(row.domain, site.id, { at, verifiedAt: at, error: null }))) throw notFound('Domain')
+    if (!(await this.options.repo.recordCheck(row.domain, site.id, { at, verifiedAt: at, error: null }))) throw notFound('Domain')
     // Every instance reads the domain's mapping again (and forgets the host parses it remembered).
-    await this.events.domainChanged(row.domain)
+    await this.options.events.domainChanged(row.domain)
     return this.view({ ...row, verified_at: at, last_checked_at: at, last_error: null })
   }
 
@@ -153,8 +139,8 @@ export class DomainsService {
   async remove(principal: Principal, websiteId: string, domain: string): Promise<void> {
     const site = await this.requireOwner(principal, websiteId, 'remove domains')
     const row = await this.requireDomain(site, domain)
-    if (!(await this.repo.delete(row.domain, site.id))) throw notFound('Domain')
-    await this.events.domainChanged(row.domain)
+    if (!(await this.options.repo.delete(row.domain, site.id))) throw notFound('Domain')
+    await this.options.events.domainChanged(row.domain)
   }
 
   private view(row: CustomDomainRow): CustomDomainView {
@@ -164,7 +150,7 @@ export class DomainsService {
       displayName: domainToUnicode(row.domain) || row.domain,
       status: verified ? 'verified' : 'pending',
       record: { name: challengeRecordName(row.domain), type: 'TXT', value: row.challenge },
-      url: verified ? domainUrl(row.domain, this.scheme, this.rules) : null,
+      url: verified ? domainUrl(row.domain, this.options.scheme, this.options.rules) : null,
       createdAt: row.created_at,
       verifiedAt: row.verified_at,
       lastCheckedAt: row.last_checked_at,
@@ -173,16 +159,16 @@ export class DomainsService {
   }
 
   private async requireVisible(principal: Principal, websiteId: string): Promise<DomainSite> {
-    return domainSite(await requireVisibleSite(this.sites, principal, websiteId))
+    return domainSite(await requireVisibleSite(this.options.sites, principal, websiteId))
   }
 
   private async requireOwner(principal: Principal, websiteId: string, action: string): Promise<DomainSite> {
-    return domainSite(await requireOwnedSite(this.sites, principal, websiteId, action))
+    return domainSite(await requireOwnedSite(this.options.sites, principal, websiteId, action))
   }
 
   private async requireDomain(site: DomainSite, domain: string): Promise<CustomDomainRow> {
     const name = requestedHost(domain)
-    const row = name === null ? undefined : await this.repo.find(name)
+    const row = name === null ? undefined : await this.options.repo.find(name)
     if (!row || row.website_id !== site.id) throw notFound('Domain')
     return row
   }

@@ -11,25 +11,17 @@ export interface UploadReader {
 
 /** importAsset: one image into a site's library, by URL or from an upload. */
 export class AssetsService {
-  private readonly access: WebsiteAccess
-  private readonly library: AssetLibrary
-  private readonly uploads: UploadReader
-
-  constructor(options: { access: WebsiteAccess; library: AssetLibrary; uploads: UploadReader }) {
-    this.access = options.access
-    this.library = options.library
-    this.uploads = options.uploads
-  }
+  constructor(private readonly options: { access: WebsiteAccess; library: AssetLibrary; uploads: UploadReader }) {}
 
   async importAsset(principal: Principal, websiteId: string, input: ImportAssetRequest): Promise<LibraryAsset> {
     // Owners and editors alike; a site the caller cannot see does not exist for them.
-    const site = await this.access.findVisible(principal.userId, websiteId)
+    const site = await this.options.access.findVisible(principal.userId, websiteId)
     if (!site) throw notFound('Website')
     if ((input.url === undefined) === (input.uploadId === undefined)) {
       const why = input.url === undefined ? 'give either url or uploadId' : 'give url or uploadId, not both'
       throw validationFailed({ url: why, uploadId: why }, `Import one image: ${why}.`)
     }
-    if (input.url !== undefined) return this.library.importFromUrl(site.id, null, input.url)
+    if (input.url !== undefined) return this.options.library.importFromUrl(site.id, null, input.url)
     return this.importUpload(principal, site.id, null, input.uploadId as string)
   }
 
@@ -39,7 +31,7 @@ export class AssetsService {
    * on uploadId, as are an expired or incomplete upload and bytes that are not an accepted image.
    */
   async importUpload(principal: Principal, websiteId: string, collectionId: string | null, uploadId: string): Promise<LibraryAsset> {
-    const upload = await this.uploads.readUpload(principal, uploadId)
-    return this.library.importFromBytes(websiteId, collectionId, upload.bytes, { filename: upload.filename ?? undefined })
+    const upload = await this.options.uploads.readUpload(principal, uploadId)
+    return this.options.library.importFromBytes(websiteId, collectionId, upload.bytes, { filename: upload.filename ?? undefined })
   }
 }

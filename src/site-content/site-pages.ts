@@ -141,21 +141,11 @@ export interface SitePagesSources {
 }
 
 export class SitePages {
-  private readonly repo: SiteContentRepository
-  private readonly collections: CollectionsRepository
-  private readonly entries: EntriesRepository
-  private readonly assets: AssetsRepository
-
-  constructor(sources: SitePagesSources) {
-    this.repo = sources.live
-    this.collections = sources.collections
-    this.entries = sources.entries
-    this.assets = sources.assets
-  }
+  constructor(private readonly sources: SitePagesSources) {}
 
   /** When the next scheduled entry goes live (ms since epoch), Infinity when none is scheduled. */
   async validUntil(websiteId: string, now: string): Promise<number> {
-    const next = await this.repo.nextScheduled(websiteId, now)
+    const next = await this.sources.live.nextScheduled(websiteId, now)
     return next === null ? Number.POSITIVE_INFINITY : Date.parse(next)
   }
 
@@ -165,14 +155,14 @@ export class SitePages {
    */
   async build(site: Site, route: Exclude<ContentRoute, { kind: 'asset' }>, now: string): Promise<Built | { redirect: string } | 'own' | null> {
     if (route.kind === 'sitemap') return this.sitemap(site, now)
-    const row = await this.collections.find(site.websiteId, route.collection)
+    const row = await this.sources.collections.find(site.websiteId, route.collection)
     if (!row) return null
     if (route.kind === 'redirect') return { redirect: `/${row.name}` }
     const fields = parseFields(row.fields)
     const collection = collectionContext(row, fields)
     const siteContext = { slug: site.slug, url: site.origin }
     if (route.kind === 'entry') {
-      const entry = await this.entries.findBySlug(row.id, route.slug)
+      const entry = await this.sources.entries.findBySlug(row.id, route.slug)
       // A scheduled entry is not on the site until its publishedAt.
       if (!entry || entry.published_at > now) return null
       const context = { site: siteContext, collection, entry: entryContext(site, row, fields, entry) }
@@ -180,10 +170,10 @@ export class SitePages {
       return { contentType: 'text/html; charset=utf-8', body: checked(html, template, `${row.name}-${entry.slug}`) }
     }
     if (route.kind === 'list') {
-      const total = await this.repo.countLive(row.id, now)
+      const total = await this.sources.live.countLive(row.id, now)
       const pages = Math.max(1, Math.ceil(total / PAGE_SIZE))
       if (route.page > pages) return null
-      const rows = await this.repo.live(row.id, now, PAGE_SIZE, (route.page - 1) * PAGE_SIZE)
+      const rows = await this.sources.live.live(row.id, now, PAGE_SIZE, (route.page - 1) * PAGE_SIZE)
       const link = (page: number) => (page === 1 ? collection.url : `${collection.url}?page=${page}`)
       const pagination = {
         page: route.page,
@@ -197,7 +187,7 @@ export class SitePages {
       const { html, template } = await (await site.templates()).render(`${row.name}-list.html`, DEFAULT_LIST_TEMPLATE, context)
       return { contentType: 'text/html; charset=utf-8', body: checked(html, template, row.name) }
     }
-    const rows = await this.repo.live(row.id, now, FEED_SIZE)
+    const rows = await this.sources.live.live(row.id, now, FEED_SIZE)
     const image = fields.find((f) => f.type === 'image')?.name
     const rich = fields.filter((f) => f.type === 'richText').map((f) => f.name)
     const entries: FeedEntry[] = rows.map((e) => {
@@ -238,8 +228,8 @@ export class SitePages {
         const page = path === 'index.html' ? '' : path.endsWith('/index.html') ? path.slice(0, -'index.html'.length) : path.slice(0, -'.html'.length)
         urls.push({ loc: `${site.origin}/${page}` })
       }
-    for (const name of (await this.collections.namesOf(site.websiteId)).sort()) urls.push({ loc: `${site.origin}/${name}` })
-    for (const e of await this.repo.liveSlugs(site.websiteId, now, Math.max(0, SITEMAP_LIMIT - urls.length))) {
+    for (const name of (await this.sources.collections.namesOf(site.websiteId)).sort()) urls.push({ loc: `${site.origin}/${name}` })
+    for (const e of await this.sources.live.liveSlugs(site.websiteId, now, Math.max(0, SITEMAP_LIMIT - urls.length))) {
       urls.push({ loc: `${site.origin}/${e.name}-${e.slug}`, lastmod: e.updatedAt })
     }
     if (own === null) return { contentType: 'application/xml; charset=utf-8', body: Buffer.from(sitemap(urls.slice(0, SITEMAP_LIMIT)), 'utf8') }
@@ -249,7 +239,7 @@ export class SitePages {
 
   /** A library image of this website, when the URL's extension is the one its library URL has. */
   async asset(websiteId: string, hash: string, ext: string): Promise<{ hash: string; contentType: string; size: number } | null> {
-    const row = await this.assets.findServed(websiteId, hash, ext)
+    const row = await this.sources.assets.findServed(websiteId, hash, ext)
     if (!row) return null
     return { hash: row.hash, contentType: row.content_type, size: Number(row.size) }
   }

@@ -35,29 +35,17 @@ export interface UploadedFile {
 }
 
 export class UploadsService implements ContentReferences {
-  private readonly baseUrl: string
-  private readonly repo: UploadsRepository
-  private readonly blobs: BlobStore
-  private readonly blobRows: BlobsRepository
-  private readonly secrets: ServerSecrets
-  private readonly blobVariants: BlobVariants
-
   /** `baseUrl`: the API origin that signed upload URLs point at. */
-  constructor(options: {
-    baseUrl: string
-    repo: UploadsRepository
-    blobs: BlobStore
-    blobRows: BlobsRepository
-    blobVariants: BlobVariants
-    secrets: ServerSecrets
-  }) {
-    this.blobVariants = options.blobVariants
-    this.secrets = options.secrets
-    this.baseUrl = options.baseUrl
-    this.repo = options.repo
-    this.blobs = options.blobs
-    this.blobRows = options.blobRows
-  }
+  constructor(
+    private readonly options: {
+      baseUrl: string
+      repo: UploadsRepository
+      blobs: BlobStore
+      blobRows: BlobsRepository
+      blobVariants: BlobVariants
+      secrets: ServerSecrets
+    },
+  ) {}
 
   async create(principal: Principal, input: CreateUploadsRequest): Promise<CreateUploadsResult> {
     const now = Date.now()
@@ -76,13 +64,13 @@ export class UploadsService implements ContentReferences {
       created_at: new Date(now).toISOString(),
       completed_at: null,
     }))
-    await this.repo.deleteExpired(principal.userId, nowIso())
-    await this.repo.insert(rows)
-    const key = await this.secrets.key('upload_url_key')
+    await this.options.repo.deleteExpired(principal.userId, nowIso())
+    await this.options.repo.insert(rows)
+    const key = await this.options.secrets.key('upload_url_key')
     return {
       uploads: rows.map((row) => ({
         uploadId: row.id,
-        uploadUrl: signedUploadUrl(this.baseUrl, key, row.id, expiresAtMs),
+        uploadUrl: signedUploadUrl(this.options.baseUrl, key, row.id, expiresAtMs),
         method: 'PUT' as const,
         headers: (row.content_type ? { 'Content-Type': row.content_type } : {}) as Record<string, string>,
         expiresAt,
@@ -93,7 +81,7 @@ export class UploadsService implements ContentReferences {
 
   /** The PUT of an upload's bytes: the signed URL is the credential, the size must be exact. */
   async receive(uploadId: string, query: { expires?: string; signature?: string }, body: UploadBody): Promise<UploadContentResult> {
-    const url = checkUploadUrl(await this.secrets.key('upload_url_key'), uploadId, query.expires, query.signature, Date.now())
+    const url = checkUploadUrl(await this.options.secrets.key('upload_url_key'), uploadId, query.expires, query.signature, Date.now())
     if (!url.ok && url.reason === 'expired') {
       throw new AppError(
         'UPLOAD_URL_EXPIRED',
@@ -105,7 +93,7 @@ export class UploadsService implements ContentReferences {
         'UPLOAD_URL_INVALID',
         'This upload URL is not valid: use the uploadUrl returned by createUploads exactly as given, query string included.',
       )
-    const upload = await this.repo.find(uploadId)
+    const upload = await this.options.repo.find(uploadId)
     if (!upload) throw new AppError('NOT_FOUND', 'Upload not found.')
     if (upload.status === 'complete') throw uploadCompleted()
 
@@ -114,30 +102,40 @@ export class UploadsService implements ContentReferences {
     if (body.contentLength !== null && body.contentLength < size) throw wrongSize(size, body.contentLength)
     const bytes = await readExactly(body.chunks, size)
     const sha256 = createHash('sha256').update(bytes).digest('hex')
-    await storeBlob(this.blobs, this.blobRows, this.blobVariants, sha256, bytes, contentTypeFor(upload.filename ?? '', upload.content_type ?? undefined))
+    await storeBlob(
+      this.options.blobs,
+      this.options.blobRows,
+      this.options.blobVariants,
+      sha256,
+      bytes,
+      contentTypeFor(upload.filename ?? '', upload.content_type ?? undefined),
+    )
     const at = nowIso()
-    if (!(await this.repo.complete(upload.id, sha256, at, new Date(Date.now() + UPLOAD_RETENTION_MS).toISOString()))) throw uploadCompleted()
+    if (!(await this.options.repo.complete(upload.id, sha256, at, new Date(Date.now() + UPLOAD_RETENTION_MS).toISOString()))) throw uploadCompleted()
     return { uploadId: upload.id, sha256, size }
   }
 
   /** The bytes of a completed, unexpired upload of the caller (for importAsset). */
   async readUpload(principal: Principal, uploadId: string): Promise<UploadedFile> {
-    const [upload] = await this.repo.findOwned(principal.userId, [uploadId])
+    const [upload] = await this.options.repo.findOwned(principal.userId, [uploadId])
     const state = upload ? stateOf(upload, nowIso()) : undefined
     if (!state || state.state === 'expired') {
       throw validationFailed({ uploadId: state ? 'has expired; upload the file again' : 'is not a known upload of yours' })
     }
     if (state.state === 'incomplete') throw validationFailed({ uploadId: 'has no bytes yet: PUT them to its uploadUrl first' })
-    return { bytes: await this.blobs.get(state.sha256), contentType: upload!.content_type, filename: upload!.filename }
+    return { bytes: await this.options.blobs.get(state.sha256), contentType: upload!.content_type, filename: upload!.filename }
   }
 
   async uploadsOf(userId: string, uploadIds: string[]): Promise<Map<string, UploadState>> {
     const now = nowIso()
-    return new Map((await this.repo.findOwned(userId, uploadIds)).map((row) => [row.id, stateOf(row, now)]))
+    return new Map((await this.options.repo.findOwned(userId, uploadIds)).map((row) => [row.id, stateOf(row, now)]))
   }
 
   async usableHashes(userId: string, hashes: string[]): Promise<Set<string>> {
-    const [published, uploaded] = await Promise.all([this.repo.publishedHashes(userId, hashes), this.repo.uploadedHashes(userId, hashes, nowIso())])
+    const [published, uploaded] = await Promise.all([
+      this.options.repo.publishedHashes(userId, hashes),
+      this.options.repo.uploadedHashes(userId, hashes, nowIso()),
+    ])
     return new Set([...published, ...uploaded])
   }
 }

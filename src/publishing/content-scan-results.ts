@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { PublishViolation } from '../core/errors.ts'
-import type { TextScan } from './authoring-rules.ts'
+import type { TextScan } from './content-rules.ts'
 import { isWellFormed } from './bundle-paths.ts'
 
 /** Results a server keeps at most, least recently used dropped first: the texts of a few thousand sites, in a few MiB. */

@@ -16,7 +16,7 @@ import os from 'node:os'
 import type { PublishViolation } from '../core/errors.ts'
 import { CONTENT_SCAN_MEMORY_MB, CONTENT_SCAN_TIME_LIMIT_MS } from '../core/limits.ts'
 import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
-import type { TextScan } from './authoring-rules.ts'
+import type { TextScan } from './content-rules.ts'
 import { quoted } from '../core/text.ts'
 
 export interface ContentScanPoolOptions extends WorkerPoolOptions {

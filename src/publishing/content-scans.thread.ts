@@ -5,7 +5,7 @@
  * would count it.
  */
 import type { PublishViolation } from '../core/errors.ts'
-import { scanText, scanTexts, type TextScan } from './authoring-rules.ts'
+import { scanText, scanTexts, type TextScan } from './content-rules.ts'
 
 scanText({ path: 'warm-up.html', contentType: 'text/html', text: '<!doctype html><title>t</title><style>p{}</style><script>1</script>' }, 1)
 

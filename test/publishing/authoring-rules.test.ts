@@ -3,7 +3,8 @@ import { describe, test } from 'node:test'
 import type { PublishViolation } from '../../src/core/errors.ts'
 import { BUNDLE_LIMITS, type BundleLimits } from '../../src/core/limits.ts'
 import { SITE_POLICY } from '../../src/core/site-policy.ts'
-import { type BundleFileInput, checkBundle, contentTypeFor } from '../../src/publishing/authoring-rules.ts'
+import { type BundleFileInput, checkBundle } from '../../src/publishing/authoring-rules.ts'
+import { contentTypeFor } from '../../src/publishing/content-rules.ts'
 
 const INDEX = { path: 'index.html', content: '<!doctype html><title>Home</title><p>Hello</p>' }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
-import { scanText } from '../../src/publishing/authoring-rules.ts'
+import { scanText } from '../../src/publishing/content-rules.ts'
 import { batchesOf, CONTENT_SCAN_BATCH_CHARS, ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
 
 const page = (path: string, body: string) => ({ path, contentType: 'text/html', text: `<!doctype html><title>${path}</title>${body}` })

@@ -1,0 +1,86 @@
+/**
+ * The content rules of one file, chosen by its content type (contentTypeFor): text/html ->
+ * html-rules; image/svg+xml and application/xhtml+xml -> html-rules in XML mode; text/css ->
+ * css-rules; JavaScript types -> js-rules. A file under `_templates/` is also parsed as a Liquid
+ * template (template-rules), and `_redirects` and `_headers` at the bundle root are checked as
+ * serving rules, whatever their type. Pure and synchronous: the publish pipeline runs these in
+ * worker threads (content-scans.pool.ts), checkBundle on the calling thread.
+ */
+import { lookup } from 'mime-types'
+import type { PublishViolation } from '../core/errors.ts'
+import type { Emit } from './bundle-paths.ts'
+import { scanCss } from './css-rules.ts'
+import { HEADERS_FILE, parseHeaders } from './header-rules.ts'
+import { scanMarkup } from './html-rules.ts'
+import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
+import { parseRedirects, REDIRECTS_FILE, type RuleViolation } from './redirect-rules.ts'
+import { isTemplateFile, scanTemplate } from './template-rules.ts'
+import { ViolationCollector } from './violation-caps.ts'
+
+/** A file's text that the content rules read (html-rules, css-rules, js-rules, template-rules). */
+export interface TextScan {
+  path: string
+  contentType: string
+  text: string
+}
+
+/** Codes the content rules report that refuse nothing: they become warnings. */
+export const WARNING_CODES: ReadonlySet<string> = new Set(['MIXED_CONTENT', 'UNSAFE_EVAL', 'EXTERNAL_MANIFEST'])
+
+/** The type of a site's pages: TOO_MANY_PAGES counts files of it. */
+export const HTML_CONTENT_TYPE = 'text/html'
+const MARKUP_XML = new Set(['image/svg+xml', 'application/xhtml+xml'])
+
+/**
+ * The content type a file is served with: the override's bare type (parameters such as
+ * "; charset=utf-8" dropped, lowercased) when given, else inferred from the extension, else
+ * application/octet-stream.
+ */
+export function contentTypeFor(path: string, override?: string): string {
+  if (override !== undefined) {
+    const bare = override.split(';')[0]!.trim().toLowerCase()
+    if (bare !== '') return bare
+  }
+  const inferred = lookup(path)
+  return inferred === false ? 'application/octet-stream' : inferred.toLowerCase()
+}
+
+/** Whether the content rules read files of this type (so their bytes are needed). */
+function needsScanning(contentType: string): boolean {
+  return contentType === HTML_CONTENT_TYPE || MARKUP_XML.has(contentType) || contentType === 'text/css' || JS_CONTENT_TYPES.has(contentType)
+}
+
+/**
+ * Whether the rules read this file's text: by its type (needsScanning), as a template, or as the
+ * serving configuration at the bundle root (`_redirects`, `_headers`), whatever its type.
+ */
+export function readsText(path: string, contentType: string): boolean {
+  return needsScanning(contentType) || isTemplateFile(path, contentType) || path === REDIRECTS_FILE || path === HEADERS_FILE
+}
+
+/** scanText on each text, on the calling thread (the pipeline runs it in worker threads). */
+export function scanTexts(scans: readonly TextScan[], limit: number): PublishViolation[][] {
+  return scans.map((scan) => scanText(scan, limit))
+}
+
+/**
+ * The content rules on one file's text: what they report, at most `limit` of a code beyond the
+ * first, violations and warnings capped apart (a page of many warnings keeps all its violations).
+ */
+export function scanText(scan: TextScan, limit: number): PublishViolation[] {
+  const violations = new ViolationCollector(limit)
+  const warnings = new ViolationCollector(limit)
+  const emit: Emit = (v) => (WARNING_CODES.has(v.code) ? warnings : violations).add(v)
+  const { text, path, contentType } = scan
+  if (contentType === HTML_CONTENT_TYPE) scanMarkup(text, path, false, emit)
+  else if (MARKUP_XML.has(contentType)) scanMarkup(text, path, true, emit)
+  else if (contentType === 'text/css') scanCss(text, path, path, emit)
+  else if (JS_CONTENT_TYPES.has(contentType)) scanJs(text, path, path, emit)
+  if (isTemplateFile(path, contentType)) scanTemplate(text, path, emit)
+  if (path === REDIRECTS_FILE) parseRedirects(text).violations.forEach((v) => emit(withoutLine(v)))
+  else if (path === HEADERS_FILE) parseHeaders(text).violations.forEach((v) => emit(withoutLine(v)))
+  return [...violations.list, ...warnings.list]
+}
+
+/** The interface's PublishViolation has no line field: the line is in `detail` and `message`. */
+const withoutLine = ({ code, path, detail, message }: RuleViolation): PublishViolation => ({ code, path, detail, message })

@@ -1,9 +1,10 @@
 /**
  * The shape of src/, checked on every run: imports point down the layers (docs/architecture.md),
- * no folder grows past a fifth of the code, and test/ mirrors src/.
+ * no folder grows past a fifth of the code, no source file past MAX_FILE_LINES lines, and test/
+ * mirrors src/.
  */
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { describe, test } from 'node:test'
 import ts from 'typescript'
@@ -57,27 +58,53 @@ function layerOf(file: string): Layer {
   return layer
 }
 
+/** Modules of src/, in every folder: TypeScript, and the JavaScript a worker thread starts from. */
+const SOURCE_FILE = /\.(ts|js)$/
+
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true })
     .map((f) => path.join(dir, String(f)))
-    .filter((f) => f.endsWith('.ts') && statSync(f).isFile())
+    .filter((f) => SOURCE_FILE.test(f) && statSync(f).isFile())
+    .sort()
 }
 
-/** The project files a file imports (type-only imports included: they couple layers too). */
-function importsOf(file: string): string[] {
-  const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
-  return info.importedFiles
-    .map((i) => i.fileName)
-    .filter((spec) => spec.startsWith('.'))
-    .map((spec) => path.resolve(path.dirname(file), spec))
+const isFile = (file: string): boolean => existsSync(file) && statSync(file).isFile()
+
+/**
+ * The file a relative import names, as TypeScript resolves it: `x.js` stands for `x.ts`, `x` for
+ * `x.ts` or `x/index.ts`. When none exists the path itself is kept (`.js` read as `.ts`), so the
+ * layer it points into is still known.
+ */
+function resolveImport(from: string, specifier: string, exists: (file: string) => boolean): string {
+  const target = path.resolve(path.dirname(from), specifier)
+  const asTypeScript = target.replace(/\.js$/, '.ts')
+  const candidates = [asTypeScript, target, `${target}.ts`, `${target}.js`, path.join(target, 'index.ts'), path.join(target, 'index.js')]
+  return candidates.find(exists) ?? asTypeScript
 }
 
-/** The imports of a file that point at a higher layer than its own. */
+/**
+ * The project files a module imports: static imports and re-exports, type-only ones (they couple
+ * layers too), `import()` and `typeof import()`, and `require()`.
+ */
+function importsIn(file: string, source: string, exists: (file: string) => boolean): string[] {
+  return ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map((i) => i.fileName)
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) => resolveImport(file, specifier, exists))
+}
+
+const importsOf = (file: string): string[] => importsIn(file, readFileSync(file, 'utf8'), isFile)
+
+/** The imports of a file that point at a higher layer than its own, or out of src/ altogether. */
 function upwardImports(file: string, targets: string[]): string[] {
   const from = layerOf(file)
-  return targets
-    .filter((target) => LAYERS.indexOf(layerOf(target)) > LAYERS.indexOf(from))
-    .map((target) => `${path.relative(SRC, file)} (${from}) imports ${path.relative(SRC, target)} (${layerOf(target)})`)
+  return targets.flatMap((target) => {
+    const relative = path.relative(SRC, target)
+    if (relative.startsWith('..')) return [`${path.relative(SRC, file)} (${from}) imports ${path.relative(ROOT, target)}, outside src/`]
+    const to = layerOf(target)
+    return LAYERS.indexOf(to) > LAYERS.indexOf(from) ? [`${path.relative(SRC, file)} (${from}) imports ${relative} (${to})`] : []
+  })
 }
 
 /** Features that sit under the others: accounts are what sign-in, tokens and sites build on, so they import no other feature. */
@@ -92,7 +119,17 @@ function featureImportsOfBase(file: string, targets: string[]): string[] {
     .map((target) => `${path.relative(SRC, file)} imports ${path.relative(SRC, target)}`)
 }
 
-const lines = (file: string): number => readFileSync(file, 'utf8').split('\n').length
+/** Lines of a text as `wc -l` counts them, a last line without its newline included. */
+const lineCount = (text: string): number => (text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0))
+const lines = (file: string): number => lineCount(readFileSync(file, 'utf8'))
+
+/** A source file longer than this holds more than one job: split it by job. */
+const MAX_FILE_LINES = 400
+
+/** The files over MAX_FILE_LINES, each with its count. */
+function overLineLimit(counted: ReadonlyArray<readonly [file: string, lines: number]>): string[] {
+  return counted.filter(([, n]) => n > MAX_FILE_LINES).map(([file, n]) => `src/${path.relative(SRC, file)}: ${n} lines`)
+}
 
 describe('architecture', () => {
   const files = sourceFiles(SRC)
@@ -115,6 +152,48 @@ describe('architecture', () => {
     ])
     assert.deepEqual(upwardImports(at('content/entries.service.ts'), [at('mcp/tool-definition.ts'), at('compose.ts')]).length, 2)
     assert.deepEqual(upwardImports(at('content/content.tools.ts'), [at('mcp/tool-definition.ts'), at('content/entries.service.ts')]), [])
+    assert.deepEqual(upwardImports(at('core/errors.ts'), [path.join(ROOT, 'test/helpers/server.ts')]), [
+      'core/errors.ts (infrastructure) imports test/helpers/server.ts, outside src/',
+    ])
+  })
+
+  test('the import reader finds every form of a relative import, resolved to its file', () => {
+    const at = (file: string) => path.join(SRC, file)
+    const existing = new Set(
+      ['websites/websites.repository.ts', 'websites/websites.routes.ts', 'web/index.ts', 'compose.ts', 'mcp/mcp.server.ts', 'cli/main.ts'].map(at),
+    )
+    const source = [
+      "import { WebsitesRepository } from '../websites/websites.repository.ts'",
+      "import type { Routes } from '../websites/websites.routes.js'",
+      "export * from '../web'",
+      "const { compose } = await import('../compose.js')",
+      "type Server = typeof import('../mcp/mcp.server')",
+      "const cli = require('../cli/main.js')",
+      "import { readFile } from 'node:fs'",
+      "import { Kysely } from 'kysely'",
+    ].join('\n')
+    const file = at('publishing/publish-pipeline.ts')
+    const targets = importsIn(file, source, (f) => existing.has(f))
+    assert.deepEqual(
+      targets.map((target) => path.relative(SRC, target)),
+      ['websites/websites.repository.ts', 'websites/websites.routes.ts', 'web/index.ts', 'compose.ts', 'mcp/mcp.server.ts', 'cli/main.ts'],
+    )
+    assert.deepEqual(
+      upwardImports(file, targets).map((found) => found.split(' imports ')[1]),
+      [
+        'websites/websites.repository.ts (feature)',
+        'websites/websites.routes.ts (surface)',
+        'web/index.ts (surface)',
+        'compose.ts (composition)',
+        'mcp/mcp.server.ts (surface)',
+        'cli/main.ts (start-up)',
+      ],
+    )
+    // A file that is not there is still placed in its layer: `.js` is read as its `.ts` source.
+    assert.deepEqual(
+      importsIn(file, "import('../web/dashboard.routes.js')", () => false),
+      [at('web/dashboard.routes.ts')],
+    )
   })
 
   test('users/ imports no other feature', () => {
@@ -140,6 +219,23 @@ describe('architecture', () => {
     }
     const large = [...byFolder].filter(([, n]) => n > total / 5).map(([folder, n]) => `src/${folder}: ${n} of ${total} lines`)
     assert.deepEqual(large, [])
+  })
+
+  test(`no source file of src/ is over ${MAX_FILE_LINES} lines`, () => {
+    assert.deepEqual(overLineLimit(files.map((file) => [file, lines(file)])), [])
+  })
+
+  test('the line check lists each long file with its count', () => {
+    assert.deepEqual([lineCount(''), lineCount('a'), lineCount('a\n'), lineCount('a\nb'), lineCount('a\n\nb\n')], [0, 1, 1, 2, 3])
+    const at = (file: string) => path.join(SRC, file)
+    assert.deepEqual(
+      overLineLimit([
+        [at('a.ts'), MAX_FILE_LINES + 1],
+        [at('b/c.ts'), MAX_FILE_LINES],
+        [at('d/e.ts'), 1200],
+      ]),
+      [`src/a.ts: ${MAX_FILE_LINES + 1} lines`, 'src/d/e.ts: 1200 lines'],
+    )
   })
 
   test('test/ mirrors src/: each test folder is named after a folder or entry file of src/', () => {

@@ -74,8 +74,8 @@ function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => 
 }
 
 /**
- * The blob store the settings choose: files under the data dir (those of the earlier two-level
- * layout moved first, see FsBlobStore), or an S3-compatible bucket.
+ * The blob store the settings choose: files under the data dir (a store laid out in two levels of
+ * folders is moved to one first, see FsBlobStore), or an S3-compatible bucket.
  */
 async function openBlobStore(config: Config, log: Logger): Promise<BlobStore> {
   if (config.s3 === null) {
@@ -84,7 +84,7 @@ async function openBlobStore(config: Config, log: Logger): Promise<BlobStore> {
     if (moved > 0) log.info({ moved }, `blob store: moved ${moved} files from the earlier two-level folders (blobs/ab/cd/) to blobs/ab/`)
     return store
   }
-  // Loaded only here: the AWS SDK is about a tenth of the heap of an instance that does not use it.
+  // Loaded only here: an instance that keeps its blobs on the filesystem never holds the AWS SDK.
   const { S3BlobStore, S3_REQUEST_ATTEMPTS } = await import('./blobs/s3-blob-store.ts')
   const { bucket, region, endpoint, forcePathStyle, prefix } = config.s3
   // Credentials come from the SDK's default chain (the standard AWS variables, profiles, roles).

@@ -24,10 +24,9 @@ export function worthCompressing(size: number, contentType: string): boolean {
 /**
  * Precompressed variants for serving, computed once per blob (on the libuv pool, so several files
  * compress in parallel), after the publish that stored it has answered (blob-variants.ts) and for
- * each rendered content page. The qualities weigh the CPU of a busy server against bytes sent: on
- * the benchmark's 550 KB of HTML, CSS and JS, Brotli 5 takes 12 ms for 20.4% of the bytes where 9
- * took 89 ms for 19.5%, and gzip 6 takes 12 ms for 21.0% where 9 took 17 ms for 20.9%; on real
- * pages, scripts and stylesheets (620 KB) Brotli 5 keeps 22.0% where 3 keeps 24.9%.
+ * each rendered content page. The qualities weigh the CPU of a busy server against bytes sent:
+ * Brotli 5 and gzip 6 save nearly all that their highest levels save for a fraction of the CPU,
+ * and Brotli 5 clearly more than 3 (docs/benchmarks.md#what-the-design-rests-on).
  */
 export async function compressVariants(bytes: Buffer, contentType: string): Promise<Variants> {
   if (!worthCompressing(bytes.length, contentType)) return { br: null, gzip: null }

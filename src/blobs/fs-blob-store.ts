@@ -13,8 +13,8 @@ const FAN_OUT = /^[0-9a-f]{2}$/
  * to a temp file, are fsynced, renamed, and the folder fsynced, variants alike.
  *
  * One level of folders, not two (`ab/cd/`, as the bucket's keys are): with 65,536 folders nearly
- * every blob of a young store made a folder of its own, and making folders while a publish's
- * fsyncs commit is what cost its writes most (docs/benchmarks.md). A store written with two
+ * every blob of a young store needs a folder of its own, and making folders while a publish's
+ * fsyncs commit is the costliest part of its writes (docs/benchmarks.md). A store laid out in two
  * levels is moved to one at start (moveTwoLevelBlobs).
  *
  * The temp file of a put is, when one is ready, a spare file: an empty file the store made ahead
@@ -32,7 +32,7 @@ export class FsBlobStore implements BlobStore {
   }
 
   /**
-   * Moves every file of the earlier two-level layout (`ab/cd/{name}`) to `ab/{name}` and removes
+   * Moves every file of the two-level layout (`ab/cd/{name}`) to `ab/{name}` and removes
    * the emptied folders; the number of files moved. Run at start, before the store is used: a blob
    * left below `ab/cd/` would be neither served nor swept. A name taken in `ab/` already holds the
    * same bytes (a blob is named by them), so the moved file replaces it. Each move is a rename, so

@@ -58,9 +58,9 @@ export const S3_REQUEST_ATTEMPTS = 5
  * SDK's retries end once an answer's headers arrive, so get() itself fetches again a body that
  * fails after them (cut short, stalled), within the same number of tries.
  *
- * Checksums: since SDK 3.729 the client adds a CRC32 header to every upload and asks for one on
- * every download. Several S3-compatible servers refused those headers (Cloudflare R2 answered
- * 501 NotImplemented), so they are sent only where an operation requires them. Uploads lose
+ * Checksums: the client (SDK 3.729 and later) adds a CRC32 header to every upload and asks for one
+ * on every download by default. Some S3-compatible servers refuse those headers (Cloudflare R2
+ * answers 501 NotImplemented), so they are sent only where an operation requires them. Uploads lose
  * nothing: a Buffer body is signed with its SHA-256 (`x-amz-content-sha256`), which the server
  * checks.
  *

@@ -1,8 +1,8 @@
 /**
  * Empty files a filesystem blob store makes ahead for its puts to write into. Creating a file is
  * most of what a publish's writes cost the kernel (finding a free inode: ext4 walks the group's
- * bitmap, past every inode freed in the last minute), so a publish that writes into files made
- * beforehand ends its writes about a third sooner (docs/benchmarks.md). The work is the same, done
+ * bitmap, past every inode freed in the last minute), so a put writes into a file made beforehand
+ * and a publish's writes do no creating (the gain: docs/benchmarks.md). The work is the same, done
  * in the quiet after a publish, as its compressed variants are.
  *
  * Each store keeps its own in `{store}/spare/{pid}-{random}/`, made again 100 ms after its last

@@ -271,8 +271,8 @@ export class EntriesService {
 /**
  * The most characters of rows (their data and rendered JSON) one transaction of a batch writes. On
  * SQLite the driver is synchronous, so a transaction holds the event loop for as long as its writes
- * take: a batch of maximal rich-text entries (about 4 MB of rows) written in one held every other
- * request for about 40 ms. A batch of ordinary entries (100 of about 2 KB) is one transaction.
+ * take: a batch of maximal rich-text entries is written in several, the event loop let go between
+ * them, and a batch of ordinary entries (100 of a few KB) in one (docs/benchmarks.md).
  */
 export const TRANSACTION_MAX_CHARS = 512 * 1024
 

@@ -136,9 +136,9 @@ const markdown = new MarkdownIt({ html: false, linkify: false, typographer: fals
 type Purifier = ReturnType<typeof createDOMPurify>
 
 /**
- * One jsdom window and one purifier for the whole process, made on first use: building a window
- * costs milliseconds and loading jsdom half a second, which a process that never renders rich text
- * (the admin CLI, a server that only serves) should not pay at start.
+ * One jsdom window and one purifier for the whole process, made on first use: loading jsdom and
+ * building a window are costly, and a process that never renders rich text (the admin CLI, a
+ * server that only serves) does not pay for them at start.
  */
 let sanitizer: { purifier: Purifier; resetListeners(): void } | null = null
 
@@ -264,7 +264,7 @@ function sanitize(html: string, rewrite: ((src: string) => string) | null): Rend
  * is left to enforce is the policy on the attributes it sets, applied here to its tokens with the
  * same rules as the sanitizer hook: only allowlisted attributes (table cells lose their `style`),
  * links to http(s)/mailto/relative targets (rel added on external ones), safe image sources (an
- * unsafe image is dropped whole). A jsdom pass costs milliseconds per article; this, microseconds.
+ * unsafe image is dropped whole), so markdown never pays for a jsdom pass.
  */
 function renderMarkdown(source: string): RenderedRichText {
   const env = {}

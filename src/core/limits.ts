@@ -84,8 +84,9 @@ export const TEXT_FIELD_DEFAULT_MAX = 10_000
 
 /**
  * Longest rich-text source (markdown or HTML) accepted, in characters: four times a very long
- * article, and what a worker renders in under 2 s within its memory even when the markup is
- * nothing but tiny elements (docs/architecture.md has the measurements).
+ * article, and short enough that a worker renders it well within RICH_TEXT_TIME_LIMIT_MS and
+ * RICH_TEXT_MEMORY_MB even when the markup is nothing but tiny elements
+ * (docs/benchmarks.md#rich-text-limits has the measurements).
  */
 export const RICH_TEXT_MAX_CHARS = 250_000
 

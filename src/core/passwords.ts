@@ -1,6 +1,6 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
 
-/** scrypt's memory-hard cost: 16 MiB and ~50 ms a hash, on the libuv thread pool (never the event loop). */
+/** scrypt's memory-hard cost: 16 MiB a hash (128 * N * r bytes), on the libuv thread pool (never the event loop). */
 const PARAMS = { N: 16384, r: 8, p: 1, keylen: 64 }
 /** Parameters a stored hash may name; anything costlier is refused rather than computed. */
 const MAX_N = 1 << 20

@@ -14,12 +14,11 @@
  * process running the sources through tsx (tests, development) has its threads register tsx.
  *
  * Threads start on demand and stop after `idleTimeoutMs` without a task, the last one too. A pool
- * made for a server keeps them THREAD_IDLE_MS: a thread that waits costs the event loop nothing
- * (serving measured the same with a content-scan thread alive or stopped), but its start costs
- * the first task about 0.2 to 0.5 s, and for some seconds after a start the thread's own warm-up
- * takes CPU from serving. An agent's publishes and edits come seconds to minutes apart, so they
- * find their threads started; a longer quiet gives the memory back (about 40 MiB a content-scan
- * thread or template thread, 70 MiB a rich-text thread).
+ * made for a server keeps them THREAD_IDLE_MS: a thread that waits costs the event loop nothing,
+ * but its start delays the first task, and for some seconds after a start the thread's own
+ * warm-up takes CPU from serving. An agent's publishes and edits come seconds to minutes apart, so
+ * they find their threads started; a longer quiet gives the memory back
+ * (docs/benchmarks.md#what-the-design-rests-on has the figures).
  */
 import { MessageChannel } from 'node:worker_threads'
 import { Piscina } from 'piscina'
@@ -47,9 +46,9 @@ export class WorkerTaskStopped extends Error {
 
 /**
  * How long a thread may take to start before its task is given up on. A start loads the
- * renderer's libraries (and tsx, running from the sources; about a second on an idle machine), at
- * the threads' lowered priority: on a machine whose cores are busy it has been seen to take over
- * ten seconds, so the bound is wide.
+ * renderer's libraries (and tsx, running from the sources) at the threads' lowered priority, so on
+ * a machine whose cores are busy it takes many times what it takes on an idle one: the bound is
+ * wide (docs/benchmarks.md#what-the-design-rests-on).
  */
 const THREAD_START_MS = 120_000
 

@@ -4,7 +4,8 @@
  * the largest part of a start's CPU after loading the modules; most routes of an instance are not
  * answered for minutes after it starts, many never. Compiled here by Fastify's own compiler (the
  * package Fastify depends on, resolved from Fastify's folder), with the same schemas and options,
- * so an answer is serialized exactly as before; only its first use pays for the compile.
+ * so an answer is serialized exactly as Fastify's own compile at start would; only its first use
+ * pays for the compile.
  */
 import { createRequire } from 'node:module'
 import type { FastifyServerOptions } from 'fastify'

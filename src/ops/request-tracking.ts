@@ -61,7 +61,7 @@ export function trackFastifyRequests(app: FastifyInstance, metrics: Metrics): vo
  * adds `X-Request-Id` to the header list it is written with. The site server writes each answer
  * with one precomputed header array, node:http's fast path; a header set beforehand with
  * setHeader would turn that into a merge, header by header, with every name and value checked
- * again, which cost a warm site request about a tenth of its time.
+ * again, taking every warm site request off that fast path (docs/benchmarks.md).
  */
 export class PlinthResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
   /** Set for requests answered before Fastify (Fastify gives its replies the header itself). */

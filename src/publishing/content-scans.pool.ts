@@ -1,16 +1,15 @@
 /**
  * The content rules of a publish (HTML, SVG, CSS, JavaScript and template checks) run in a pool of
- * worker threads, never on the event loop: a bundle's texts are megabytes of untrusted input that
- * the parsers take tens to hundreds of milliseconds over, and the server must go on answering
- * everyone else meanwhile. Running apart also lets a publish hash and store its bytes while its
- * texts are checked.
+ * worker threads, never on the event loop: a bundle's texts are megabytes of untrusted input,
+ * costly to parse, and the server must go on answering everyone else meanwhile. Running apart also
+ * lets a publish hash and store its bytes while its texts are checked.
  *
  * A publish's texts go to the threads in a few batches of files, one per thread for an ordinary
  * bundle, not one task per file: between two tasks a thread waits for the event loop to hand it
- * the next, and during a publish the event loop is busy hashing and storing, so twenty small files
- * sent one by one took several times their checking time. A batch stopped by its time or memory
- * limit has its files checked again one by one, so only a file over the limit on its own fails
- * (CONTENT_TOO_COMPLEX, naming it), never the process.
+ * the next, and during a publish the event loop is busy hashing and storing, so small files sent
+ * one by one would wait far longer than their checks take (docs/benchmarks.md). A batch stopped by
+ * its time or memory limit has its files checked again one by one, so only a file over the limit
+ * on its own fails (CONTENT_TOO_COMPLEX, naming it), never the process.
  */
 import os from 'node:os'
 import type { PublishViolation } from '../core/errors.ts'
@@ -25,9 +24,9 @@ export interface ContentScanPoolOptions extends WorkerPoolOptions {
 }
 
 /**
- * About the most characters of text a server's batch holds: checking them takes tens of
- * milliseconds, far inside the time limit, so a batch is in practice stopped only for a file that
- * its own check would not fit in either.
+ * About the most characters of text a server's batch holds: checking them fits far inside the time
+ * limit, so a batch is in practice stopped only for a file that its own check would not fit in
+ * either.
  */
 export const CONTENT_SCAN_BATCH_CHARS = 512 * 1024
 

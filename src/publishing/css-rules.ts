@@ -10,8 +10,8 @@
  */
 
 // css-tree's tokenizer and value helpers alone: its main entry also builds the CSS lexer from its
-// syntax data as it loads, which the rules never use and which took about 200 ms of every start
-// of a process or content-scan thread.
+// syntax data as it loads, which the rules never use and which would lengthen every start of a
+// process or content-scan thread (docs/benchmarks.md#what-the-design-rests-on).
 import { tokenize, tokenTypes } from 'css-tree/tokenizer'
 import { ident, string as cssString, url as cssUrl } from 'css-tree/utils'
 import { type Emit, isExternalUrl, isPlainHttpUrl, snippet } from './bundle-paths.ts'

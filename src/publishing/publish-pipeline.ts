@@ -71,8 +71,8 @@ const WRITE_CONCURRENCY = 64
 
 /**
  * Bytes hashed between two turns of the event loop. Parsing, decoding and hashing a maximal
- * bundle hold the event loop for tens of milliseconds; run back to back for several bundles that
- * arrived together, they kept every other request waiting up to 300 ms (docs/benchmarks.md). A
+ * bundle are long stretches of work; run back to back for several bundles that arrive together,
+ * they would keep every other request waiting for all of them (docs/benchmarks.md). A
  * publish lets the event loop go after its body is parsed, after decoding, and after each slice
  * of hashing, so no stretch is longer than one of these steps.
  */

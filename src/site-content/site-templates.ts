@@ -164,8 +164,8 @@ export class SiteTemplates implements TemplateRenderer {
   private readonly parsed = new Map<string, Parsed | { error: unknown }>()
   /**
    * Bytes of heap the templates may take once parsed, for the bound of the templates a thread keeps:
-   * their text twice (UTF-16), and about 1.2 KB for each tag or output (measured: 1 MB of nothing
-   * but `{{ entry.title }}` takes 68 MB parsed).
+   * their text twice (UTF-16), and 1,200 bytes for each tag or output, what the densest template
+   * takes once parsed (docs/benchmarks.md#what-the-design-rests-on).
    */
   readonly weight: number
 

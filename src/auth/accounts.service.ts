@@ -11,7 +11,7 @@ import { randomBase62 } from '../core/ids.ts'
 import { SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS } from '../core/limits.ts'
 import { EMAIL_REGISTERED, type UsersService } from '../users/users.service.ts'
 import { decoyPasswordHash, verifyPassword } from '../core/passwords.ts'
-import type { GuessThrottle } from './guess-throttle.ts'
+import { type GuessThrottle, throttled } from './guess-throttle.ts'
 import type { SessionsRepository } from './sessions.repository.ts'
 
 /** A session ends after this long unused; each use (at most every few minutes) extends it. */
@@ -178,12 +178,7 @@ export class AccountsService {
     const waitSeconds = await this.options.throttle.waitSeconds(
       subjects.map((subject) => [subject, subject.startsWith('email:') ? SIGN_IN_FAILURES_PER_ACCOUNT : SIGN_IN_FAILURES_PER_ADDRESS] as const),
     )
-    if (waitSeconds > 0) {
-      const minutes = Math.ceil(waitSeconds / 60)
-      throw new AppError('RATE_LIMITED', `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-        headers: { 'Retry-After': String(waitSeconds) },
-      })
-    }
+    if (waitSeconds > 0) throw throttled('Too many failed sign-ins', waitSeconds)
   }
 }
 

@@ -7,6 +7,7 @@
  * per client address (oauth/oauth.guards.ts), editor invitations per owner
  * (websites/members.service.ts).
  */
+import { AppError } from '../core/errors.ts'
 import { nowIso } from '../core/ids.ts'
 import type { SessionsRepository } from './sessions.repository.ts'
 
@@ -39,3 +40,13 @@ export class GuessThrottle {
     await this.failures.clearFailures(subject)
   }
 }
+
+/** When a throttled subject may try again, in the words of a message: "Try again in 3 minutes." */
+export function tryAgainIn(waitSeconds: number): string {
+  const minutes = Math.ceil(waitSeconds / 60)
+  return `Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`
+}
+
+/** RATE_LIMITED for a subject that must wait: what it did too often, when to try again, and the wait in seconds. */
+export const throttled = (reason: string, waitSeconds: number): AppError =>
+  new AppError('RATE_LIMITED', `${reason}. ${tryAgainIn(waitSeconds)}`, { retryAfterSeconds: waitSeconds })

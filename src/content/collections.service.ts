@@ -40,7 +40,7 @@ export class CollectionsService {
     return collectionView((await this.requireRow(principal, websiteId, name)).row)
   }
 
-  /** The collection an entry operation works on; 404 when the site or the collection is not visible. */
+  /** The collection an entry operation works on; NOT_FOUND when the site or the collection is not visible. */
   async load(principal: Principal, websiteId: string, name: string): Promise<LoadedCollection> {
     const { site, row } = await this.requireRow(principal, websiteId, name)
     return {

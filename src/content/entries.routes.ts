@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { principalOf } from '../auth/auth.http.ts'
+import { principalOf } from '../auth/auth.routes.ts'
 import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, ID_MAX_CHARS, MAX_BATCH } from '../core/limits.ts'
 import { PageQuery, ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'

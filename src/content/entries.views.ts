@@ -28,7 +28,7 @@ const ENTRY_ID = /^ent_[A-Za-z0-9]{22}$/
 
 export const encodeCursor = (row: EntryPosition): string => Buffer.from(JSON.stringify([row.publishedAt, row.id])).toString('base64url')
 
-/** The position a cursor stands for; 422 for anything this API did not hand out. */
+/** The position a cursor stands for; VALIDATION_FAILED for anything this API did not hand out. */
 export function decodeCursor(cursor: string): EntryPosition {
   const bad = validationFailed({ cursor: 'is not a cursor returned by this listing (pass nextCursor unchanged)' })
   let parsed: unknown

@@ -1,7 +1,9 @@
 /**
- * One error model for every surface. Services throw AppError with a stable code; the HTTP error
- * handler renders it as the envelope {error:{code,message,fields?,violations?}} and MCP tools turn
- * it into an isError result with the same content.
+ * One error model for every surface. Services throw AppError with a stable code and the data a
+ * caller acts on (fields, violations, when to retry); they know no HTTP status or header. The HTTP
+ * error handler (http/errors.http.ts) renders it as the envelope {error:{code,message,fields?,
+ * violations?}} with its status and headers, and MCP tools turn it into an isError result with the
+ * same content.
  */
 
 export interface PublishViolation {
@@ -11,64 +13,76 @@ export interface PublishViolation {
   detail?: string
 }
 
-/** Every error code Plinth returns, with its HTTP status. */
-export const ERROR_STATUS = {
-  BAD_REQUEST: 400,
-  INVALID_JSON: 400,
-  AUTH_REQUIRED: 401,
-  SIGN_IN_FAILED: 401,
-  TOKEN_NOT_ALLOWED: 403,
-  SIGNUP_CLOSED: 403,
-  ORIGIN_NOT_ALLOWED: 403,
-  OWNER_ONLY: 403,
-  WEBSITE_LIMIT_REACHED: 403,
-  COLLECTION_LIMIT_REACHED: 403,
-  UPLOAD_URL_INVALID: 403,
-  UPLOAD_URL_EXPIRED: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  SLUG_TAKEN: 409,
-  COLLECTION_EXISTS: 409,
-  COLLECTION_CONFLICT: 409,
-  FIELD_IN_USE: 409,
-  PROMOTE_CONFLICT: 409,
-  UPLOAD_COMPLETED: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  VALIDATION_FAILED: 422,
-  PUBLISH_INVALID: 422,
-  FETCH_FAILED: 422,
-  IMAGE_IMPORT_FAILED: 422,
-  RICH_TEXT_TOO_COSTLY: 422,
-  RATE_LIMITED: 429,
-  INTERNAL: 500,
-} as const
+/** Every error code Plinth returns; its HTTP status is the HTTP layer's (http/error-status.ts). */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'INVALID_JSON'
+  | 'AUTH_REQUIRED'
+  | 'SIGN_IN_FAILED'
+  | 'TOKEN_NOT_ALLOWED'
+  | 'SIGNUP_CLOSED'
+  | 'ORIGIN_NOT_ALLOWED'
+  | 'OWNER_ONLY'
+  | 'WEBSITE_LIMIT_REACHED'
+  | 'COLLECTION_LIMIT_REACHED'
+  | 'UPLOAD_URL_INVALID'
+  | 'UPLOAD_URL_EXPIRED'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'SLUG_TAKEN'
+  | 'COLLECTION_EXISTS'
+  | 'COLLECTION_CONFLICT'
+  | 'FIELD_IN_USE'
+  | 'PROMOTE_CONFLICT'
+  | 'UPLOAD_COMPLETED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'VALIDATION_FAILED'
+  | 'PUBLISH_INVALID'
+  | 'FETCH_FAILED'
+  | 'IMAGE_IMPORT_FAILED'
+  | 'RICH_TEXT_TOO_COSTLY'
+  | 'RATE_LIMITED'
+  | 'INTERNAL'
 
-export type ErrorCode = keyof typeof ERROR_STATUS
+/** A rate limit as a caller may be told it: which policy, its quota per window, and where the caller stands. */
+export interface RateLimitState {
+  /** The policy's name, such as `publish`. */
+  policy: string
+  /** What the policy allows per window. */
+  limit: number
+  /** What the caller has left in the current window. */
+  remaining: number
+  windowSeconds: number
+  /** Seconds until the window frees one again. */
+  resetSeconds: number
+}
 
 export interface AppErrorOptions {
   fields?: Record<string, string>
   violations?: PublishViolation[]
-  /** Extra response headers (Retry-After, WWW-Authenticate, Allow...). */
-  headers?: Record<string, string>
+  /** For RATE_LIMITED: seconds until a retry may succeed. */
+  retryAfterSeconds?: number
+  /** For RATE_LIMITED by a named policy: the policy and the caller's state under it. */
+  rateLimit?: RateLimitState
   cause?: unknown
 }
 
 export class AppError extends Error {
   readonly code: ErrorCode
-  readonly status: number
   readonly fields?: Record<string, string>
   readonly violations?: PublishViolation[]
-  readonly headers?: Record<string, string>
+  readonly retryAfterSeconds?: number
+  readonly rateLimit?: RateLimitState
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.name = 'AppError'
     this.code = code
-    this.status = ERROR_STATUS[code]
     this.fields = options.fields
     this.violations = options.violations
-    this.headers = options.headers
+    this.retryAfterSeconds = options.retryAfterSeconds
+    this.rateLimit = options.rateLimit
   }
 
   /** The envelope body, identical for REST and MCP. */

@@ -6,6 +6,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, type ErrorCode } from '../core/errors.ts'
 import { MAX_ERROR_FIELDS } from '../core/limits.ts'
 import { clipped } from '../core/text.ts'
+import { statusOf } from './error-status.ts'
+import { rateLimitHeaders } from './rate-limit-headers.ts'
 
 interface AjvIssue {
   instancePath: string
@@ -86,9 +88,31 @@ export function toAppError(error: FastifyError): AppError | null {
 /** What a fault of ours is answered with; the fault itself is logged, never shown. */
 export const internalError = (): AppError => new AppError('INTERNAL', 'Something went wrong on our side. The error was logged; retry later.')
 
+/**
+ * An AppError raised by the HTTP layer itself with headers only HTTP has (WWW-Authenticate, Allow):
+ * what an authentication hook or the router answers, never a service.
+ */
+export class HttpError extends AppError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly headers: Readonly<Record<string, string>>,
+  ) {
+    super(code, message)
+  }
+}
+
+/** The response headers an error is answered with: when to retry, the rate limit's state, and an HttpError's own. */
+export function errorHeaders(error: AppError): Record<string, string> {
+  return {
+    ...(error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) }),
+    ...(error.rateLimit ? rateLimitHeaders(error.rateLimit) : {}),
+    ...(error instanceof HttpError ? error.headers : {}),
+  }
+}
+
 function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  if (error.headers) reply.headers(error.headers)
-  return reply.code(error.status).type('application/json; charset=utf-8').send(error.toEnvelope())
+  return reply.code(statusOf(error)).headers(errorHeaders(error)).type('application/json; charset=utf-8').send(error.toEnvelope())
 }
 
 /**
@@ -150,7 +174,7 @@ export function registerErrorHandling(app: FastifyInstance, options: ErrorHandli
         url,
         config: { wrongMethod: true },
         schema: { hide: true },
-        handler: (_request, reply) => sendError(reply, new AppError('METHOD_NOT_ALLOWED', `This path accepts ${allow} only.`, { headers: { Allow: allow } })),
+        handler: (_request, reply) => sendError(reply, new HttpError('METHOD_NOT_ALLOWED', `This path accepts ${allow} only.`, { Allow: allow })),
       })
     }
   })

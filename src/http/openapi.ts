@@ -1,7 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { TOKEN_SCOPE } from '../core/enums.ts'
-import { ERROR_STATUS, type ErrorCode } from '../core/errors.ts'
+import type { ErrorCode } from '../core/errors.ts'
 import { MAX_COLLECTIONS } from '../core/limits.ts'
+import { ERROR_STATUS } from './error-status.ts'
 
 /** Declared on the bearer scheme and in each operation's security requirement (OpenAPI 3.1 allows role names there for non-OAuth schemes). */
 export { TOKEN_SCOPE }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { principalOf } from '../auth/auth.http.ts'
+import { principalOf } from '../auth/auth.routes.ts'
 import { formatSize } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BEARER_AUTH, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'

@@ -6,7 +6,7 @@
  */
 import { isUtf8 } from 'node:buffer'
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { authenticate, principalOf } from '../auth/auth.http.ts'
+import { authenticate, principalOf } from '../auth/auth.routes.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
 import { quoted } from '../core/text.ts'

@@ -107,8 +107,7 @@ function toolResult(value: object): CallToolResult {
  */
 function toolError(error: AppError): CallToolResult {
   const envelope: { error: Record<string, unknown> } = error.toEnvelope()
-  const retryAfter = Number(error.headers?.['Retry-After'])
-  if (error.code === 'RATE_LIMITED' && Number.isFinite(retryAfter)) envelope.error.retryAfter = retryAfter
+  if (error.retryAfterSeconds !== undefined) envelope.error.retryAfter = error.retryAfterSeconds
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(envelope) }] }
 }
 

@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Configuration, KoaContextWithOIDC, default as Provider } from 'oidc-provider'
-import type { GuessThrottle } from '../auth/guess-throttle.ts'
+import { type GuessThrottle, tryAgainIn } from '../auth/guess-throttle.ts'
 import { escapeHtml } from '../core/html.ts'
 import { OAUTH_REGISTRATIONS_PER_ADDRESS } from '../core/limits.ts'
 import { PAGE_HEADERS, REDIRECTING_FORM_CSP } from '../http/page-headers.ts'
@@ -47,10 +47,9 @@ export async function refuseRegistration(req: IncomingMessage, res: ServerRespon
   const subject = `oauth-registration:${address}`
   const waitSeconds = await throttle.waitSeconds([[subject, OAUTH_REGISTRATIONS_PER_ADDRESS]])
   if (waitSeconds > 0) {
-    const minutes = Math.ceil(waitSeconds / 60)
     const body = JSON.stringify({
       error: 'too_many_requests',
-      error_description: `Too many client registrations from this address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      error_description: `Too many client registrations from this address. ${tryAgainIn(waitSeconds)}`,
     })
     res
       .writeHead(429, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'Retry-After': String(waitSeconds), ...PAGE_HEADERS })

@@ -7,7 +7,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { AppError } from '../core/errors.ts'
+import { HttpError } from '../http/errors.http.ts'
 import type { Metrics } from './metrics.ts'
 import { checkReadiness, type ReadinessProbes } from './readiness.ts'
 
@@ -38,8 +38,9 @@ export function operationsRoutes({ metrics, readiness, metricsToken }: Operation
 
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       if (expected !== null && !bearerMatches(request.headers.authorization, expected)) {
-        throw new AppError('AUTH_REQUIRED', 'Send the metrics token (PLINTH_METRICS_TOKEN) as "Authorization: Bearer <token>".', {
-          headers: { 'WWW-Authenticate': 'Bearer realm="metrics"', 'Cache-Control': NO_STORE },
+        throw new HttpError('AUTH_REQUIRED', 'Send the metrics token (PLINTH_METRICS_TOKEN) as "Authorization: Bearer <token>".', {
+          'WWW-Authenticate': 'Bearer realm="metrics"',
+          'Cache-Control': NO_STORE,
         })
       }
       const { contentType, body } = await metrics.exposition()

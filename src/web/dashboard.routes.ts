@@ -11,6 +11,7 @@ import type { EntriesService } from '../content/entries.service.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { AppError } from '../core/errors.ts'
 import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
+import { statusOf } from '../http/error-status.ts'
 import type { MembersService } from '../websites/members.service.ts'
 import type { SitePasswords } from '../websites/site-passwords.ts'
 import type { WebsitesService } from '../websites/websites.service.ts'
@@ -132,7 +133,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
         // Not an email, or the owner's own: said on the page, next to the form.
         const refused = fieldRefusal(error, 'email')
         if (!refused) throw error
-        return sitePage(request, reply, account, { editorError: { message: refused.message }, editorEmail: email }, refused.status)
+        return sitePage(request, reply, account, { editorError: { message: refused.message }, editorEmail: email }, statusOf(refused))
       }
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?invited=${encodeURIComponent(invited)}`, 303)
     })
@@ -161,7 +162,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       } catch (error) {
         const refused = fieldRefusal(error, 'password')
         if (!refused) throw error
-        return sitePage(request, reply, account, { passwordError: { message: refused.message } }, refused.status)
+        return sitePage(request, reply, account, { passwordError: { message: refused.message } }, statusOf(refused))
       }
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=password-set`, 303)
     })

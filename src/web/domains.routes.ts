@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
 import type { DomainsService } from '../domains/domains.service.ts'
+import { statusOf } from '../http/error-status.ts'
 import { field, fieldRefusal, principalOf, requireAccount } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
@@ -61,7 +62,7 @@ export function domainRoutes(web: WebContext, services: DomainPageServices) {
       } catch (error) {
         const refused = fieldRefusal(error, 'domain')
         if (!refused) throw error
-        return domainsPage(request, reply, account, { addError: { message: refused.message }, typedDomain: typed }, refused.status)
+        return domainsPage(request, reply, account, { addError: { message: refused.message }, typedDomain: typed }, statusOf(refused))
       }
       return reply.redirect(`${pagePath(request.params.websiteId)}?done=domain-added`, 303)
     })
@@ -75,7 +76,7 @@ export function domainRoutes(web: WebContext, services: DomainPageServices) {
       } catch (error) {
         const refused = fieldRefusal(error, 'domain')
         if (!refused) throw error
-        return domainsPage(request, reply, account, { verifyError: { message: refused.message }, checkedDomain: domain }, refused.status)
+        return domainsPage(request, reply, account, { verifyError: { message: refused.message }, checkedDomain: domain }, statusOf(refused))
       }
       return reply.redirect(`${pagePath(request.params.websiteId)}?done=domain-verified`, 303)
     })

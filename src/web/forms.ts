@@ -6,7 +6,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
 import type { Principal } from '../auth/tokens.service.ts'
 import { AppError } from '../core/errors.ts'
-import { internalError, toAppError } from '../http/errors.http.ts'
+import { statusOf } from '../http/error-status.ts'
+import { errorHeaders, internalError, toAppError } from '../http/errors.http.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
@@ -81,5 +82,6 @@ function errorPage(request: FastifyRequest, error: FastifyError) {
     request.log.error({ err: error }, 'unhandled error on a web page')
     known = internalError()
   }
-  return { status: known.status, data: { title: TITLES[known.status] ?? 'Something went wrong', lines: [known.message] }, headers: known.headers }
+  const status = statusOf(known)
+  return { status, data: { title: TITLES[status] ?? 'Something went wrong', lines: [known.message] }, headers: errorHeaders(known) }
 }

@@ -8,10 +8,10 @@
  * per owner. The administrator's `plinth site share` makes an existing account an editor at once
  * and invites an email without one.
  */
-import type { GuessThrottle } from '../auth/guess-throttle.ts'
+import { type GuessThrottle, throttled } from '../auth/guess-throttle.ts'
 import type { Principal } from '../auth/tokens.service.ts'
 import type { Role } from '../core/enums.ts'
-import { AppError, notFound, validationFailed } from '../core/errors.ts'
+import { notFound, validationFailed } from '../core/errors.ts'
 import { nowIso } from '../core/ids.ts'
 import { INVITATIONS_PER_ACCOUNT, PENDING_INVITATIONS_PER_SITE } from '../core/limits.ts'
 import { isEmailAddress, normalizeEmail } from '../users/email-address.ts'
@@ -65,12 +65,7 @@ export class MembersService {
     if (normalized === principal.email.toLowerCase()) throw validationFailed({ email: `${normalized} already owns this website` })
     const subject = `invite:${principal.userId}`
     const waitSeconds = await this.options.throttle.waitSeconds([[subject, INVITATIONS_PER_ACCOUNT]])
-    if (waitSeconds > 0) {
-      const minutes = Math.ceil(waitSeconds / 60)
-      throw new AppError('RATE_LIMITED', `Too many editors invited. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
-        headers: { 'Retry-After': String(waitSeconds) },
-      })
-    }
+    if (waitSeconds > 0) throw throttled('Too many editors invited', waitSeconds)
     await this.options.throttle.recordFailure([subject])
     if ((await this.options.sites.listMembers(site.id)).some((member) => member.email === normalized)) return normalized
     await this.invite(site.id, normalized, principal.userId)

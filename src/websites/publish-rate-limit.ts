@@ -1,22 +1,8 @@
-import { AppError } from '../core/errors.ts'
+import { AppError, type RateLimitState } from '../core/errors.ts'
 import type { Executor, WebsitesRepository } from './websites.repository.ts'
 
 const WINDOW_SECONDS = 60
-
-export interface RateLimitState {
-  limit: number
-  remaining: number
-  /** Seconds until the window frees a publish again. */
-  resetSeconds: number
-}
-
-/** IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): policy and current state. */
-export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
-  return {
-    'RateLimit-Policy': `"publish";q=${state.limit};w=${WINDOW_SECONDS}`,
-    RateLimit: `"publish";r=${state.remaining};t=${state.resetSeconds}`,
-  }
-}
+const POLICY = 'publish'
 
 /**
  * Publishes per user per sliding minute, counted from the versions table itself: the count is
@@ -34,13 +20,14 @@ export class PublishRateLimiter {
     const now = Date.now()
     const { count, oldest } = await this.repo.publishesSince(userId, new Date(now - WINDOW_SECONDS * 1000).toISOString(), db)
     const resetSeconds = oldest ? Math.max(1, Math.ceil((Date.parse(oldest) + WINDOW_SECONDS * 1000 - now) / 1000)) : WINDOW_SECONDS
+    const state = (remaining: number): RateLimitState => ({ policy: POLICY, limit: this.perMinute, remaining, windowSeconds: WINDOW_SECONDS, resetSeconds })
     if (count >= this.perMinute) {
-      const state = { limit: this.perMinute, remaining: 0, resetSeconds }
       throw new AppError('RATE_LIMITED', `Publish rate limit reached: at most ${this.perMinute} publishes per minute. Retry in ${resetSeconds} seconds.`, {
-        headers: { 'Retry-After': String(resetSeconds), ...rateLimitHeaders(state) },
+        retryAfterSeconds: resetSeconds,
+        rateLimit: state(0),
       })
     }
-    return { limit: this.perMinute, remaining: this.perMinute - count - 1, resetSeconds }
+    return state(this.perMinute - count - 1)
   }
 
   /**

@@ -46,7 +46,7 @@ export class SlugClaims {
     return ` Its normalized form "${slug}" ${why}.`
   }
 
-  /** A requested slug: 422 when malformed, 409 SLUG_TAKEN (naming a free one) when taken or reserved. */
+  /** A requested slug: VALIDATION_FAILED when malformed, SLUG_TAKEN (naming a free one) when taken or reserved. */
   async assertClaimable(slug: string): Promise<void> {
     const problem = slugProblem(slug)
     if (problem) throw validationFailed({ slug: problem })

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { principalOf } from '../auth/auth.http.ts'
+import { principalOf } from '../auth/auth.routes.ts'
 import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
-import { rateLimitHeaders } from './publish-rate-limit.ts'
+import { rateLimitHeaders } from '../http/rate-limit-headers.ts'
 import {
   JobIdParam,
   JobSchema,

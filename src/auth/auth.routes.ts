@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.ts'
 import { type Surface, TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
+import { HttpError } from '../http/errors.http.ts'
 import { type Principal, type TokensService, tokenReaches } from './tokens.service.ts'
 
 declare module 'fastify' {
@@ -32,15 +33,13 @@ export function authenticate(config: Config, tokens: TokensService, surface: Sur
     const result = await tokens.authenticate(request.headers.authorization)
     if (!result.ok) {
       const error = result.reason === 'missing' ? '' : `, error="invalid_token", error_description="${REASONS[result.reason]}"`
-      throw new AppError('AUTH_REQUIRED', REASONS[result.reason], { headers: { 'WWW-Authenticate': challenge(error) } })
+      throw new HttpError('AUTH_REQUIRED', REASONS[result.reason], { 'WWW-Authenticate': challenge(error) })
     }
     if (!tokenReaches(result.principal.access, surface)) {
-      throw new AppError(
+      throw new HttpError(
         'TOKEN_NOT_ALLOWED',
         `This token is limited to ${result.principal.access === 'mcp' ? 'the MCP server' : 'the REST API'}; mint a token with ${surface === 'mcp' ? 'MCP' : 'REST'} access.`,
-        {
-          headers: { 'WWW-Authenticate': challenge(', error="insufficient_scope"') },
-        },
+        { 'WWW-Authenticate': challenge(', error="insufficient_scope"') },
       )
     }
     request.principal = result.principal

@@ -1,0 +1,36 @@
+/** The HTTP status of each error code: the one place a code becomes a status (REST answers, web pages, OpenAPI). */
+import type { AppError, ErrorCode } from '../core/errors.ts'
+
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  INVALID_JSON: 400,
+  AUTH_REQUIRED: 401,
+  SIGN_IN_FAILED: 401,
+  TOKEN_NOT_ALLOWED: 403,
+  SIGNUP_CLOSED: 403,
+  ORIGIN_NOT_ALLOWED: 403,
+  OWNER_ONLY: 403,
+  WEBSITE_LIMIT_REACHED: 403,
+  COLLECTION_LIMIT_REACHED: 403,
+  UPLOAD_URL_INVALID: 403,
+  UPLOAD_URL_EXPIRED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  SLUG_TAKEN: 409,
+  COLLECTION_EXISTS: 409,
+  COLLECTION_CONFLICT: 409,
+  FIELD_IN_USE: 409,
+  PROMOTE_CONFLICT: 409,
+  UPLOAD_COMPLETED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_FAILED: 422,
+  PUBLISH_INVALID: 422,
+  FETCH_FAILED: 422,
+  IMAGE_IMPORT_FAILED: 422,
+  RICH_TEXT_TOO_COSTLY: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+} as const satisfies Record<ErrorCode, number>
+
+export const statusOf = (error: AppError): number => ERROR_STATUS[error.code]

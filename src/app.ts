@@ -24,6 +24,7 @@ import { assetsRoutes } from './images/assets.routes.ts'
 import { ASSET_SCHEMAS } from './images/assets.schemas.ts'
 import { imagesTools } from './images/images.tools.ts'
 import type { Logger } from './log.ts'
+import type { OAuthEndpoint } from './oauth/oauth.routes.ts'
 import { mcpRoutes } from './mcp/mcp.routes.ts'
 import type { Metrics } from './ops/metrics.ts'
 import { operationsRoutes } from './ops/ops.routes.ts'
@@ -45,6 +46,8 @@ const API_ANSWER = /^\/(?:v1|mcp)(?:[/?]|$)/
 export interface AppOptions {
   config: Config
   services: Services
+  /** The OAuth authorization server's requests, for the consent page. */
+  oauthEndpoint: OAuthEndpoint
   log: Logger
   /** Request metrics and /metrics (ops/metrics.ts). */
   metrics: Metrics
@@ -53,7 +56,7 @@ export interface AppOptions {
   serverFactory?: FastifyServerFactory
 }
 
-export async function buildApp({ config, services, log, metrics, readiness, serverFactory }: AppOptions) {
+export async function buildApp({ config, services, oauthEndpoint, log, metrics, readiness, serverFactory }: AppOptions) {
   // What a bundle may hold on this instance: the rules, the schemas, the descriptions and the body limit say the same.
   const limits = config.bundleLimits
   const bodyLimit = maxBodyBytes(limits)
@@ -91,6 +94,7 @@ export async function buildApp({ config, services, log, metrics, readiness, serv
     accounts: services.accounts,
     tokens: services.tokens,
     oauth: services.oauth,
+    oauthEndpoint,
     websites: services.websites,
     jobDetails: services.jobDetails,
     members: services.members,

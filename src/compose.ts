@@ -38,6 +38,7 @@ import { AssetsRepository } from './images/assets.repository.ts'
 import { AssetsService } from './images/assets.service.ts'
 import type { Logger } from './log.ts'
 import { OAuthRepository } from './oauth/oauth.repository.ts'
+import { OAuthEndpoint } from './oauth/oauth.routes.ts'
 import { OAuthService } from './oauth/oauth.service.ts'
 import { Metrics } from './ops/metrics.ts'
 import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from './publishing/content-scan-results.ts'
@@ -55,6 +56,7 @@ import { UploadsRepository } from './uploads/uploads.repository.ts'
 import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
 import { UsersService } from './users/users.service.ts'
+import { oauthPages } from './web/oauth-pages.ts'
 import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS, THROTTLE_WINDOW_MS } from './core/limits.ts'
 import { createPurgeHook } from './websites/purge-hook.ts'
 import { SitePasswords } from './websites/site-passwords.ts'
@@ -121,8 +123,10 @@ export interface Services {
 /** Everything one Plinth process runs on. */
 export interface Composition {
   db: Db
-  /** The OAuth authorization server for MCP clients (its endpoints are answered before Fastify). */
+  /** The OAuth authorization server for MCP clients. */
   oauth: OAuthService
+  /** Its requests: the endpoints answered before Fastify, and the consent page's interaction steps. */
+  oauthEndpoint: OAuthEndpoint
   /** The blob store, timed for the metrics. */
   blobs: BlobStore
   /** This process's Prometheus metrics (ops/metrics.ts): the blob store, publishes, the site caches and the database pool report here. */
@@ -254,9 +258,10 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     secrets,
     log,
     throttle: guesses,
-    clientAddress: clientAddressOf(config.trustProxy),
+    pages: oauthPages(config),
     fetchCa,
   })
+  const oauthEndpoint = new OAuthEndpoint({ oauth, config, clientAddress: clientAddressOf(config.trustProxy), log })
   // A server sweeps expired OAuth rows at start and hourly; a CLI command leaves that to it.
   if (options.sweepAtStart !== false) await oauth.startSweeps()
   const members = new MembersService({ sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
@@ -322,6 +327,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   return {
     db,
     oauth,
+    oauthEndpoint,
     blobs,
     metrics,
     blobVariants,

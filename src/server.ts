@@ -1,7 +1,7 @@
 /**
  * Composes Plinth and serves it from one HTTP server: requests for a site host
  * ({slug}.{site_domain}) go straight to the site server, the OAuth authorization server's
- * endpoints (/oauth/..., its metadata) to oidc-provider, the rest to Fastify. Used by main.ts and
+ * endpoints (/oauth/..., its metadata) to oidc-provider (oauth/oauth.routes.ts), the rest to Fastify. Used by main.ts and
  * by the tests, so both run exactly the same wiring.
  */
 import http from 'node:http'
@@ -23,7 +23,7 @@ export interface RunningServer extends Omit<Composition, 'close'> {
 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const composition = await compose(config, log)
-  const { siteServer, oauth, metrics } = composition
+  const { siteServer, oauthEndpoint, metrics } = composition
   metrics.collectProcessMetrics()
   // Requests answered before Fastify get their request id and are counted here; Fastify does both itself (app.ts).
   const trackSite = rawRequestTracker({ metrics, route: SITE_ROUTE })
@@ -31,6 +31,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const app: App = await buildApp({
     config,
     services: composition.services,
+    oauthEndpoint,
     log,
     metrics,
     readiness: storeProbes(composition.db, composition.blobs),
@@ -39,9 +40,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         if (siteServer.isSiteHost(req.headers.host)) {
           trackSite(req, res)
           siteServer.handle(req, res)
-        } else if (oauth.handles(req.url)) {
+        } else if (oauthEndpoint.handles(req.url)) {
           trackOAuth(req, res)
-          oauth.handle(req, res)
+          oauthEndpoint.handle(req, res)
         } else fastifyHandler(req, res)
       }),
   })

@@ -4,7 +4,7 @@
  * A subject is what is throttled: an account, a client address, a site and address together.
  * Used by sign-in and password changes (accounts.service.ts) and by site passwords
  * (websites/site-unlocks.ts). Rate limits count each attempt as one: OAuth client registrations
- * per client address (oauth/oauth.guards.ts), editor invitations per owner
+ * per client address (oauth/oauth.service.ts), editor invitations per owner
  * (websites/members.service.ts).
  */
 import { AppError } from '../core/errors.ts'

@@ -6,16 +6,19 @@
  * - one resource, `{base_url}/mcp`, required on every authorization and bound into the token as
  *   its audience (the token reaches the REST API as well, as the interface says);
  * - the person's sign-in and consent on the web site (`/connect/{uid}`), remembered per client;
+ * - client registrations counted per client address;
  * - the connected apps a person sees on the dashboard and can disconnect.
  * Public clients only: PKCE S256 is required, no client secrets are issued.
  *
  * oidc-provider and its keys are loaded on the first request that needs them (an endpoint of the
  * authorization server, the consent page, an OAuth access token presented), not at start: they
  * are a large part of a start's time and memory, and most instances see OAuth rarely or never.
+ *
+ * The requests and responses themselves are oauth.routes.ts's: it hands the library its requests
+ * and takes an interaction's details and results through it; this service decides.
  */
 import { generateKeyPairSync } from 'node:crypto'
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Configuration, JWK, KoaContextWithOIDC, default as Provider } from 'oidc-provider'
+import type { Configuration, InteractionResults, JWK, KoaContextWithOIDC, default as Provider } from 'oidc-provider'
 import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
@@ -28,11 +31,11 @@ import type { Logger } from '../log.ts'
 import { safeFetch } from '../net/safe-fetch.ts'
 import type { GuessThrottle } from '../auth/guess-throttle.ts'
 import type { OAuthTokens } from '../auth/tokens.service.ts'
-import { OAUTH_CLIENT_SWEEP_INTERVAL_MS } from '../core/limits.ts'
+import { OAUTH_CLIENT_SWEEP_INTERVAL_MS, OAUTH_REGISTRATIONS_PER_ADDRESS } from '../core/limits.ts'
 import type { UsersService } from '../users/users.service.ts'
 import { installClientRules } from './client-rules.ts'
 import { oauthAdapter, sweepExpired } from './oauth.adapter.ts'
-import { errorPage, installPageGuards, presentRequest, refuseRegistration } from './oauth.guards.ts'
+import { errorPage, installPageGuards, type OAuthPages } from './oauth.guards.ts'
 import { loadOidcProvider } from './oidc-provider.ts'
 import type { OAuthRepository } from './oauth.repository.ts'
 
@@ -50,12 +53,14 @@ const SCOPE = TOKEN_SCOPE
  * carries), and OpenID's sign-in and refresh scopes.
  */
 const OIDC_SCOPES = ['openid', 'offline_access', SCOPE]
-/** Paths the authorization server answers itself (raw Node requests, before Fastify). */
-export const OAUTH_PREFIX = '/oauth/'
-const AUTHORIZE = '/oauth/authorize'
-const REGISTER = '/oauth/register'
-const DISCOVERY = '/.well-known/openid-configuration'
-const RFC8414_DISCOVERY = '/.well-known/oauth-authorization-server'
+/** Paths of the authorization server's own endpoints and metadata (answered by oauth.routes.ts, before Fastify). */
+export const OAUTH_PATHS = {
+  prefix: '/oauth/',
+  authorize: '/oauth/authorize',
+  register: '/oauth/register',
+  discovery: '/.well-known/openid-configuration',
+  rfc8414Discovery: '/.well-known/oauth-authorization-server',
+} as const
 /** last_used_at of a connection is written at most this often. */
 const TOUCH_INTERVAL_MS = 60_000
 
@@ -67,6 +72,15 @@ export interface ConsentRequest {
   redirectHost: string
 }
 
+/** An interaction as the library tells of it: its id and the parameters of the authorization request. */
+export interface Interaction {
+  uid: string
+  params: Record<string, unknown>
+}
+
+/** The consent step's outcome: the answer for the library when the person allowed this app before, else the question to ask. */
+export type ConsentStep = { answer: InteractionResults } | { page: ConsentRequest }
+
 export interface OAuthServiceOptions {
   config: Pick<Config, 'baseUrl' | 'siteUrl' | 'fetchAllowHosts' | 'siteScheme'>
   db: Kysely<Database>
@@ -76,8 +90,8 @@ export interface OAuthServiceOptions {
   log: Logger
   /** Counts client registrations per client address (auth/guess-throttle.ts). */
   throttle: GuessThrottle
-  /** The client's address of a raw request, as the trusted proxies report it. */
-  clientAddress: (req: IncomingMessage) => string
+  /** The pages the library renders itself, as the web site draws them. */
+  pages: OAuthPages
   /** Extra trusted certificate authorities for fetching client metadata documents (tests, intranets). */
   fetchCa?: string
 }
@@ -99,7 +113,7 @@ export function newSigningJwk(modulusLength = 2048): JWK {
 }
 
 /** The authorization server, once loaded: oidc-provider's module, the provider and its request handler. */
-interface AuthorizationServer {
+export interface AuthorizationServer {
   library: Awaited<ReturnType<typeof loadOidcProvider>>
   provider: Provider
   handler: ReturnType<Provider['callback']>
@@ -119,7 +133,7 @@ export class OAuthService implements OAuthTokens {
   }
 
   /** The authorization server, loaded on first use (its keys made then on a new install); a failed load is tried again next time. */
-  private server(): Promise<AuthorizationServer> {
+  authorizationServer(): Promise<AuthorizationServer> {
     this.loading ??= this.load().catch((error: unknown) => {
       this.loading = null
       throw error
@@ -135,7 +149,7 @@ export class OAuthService implements OAuthTokens {
       loadOidcProvider(),
     ])
     const provider = new library.default(config.baseUrl, this.configuration(library, cookieKey.toString('base64url'), JSON.parse(jwk) as JWK))
-    // The forwarding headers it reads are the ones Plinth sets (oauth.guards.ts).
+    // The forwarding headers it reads are the ones Plinth sets (oauth.routes.ts).
     provider.proxy = true
     installPageGuards(provider)
     installClientRules(provider)
@@ -161,34 +175,15 @@ export class OAuthService implements OAuthTokens {
     clearInterval(this.sweeps)
   }
 
-  /** Whether a raw request is for the authorization server (its endpoints and its metadata). */
-  handles(url: string | undefined): boolean {
-    const path = (url ?? '').split('?')[0]
-    return path.startsWith(OAUTH_PREFIX) || path === DISCOVERY || path === RFC8414_DISCOVERY
-  }
-
-  /** Answers a raw request for the authorization server. RFC 8414 metadata is the OpenID one, as oidc-provider serves it. */
-  handle(req: IncomingMessage, res: ServerResponse): void {
-    const url = new URL(req.url ?? '/', 'http://plinth.invalid')
-    if (url.pathname === RFC8414_DISCOVERY) req.url = DISCOVERY
-    // A client that asks for no scope gets the only one there is, as if it had asked for it.
-    if (url.pathname === AUTHORIZE && !url.searchParams.has('scope')) {
-      url.searchParams.set('scope', SCOPE)
-      req.url = url.pathname + url.search
-    }
-    this.dispatch(req, res, url).catch((error: unknown) => {
-      this.options.log.error({ err: error }, 'OAuth request failed')
-      if (res.headersSent) return res.destroy()
-      res.writeHead(500, { 'content-type': 'application/json', 'cache-control': 'no-store' })
-      res.end(JSON.stringify({ error: 'server_error', error_description: 'The authorization server failed; try again.' }))
-    })
-  }
-
-  private async dispatch(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const address = presentRequest(req, this.view)
-    if (url.pathname === REGISTER && req.method === 'POST' && (await refuseRegistration(req, res, this.options.throttle, address))) return
-    const { handler } = await this.server()
-    await handler(req, res)
+  /**
+   * Counts a client registration from a client address: the seconds it must wait when the address
+   * made too many within the throttle window (then nothing is counted), else 0.
+   */
+  async registrationWait(address: string): Promise<number> {
+    const subject = `oauth-registration:${address}`
+    const waitSeconds = await this.options.throttle.waitSeconds([[subject, OAUTH_REGISTRATIONS_PER_ADDRESS]])
+    if (waitSeconds === 0) await this.options.throttle.recordFailure([subject])
+    return waitSeconds
   }
 
   /**
@@ -196,7 +191,7 @@ export class OAuthService implements OAuthTokens {
    * MCP resource; null for anything else (unknown, expired, revoked, another audience).
    */
   async resolveAccessToken(token: string): Promise<{ userId: string; email: string; name: string | null; grantId: string } | null> {
-    const { provider } = await this.server()
+    const { provider } = await this.authorizationServer()
     const found = await provider.AccessToken.find(token)
     if (!found || found.isExpired || !found.accountId || !found.grantId) return null
     const audience = Array.isArray(found.aud) ? found.aud : [found.aud]
@@ -212,56 +207,44 @@ export class OAuthService implements OAuthTokens {
   }
 
   /**
-   * The consent step of an interaction for a signed-in person: where the browser goes next when
-   * the person allowed this app before (nothing is asked again), else what the consent page
-   * shows. NOT_FOUND when the interaction expired or is unknown.
+   * The consent step of an interaction for a signed-in person: the library's answer when the
+   * person allowed this app before (nothing is asked again), else what the consent page shows.
+   * NOT_FOUND when the app is not registered any more.
    */
-  async consent(req: IncomingMessage, res: ServerResponse, userId: string): Promise<{ redirectTo: string } | { page: ConsentRequest }> {
-    const interaction = await this.interaction(req, res, userId)
-    if (interaction.rememberedGrant) return { redirectTo: await this.allow(req, res, userId, interaction) }
-    return { page: interaction.page }
+  async consent(interaction: Interaction, userId: string): Promise<ConsentStep> {
+    const asked = await this.asked(interaction, userId)
+    if (asked.rememberedGrant) return { answer: await this.allow(userId, asked) }
+    return { page: asked.page }
   }
 
-  /**
-   * Ends an interaction with the person's answer and returns where the browser goes next (the
-   * authorization endpoint, which then sends it back to the client).
-   */
-  async decide(req: IncomingMessage, res: ServerResponse, userId: string, allow: boolean): Promise<string> {
-    const interaction = await this.interaction(req, res, userId)
-    if (!allow) {
-      const { provider } = await this.server()
-      return provider.interactionResult(req, res, { error: 'access_denied', error_description: 'The person did not allow access.' })
-    }
-    return this.allow(req, res, userId, interaction)
+  /** The library's answer to an interaction, from the person's decision. */
+  async decide(interaction: Interaction, userId: string, allow: boolean): Promise<InteractionResults> {
+    const asked = await this.asked(interaction, userId)
+    if (!allow) return { error: 'access_denied', error_description: 'The person did not allow access.' }
+    return this.allow(userId, asked)
   }
 
   /** What an interaction asks, read once: its parameters, its app, and the person's earlier consent to that app. */
-  private async interaction(req: IncomingMessage, res: ServerResponse, userId: string) {
-    const { provider } = await this.server()
-    const details = await this.details(req, res)
-    const clientId = String(details.params.client_id)
+  private async asked(interaction: Interaction, userId: string) {
+    const { provider } = await this.authorizationServer()
+    const clientId = String(interaction.params.client_id)
     const client = await provider.Client.find(clientId)
     if (!client) throw new AppError('NOT_FOUND', 'This app is not registered any more. Start connecting again from the app.')
-    const redirectUri = String(details.params.redirect_uri ?? client.redirectUris?.[0] ?? '')
+    const redirectUri = String(interaction.params.redirect_uri ?? client.redirectUris?.[0] ?? '')
     const connection = await this.options.repo.findConnection(userId, clientId)
     const grant = connection ? await provider.Grant.find(connection.grant_id) : undefined
     const rememberedGrant = grant && grant.getResourceScopeFiltered(this.resource, [SCOPE]).length > 0 ? grant : undefined
-    const page: ConsentRequest = { uid: details.uid, clientId, clientName: client.clientName ?? clientId, redirectHost: redirectHost(redirectUri) }
-    return { details, page, rememberedGrant }
+    const page: ConsentRequest = { uid: interaction.uid, clientId, clientName: client.clientName ?? clientId, redirectHost: redirectHost(redirectUri) }
+    return { params: interaction.params, page, rememberedGrant }
   }
 
   /** Records the grant (the remembered one, widened to what this request asks) and the connection the dashboard lists. */
-  private async allow(
-    req: IncomingMessage,
-    res: ServerResponse,
-    userId: string,
-    interaction: Awaited<ReturnType<OAuthService['interaction']>>,
-  ): Promise<string> {
-    const { details, page } = interaction
-    const { provider } = await this.server()
+  private async allow(userId: string, asked: Awaited<ReturnType<OAuthService['asked']>>): Promise<InteractionResults> {
+    const { params, page } = asked
+    const { provider } = await this.authorizationServer()
     // One grant per person and app.
-    const grant = interaction.rememberedGrant ?? new provider.Grant({ accountId: userId, clientId: page.clientId })
-    const oidcScopes = String(details.params.scope ?? '')
+    const grant = asked.rememberedGrant ?? new provider.Grant({ accountId: userId, clientId: page.clientId })
+    const oidcScopes = String(params.scope ?? '')
       .split(' ')
       .filter((scope) => OIDC_SCOPES.includes(scope))
     if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '))
@@ -279,7 +262,7 @@ export class OAuthService implements OAuthTokens {
       first_used_at: at,
       last_used_at: at,
     })
-    return provider.interactionResult(req, res, { login: { accountId: userId }, consent: { grantId } }, { mergeWithLastSubmission: false })
+    return { login: { accountId: userId }, consent: { grantId } }
   }
 
   connections(userId: string): Promise<OAuthConnectionRow[]> {
@@ -296,28 +279,7 @@ export class OAuthService implements OAuthTokens {
     await this.options.repo.removeConnections(userId)
   }
 
-  /** How the library is to see a request (oauth.guards.ts). */
-  private get view() {
-    return { secure: this.options.config.baseUrl.startsWith('https:'), clientAddress: this.options.clientAddress }
-  }
-
-  private async details(req: IncomingMessage, res: ServerResponse) {
-    const { provider, library } = await this.server()
-    // The consent page's requests reach the library through the web site.
-    presentRequest(req, this.view)
-    try {
-      return await provider.interactionDetails(req, res)
-    } catch (error) {
-      const { errors } = library
-      if (error instanceof errors.SessionNotFound || error instanceof errors.InvalidRequest) {
-        throw new AppError('NOT_FOUND', 'This sign-in request has expired or was already used. Start connecting again from the app.')
-      }
-      throw error
-    }
-  }
-
   private configuration(library: AuthorizationServer['library'], cookieKey: string, jwk: JWK): Configuration {
-    const { config } = this.options
     const resource = this.resource
     const { errors, interactionPolicy } = library
     const policy = interactionPolicy.base()
@@ -382,9 +344,9 @@ export class OAuthService implements OAuthTokens {
       },
       interactions: { policy, url: (_ctx, interaction) => `/connect/${interaction.uid}` },
       routes: {
-        authorization: AUTHORIZE,
+        authorization: OAUTH_PATHS.authorize,
         token: '/oauth/token',
-        registration: REGISTER,
+        registration: OAUTH_PATHS.register,
         revocation: '/oauth/revoke',
         jwks: '/oauth/jwks',
         introspection: '/oauth/introspect',
@@ -400,7 +362,7 @@ export class OAuthService implements OAuthTokens {
         names: { session: 'plinth_oauth_session', interaction: 'plinth_oauth_interaction', resume: 'plinth_oauth_resume' },
       },
       jwks: { keys: [jwk] },
-      renderError: errorPage(config.siteUrl),
+      renderError: errorPage(this.options.pages),
     } as Configuration
   }
 

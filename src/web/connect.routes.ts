@@ -4,6 +4,7 @@
  * allowed before is let through at once. The dashboard lists connected apps and disconnects them.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { OAuthEndpoint } from '../oauth/oauth.routes.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { field, requireAccount } from './forms.ts'
 import { REDIRECTING_FORM_CSP } from '../http/page-headers.ts'
@@ -12,12 +13,12 @@ import { pageContext, type WebContext } from './web-context.ts'
 
 type ConnectRequest = FastifyRequest<{ Params: { uid: string } }>
 
-export function connectRoutes(web: WebContext, oauth: OAuthService) {
+export function connectRoutes(web: WebContext, oauth: OAuthService, endpoint: OAuthEndpoint) {
   return async (app: FastifyInstance) => {
     app.get<{ Params: { uid: string } }>('/connect/:uid', { schema: { hide: true } }, async (request: ConnectRequest, reply) => {
       const account = requireAccount(request, reply)
       if (!account) return reply
-      const step = await oauth.consent(request.raw, reply.raw, account.userId)
+      const step = await endpoint.consent(request.raw, reply.raw, account.userId)
       // Allowed before: no question asked again.
       if ('redirectTo' in step) return reply.redirect(step.redirectTo, 303)
       const consent = step.page
@@ -32,7 +33,7 @@ export function connectRoutes(web: WebContext, oauth: OAuthService) {
         const account = requireAccount(request, reply)
         if (!account) return reply
         const allow = field(request, 'decision') === 'allow'
-        return reply.redirect(await oauth.decide(request.raw, reply.raw, account.userId, allow), 303)
+        return reply.redirect(await endpoint.decide(request.raw, reply.raw, account.userId, allow), 303)
       },
     )
 

@@ -39,6 +39,10 @@ export interface PageOptions {
   headers?: Record<string, string>
 }
 
+/** A view inside the layout, as HTML. */
+export const renderPage = (context: PageContext, view: string, data: Record<string, unknown>): Promise<string> =>
+  engine.renderFile(view, { ...data, page: context }) as Promise<string>
+
 /** Renders a view inside the layout and sends it. */
 export async function sendPage(
   reply: FastifyReply,
@@ -47,7 +51,7 @@ export async function sendPage(
   data: Record<string, unknown>,
   options: PageOptions = {},
 ): Promise<FastifyReply> {
-  const html = await engine.renderFile(view, { ...data, page: context })
+  const html = await renderPage(context, view, data)
   reply
     .code(options.status ?? 200)
     .headers(PAGE_HEADERS)

@@ -6,14 +6,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { escapeHtml } from '../core/html.ts'
+import type { StaticAsset } from './assets.ts'
 import type { DocPage, Docs } from './docs.ts'
 import { negotiate, sendMarkdown, sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
-
-export interface StaticAsset {
-  body: string
-  type: string
-}
 
 export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: string; html: string }, assets: Record<string, StaticAsset>) {
   const { config } = web

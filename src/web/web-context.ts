@@ -3,11 +3,11 @@
  * nowhere else), the signed-in account of a request, the CSRF token of its forms, and the page
  * context the views receive.
  */
-import { createHash } from 'node:crypto'
 import type { CookieSerializeOptions } from '@fastify/cookie'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Account, AccountsService, ClientInfo } from '../auth/accounts.service.ts'
 import type { Config } from '../config.ts'
+import type { WebAssets } from './assets.ts'
 import type { PageContext } from './pages.ts'
 
 declare module 'fastify' {
@@ -24,7 +24,7 @@ export interface WebContext {
   secure: boolean
   sessionCookie: string
   csrfCookie: string
-  assets: { css: string; js: string; icon: string }
+  assets: WebAssets['tags']
 }
 
 export function webContext(config: Config, accounts: AccountsService, assets: WebContext['assets']): WebContext {
@@ -64,6 +64,3 @@ export function clientInfo(request: FastifyRequest): ClientInfo {
   const agent = request.headers['user-agent']
   return { address: request.ip, userAgent: typeof agent === 'string' ? agent : null }
 }
-
-/** A short, stable version tag for an asset URL (`/assets/plinth.css?v=...`), so it can be cached for good. */
-export const contentTag = (bytes: string | Buffer): string => createHash('sha256').update(bytes).digest('base64url').slice(0, 10)

@@ -17,8 +17,10 @@ import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
 import { apiHostTest, pathKind } from '../http/api-paths.ts'
 import { checkOrigin } from '../http/origins.ts'
+import type { OAuthEndpoint } from '../oauth/oauth.routes.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { accountRoutes } from './account.routes.ts'
+import { webAssets } from './assets.ts'
 import { connectRoutes } from './connect.routes.ts'
 import { type DashboardServices, dashboardRoutes } from './dashboard.routes.ts'
 import { loadDocs } from './docs.ts'
@@ -26,15 +28,16 @@ import { type DomainPageServices, domainRoutes } from './domains.routes.ts'
 import { type JobPageServices, jobRoutes } from './jobs.routes.ts'
 import { sendErrorPage } from './forms.ts'
 import { negotiate, type Representation } from './pages.ts'
-import { notFoundPage, publicRoutes, type StaticAsset } from './public.routes.ts'
+import { notFoundPage, publicRoutes } from './public.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
-import { contentTag, cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
+import { cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
 
 export interface WebSiteOptions extends DashboardServices, DomainPageServices, JobPageServices {
   config: Config
   accounts: AccountsService
   tokens: TokensService
   oauth: OAuthService
+  oauthEndpoint: OAuthEndpoint
   /** Signs the CSRF tokens; the same on every instance. */
   csrfKey: Buffer
 }
@@ -48,8 +51,6 @@ const CROSS_SITE_FORM = 'This form was sent from another site, so it was refused
 /** What an unknown path offers, first the answer for a client that names no type (or `*\/*`). */
 const SITE_FIRST: Representation[] = ['markdown', 'html', 'json']
 const API_FIRST: Representation[] = ['json', 'html', 'markdown']
-
-const asset = (file: string, type: string): StaticAsset => ({ body: readFileSync(new URL(`./assets/${file}`, import.meta.url), 'utf8'), type })
 
 export interface WebSite {
   /** The web site's routes; register once. */
@@ -67,16 +68,8 @@ export interface WebSite {
 /** Registers cookies and CSRF protection on the app and returns the web site's parts. */
 export async function createWebSite(app: FastifyInstance, options: WebSiteOptions): Promise<WebSite> {
   const { config, accounts } = options
-  const assets = {
-    'plinth.css': asset('plinth.css', 'text/css; charset=utf-8'),
-    'plinth.js': asset('plinth.js', 'text/javascript; charset=utf-8'),
-    'favicon.svg': asset('favicon.svg', 'image/svg+xml'),
-  }
-  const web = webContext(config, accounts, {
-    css: contentTag(assets['plinth.css'].body),
-    js: contentTag(assets['plinth.js'].body),
-    icon: contentTag(assets['favicon.svg'].body),
-  })
+  const assets = webAssets()
+  const web = webContext(config, accounts, assets.tags)
   const docs = loadDocs(config)
   let rendered: { markdown: string; html: string } | undefined
   // Rendered on first use, as the guide is (docs.ts).
@@ -123,13 +116,13 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
         await resolveAccount(request)
       })
       site.setErrorHandler((error, request, reply) => sendErrorPage(web, request, reply, error as FastifyError))
-      await site.register(publicRoutes(web, docs, home, assets))
+      await site.register(publicRoutes(web, docs, home, assets.files))
       await site.register(accountRoutes(web))
       await site.register(tokens.routes)
       await site.register(dashboardRoutes(web, options))
       await site.register(jobRoutes(web, options))
       await site.register(domainRoutes(web, options))
-      await site.register(connectRoutes(web, options.oauth))
+      await site.register(connectRoutes(web, options.oauth, options.oauthEndpoint))
     },
     tokenPage: async (request, reply) => {
       await resolveAccount(request)

@@ -1,9 +1,9 @@
-/** Sign-up, sign-in, sign-out, and the account page (change password, sign out everywhere). */
+/** Sign-up, sign-in and sign-out, and the account page of a signed-in person (change password, sign out everywhere). */
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import type { OpenedSession } from '../auth/accounts.service.ts'
 import { AppError } from '../core/errors.ts'
 import { ACCOUNT_PASSWORD_MIN } from '../core/limits.ts'
-import { field, requireAccount } from './forms.ts'
+import { accountOf, field } from './forms.ts'
 import { safeReturnPath } from '../core/site-address.ts'
 import { REDIRECTING_FORM_CSP } from '../http/page-headers.ts'
 import { sendPage } from './pages.ts'
@@ -16,14 +16,16 @@ const NOTICES: Record<string, string> = {
   password: 'Your password was changed. Every other session of your account has ended.',
 }
 
-export function accountRoutes(web: WebContext) {
+const endSession = (web: WebContext, reply: FastifyReply) => reply.clearCookie(web.sessionCookie, cookieOptions(web))
+
+/** Signing up, in and out: pages for anyone. */
+export function signInRoutes(web: WebContext) {
   const { accounts } = web
 
   const startSession = (reply: FastifyReply, session: OpenedSession, next: string | null) => {
     reply.setCookie(web.sessionCookie, session.secret, cookieOptions(web, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)))
     return reply.redirect(next ?? '/dashboard', 303)
   }
-  const endSession = (reply: FastifyReply) => reply.clearCookie(web.sessionCookie, cookieOptions(web))
 
   return async (app: FastifyInstance) => {
     const protect = { preHandler: app.csrfProtection, schema: { hide: true } }
@@ -73,18 +75,23 @@ export function accountRoutes(web: WebContext) {
 
     app.post('/sign-out', protect, async (request, reply) => {
       if (request.account) await accounts.signOut(request.account)
-      return endSession(reply).redirect('/', 303)
+      return endSession(web, reply).redirect('/', 303)
     })
+  }
+}
 
+/** The account page and its forms, in the scope of requireSignIn(). */
+export function accountRoutes(web: WebContext) {
+  const { accounts } = web
+
+  return async (app: FastifyInstance) => {
     app.get<{ Querystring: { done?: string } }>('/account', { schema: { hide: true } }, async (request, reply) => {
-      if (!requireAccount(request, reply)) return reply
       const notice = request.query.done ? NOTICES[request.query.done] : undefined
       return sendPage(reply, pageContext(web, request, reply), 'account', { title: 'Account · Plinth', notice, minPassword: ACCOUNT_PASSWORD_MIN })
     })
 
-    app.post('/account/password', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post('/account/password', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       try {
         await accounts.changePassword(
           account,
@@ -101,11 +108,9 @@ export function accountRoutes(web: WebContext) {
       return reply.redirect('/account?done=password', 303)
     })
 
-    app.post('/account/sign-out-everywhere', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
-      await accounts.signOutEverywhere(account)
-      return endSession(reply).redirect('/sign-in', 303)
+    app.post('/account/sign-out-everywhere', { schema: { hide: true } }, async (request, reply) => {
+      await accounts.signOutEverywhere(accountOf(request))
+      return endSession(web, reply).redirect('/sign-in', 303)
     })
   }
 }

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { OAuthEndpoint } from '../oauth/oauth.routes.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
-import { field, requireAccount } from './forms.ts'
+import { accountOf, field } from './forms.ts'
 import { REDIRECTING_FORM_CSP } from '../http/page-headers.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
@@ -16,8 +16,7 @@ type ConnectRequest = FastifyRequest<{ Params: { uid: string } }>
 export function connectRoutes(web: WebContext, oauth: OAuthService, endpoint: OAuthEndpoint) {
   return async (app: FastifyInstance) => {
     app.get<{ Params: { uid: string } }>('/connect/:uid', { schema: { hide: true } }, async (request: ConnectRequest, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+      const account = accountOf(request)
       const step = await endpoint.consent(request.raw, reply.raw, account.userId)
       // Allowed before: no question asked again.
       if ('redirectTo' in step) return reply.redirect(step.redirectTo, 303)
@@ -26,20 +25,14 @@ export function connectRoutes(web: WebContext, oauth: OAuthService, endpoint: OA
       return sendPage(reply, pageContext(web, request, reply), 'connect', data, { headers: { 'Content-Security-Policy': REDIRECTING_FORM_CSP } })
     })
 
-    app.post<{ Params: { uid: string } }>(
-      '/connect/:uid',
-      { preHandler: app.csrfProtection, schema: { hide: true } },
-      async (request: ConnectRequest, reply) => {
-        const account = requireAccount(request, reply)
-        if (!account) return reply
-        const allow = field(request, 'decision') === 'allow'
-        return reply.redirect(await endpoint.decide(request.raw, reply.raw, account.userId, allow), 303)
-      },
-    )
+    app.post<{ Params: { uid: string } }>('/connect/:uid', { schema: { hide: true } }, async (request: ConnectRequest, reply) => {
+      const account = accountOf(request)
+      const allow = field(request, 'decision') === 'allow'
+      return reply.redirect(await endpoint.decide(request.raw, reply.raw, account.userId, allow), 303)
+    })
 
-    app.post('/dashboard/apps/disconnect', { preHandler: app.csrfProtection, schema: { hide: true } }, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post('/dashboard/apps/disconnect', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       await oauth.disconnect(account.userId, field(request, 'clientId'))
       return reply.redirect('/dashboard?done=disconnected', 303)
     })

@@ -15,7 +15,7 @@ import { statusOf } from '../http/error-status.ts'
 import type { MembersService } from '../websites/members.service.ts'
 import type { SitePasswords } from '../websites/site-passwords.ts'
 import type { WebsitesService } from '../websites/websites.service.ts'
-import { field, fieldRefusal, principalOf, requireAccount } from './forms.ts'
+import { accountOf, field, fieldRefusal, principalOf } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 import { clipped } from '../core/text.ts'
@@ -89,11 +89,8 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
   }
 
   return async (app: FastifyInstance) => {
-    const protect = { preHandler: app.csrfProtection, schema: { hide: true } }
-
     app.get<{ Querystring: { done?: string } }>('/dashboard', { schema: { hide: true } }, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+      const account = accountOf(request)
       // A person already signed in takes up invitations made since, as signing in would.
       await members.acceptInvitations({ id: account.userId, email: account.email })
       const [list, apps] = await Promise.all([websites.listWithLiveVersions(principalOf(account)), services.oauth.connections(account.userId)])
@@ -108,23 +105,20 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
     })
 
     app.get<SiteParams>('/dashboard/sites/:websiteId', { schema: { hide: true } }, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+      const account = accountOf(request)
       // A link to the site an invitation names works at once, as the dashboard does.
       await members.acceptInvitations({ id: account.userId, email: account.email })
       return sitePage(request, reply, account)
     })
 
-    app.post<SiteParams>('/dashboard/sites/:websiteId/promote', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<SiteParams>('/dashboard/sites/:websiteId/promote', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       await websites.promote(principalOf(account), request.params.websiteId, field(request, 'versionId'))
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=promoted`, 303)
     })
 
-    app.post<SiteParams>('/dashboard/sites/:websiteId/editors', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<SiteParams>('/dashboard/sites/:websiteId/editors', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       const email = field(request, 'email')
       let invited: string
       try {
@@ -138,23 +132,20 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?invited=${encodeURIComponent(invited)}`, 303)
     })
 
-    app.post<SiteParams>('/dashboard/sites/:websiteId/editors/remove', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<SiteParams>('/dashboard/sites/:websiteId/editors/remove', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       await members.removeEditor(principalOf(account), request.params.websiteId, field(request, 'userId'))
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=editor-removed`, 303)
     })
 
-    app.post<SiteParams>('/dashboard/sites/:websiteId/invitations/remove', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<SiteParams>('/dashboard/sites/:websiteId/invitations/remove', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       await members.removeInvitation(principalOf(account), request.params.websiteId, field(request, 'email'))
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=invitation-removed`, 303)
     })
 
-    app.post<SiteParams>('/dashboard/sites/:websiteId/password', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<SiteParams>('/dashboard/sites/:websiteId/password', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       // Kept as typed, as REST and MCP keep it and as the unlock form sends it: spaces count.
       const password = field(request, 'password', { trim: false })
       try {
@@ -167,16 +158,14 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=password-set`, 303)
     })
 
-    app.post<SiteParams>('/dashboard/sites/:websiteId/password/remove', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<SiteParams>('/dashboard/sites/:websiteId/password/remove', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       await services.sitePasswords.set(principalOf(account), request.params.websiteId, null)
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=password-removed`, 303)
     })
 
-    app.post<SiteParams>('/dashboard/sites/:websiteId/delete', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<SiteParams>('/dashboard/sites/:websiteId/delete', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       const principal = principalOf(account)
       const site = await siteOf(principal, request.params.websiteId)
       if (site.role !== 'owner') throw new AppError('OWNER_ONLY', "Only the site's owner can delete it.")
@@ -191,8 +180,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       '/dashboard/sites/:websiteId/collections/:collection',
       { schema: { hide: true } },
       async (request, reply) => {
-        const account = requireAccount(request, reply)
-        if (!account) return reply
+        const account = accountOf(request)
         const principal = principalOf(account)
         const { websiteId, collection } = request.params
         const [site, loaded, list] = await Promise.all([

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
 import type { DomainsService } from '../domains/domains.service.ts'
 import { statusOf } from '../http/error-status.ts'
-import { field, fieldRefusal, principalOf, requireAccount } from './forms.ts'
+import { accountOf, field, fieldRefusal, principalOf } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
@@ -45,17 +45,13 @@ export function domainRoutes(web: WebContext, services: DomainPageServices) {
   }
 
   return async (app: FastifyInstance) => {
-    const protect = { preHandler: app.csrfProtection, schema: { hide: true } }
-
     app.get<DomainParams>('/dashboard/sites/:websiteId/domains', { schema: { hide: true } }, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+      const account = accountOf(request)
       return domainsPage(request, reply, account)
     })
 
-    app.post<DomainParams>('/dashboard/sites/:websiteId/domains', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<DomainParams>('/dashboard/sites/:websiteId/domains', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       const typed = field(request, 'domain')
       try {
         await domains.add(principalOf(account), request.params.websiteId, typed)
@@ -67,9 +63,8 @@ export function domainRoutes(web: WebContext, services: DomainPageServices) {
       return reply.redirect(`${pagePath(request.params.websiteId)}?done=domain-added`, 303)
     })
 
-    app.post<DomainParams>('/dashboard/sites/:websiteId/domains/verify', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<DomainParams>('/dashboard/sites/:websiteId/domains/verify', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       const domain = field(request, 'domain')
       try {
         await domains.verify(principalOf(account), request.params.websiteId, domain)
@@ -81,9 +76,8 @@ export function domainRoutes(web: WebContext, services: DomainPageServices) {
       return reply.redirect(`${pagePath(request.params.websiteId)}?done=domain-verified`, 303)
     })
 
-    app.post<DomainParams>('/dashboard/sites/:websiteId/domains/remove', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<DomainParams>('/dashboard/sites/:websiteId/domains/remove', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       await domains.remove(principalOf(account), request.params.websiteId, field(request, 'domain'))
       return reply.redirect(`${pagePath(request.params.websiteId)}?done=domain-removed`, 303)
     })

@@ -1,8 +1,9 @@
 /**
- * Reading the web site's forms and answering their failures: form fields as strings, the account
- * a page needs (or a redirect to sign in), and the error page every failure becomes.
+ * Reading the web site's forms and answering their failures: form fields as strings, the scope of
+ * the pages that need a signed-in person (or a redirect to sign in), and the error page every
+ * failure becomes.
  */
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
 import type { Principal } from '../auth/tokens.service.ts'
 import { AppError } from '../core/errors.ts'
@@ -34,12 +35,27 @@ export function field(request: FastifyRequest, name: string, options: { trim?: b
  */
 export const fieldRefusal = (error: unknown, name: string): AppError | null => (error instanceof AppError && error.fields?.[name] ? error : null)
 
-/** The signed-in account, or undefined after sending the browser to sign in (and back here). */
-export function requireAccount(request: FastifyRequest, reply: FastifyReply): Account | undefined {
-  if (request.account) return request.account
-  const back = request.method === 'GET' ? request.url : (request.headers.referer && safeLocalReferer(request)) || '/dashboard'
-  void reply.redirect(`/sign-in?next=${encodeURIComponent(back)}`, 303)
-  return undefined
+/**
+ * Makes every route of `app`'s scope a page for a signed-in person. A form (any method but GET
+ * and HEAD) is checked for its CSRF token first, so a form sent after its session ended is refused
+ * as expired; then a signed-out browser is sent to sign in and back: to the page itself after a
+ * GET, else to the page the form was on (or the dashboard). Handlers read the person with accountOf().
+ */
+export function requireSignIn(app: FastifyInstance): void {
+  app.addHook('preHandler', (request, reply, done) =>
+    request.method === 'GET' || request.method === 'HEAD' ? done() : app.csrfProtection(request, reply, done),
+  )
+  app.addHook('preHandler', async (request, reply) => {
+    if (request.account) return
+    const back = request.method === 'GET' ? request.url : (request.headers.referer && safeLocalReferer(request)) || '/dashboard'
+    return reply.redirect(`/sign-in?next=${encodeURIComponent(back)}`, 303)
+  })
+}
+
+/** The signed-in person of a request in a requireSignIn() scope. */
+export function accountOf(request: FastifyRequest): Account {
+  if (!request.account) throw new AppError('AUTH_REQUIRED', 'Sign in to see this page.')
+  return request.account
 }
 
 function safeLocalReferer(request: FastifyRequest): string | null {

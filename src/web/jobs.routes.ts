@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { JobStatus } from '../core/enums.ts'
 import type { JobDetails } from '../websites/job-details.ts'
-import { principalOf, requireAccount } from './forms.ts'
+import { accountOf, principalOf } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
@@ -28,8 +28,7 @@ const STATUS_TEXT: Record<JobStatus, string> = {
 export function jobRoutes(web: WebContext, services: JobPageServices) {
   return async (app: FastifyInstance) => {
     app.get<{ Params: { jobId: string } }>('/jobs/:jobId', { schema: { hide: true } }, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+      const account = accountOf(request)
       const detail = await services.jobDetails.find(principalOf(account), request.params.jobId)
       const data = { title: `${detail.website.name} v${detail.version.number} · Plinth`, ...detail, statusText: STATUS_TEXT[detail.job.status] }
       return sendPage(reply, pageContext(web, request, reply), 'job', data)

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type TokensService, tokenState } from '../auth/tokens.service.ts'
 import { DEFAULT_TOKEN_ACCESS, TOKEN_ACCESS, type TokenAccess } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
-import { field, requireAccount } from './forms.ts'
+import { accountOf, field } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
@@ -52,11 +52,8 @@ export function tokenRoutes(web: WebContext, tokens: TokensService) {
   const page = (request: FastifyRequest, reply: FastifyReply) => listPage(request, reply, { revoked: (request.query as { revoked?: string })?.revoked === '1' })
 
   const routes = async (app: FastifyInstance) => {
-    const protect = { preHandler: app.csrfProtection, schema: { hide: true } }
-
-    app.post('/mcp/tokens', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post('/mcp/tokens', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       const access = field(request, 'access') || DEFAULT_TOKEN_ACCESS
       const days = Number(field(request, 'expires') || '0')
       const name = field(request, 'name')
@@ -87,9 +84,8 @@ export function tokenRoutes(web: WebContext, tokens: TokensService) {
       }
     })
 
-    app.post<{ Params: { tokenId: string } }>('/mcp/tokens/:tokenId/revoke', protect, async (request, reply) => {
-      const account = requireAccount(request, reply)
-      if (!account) return reply
+    app.post<{ Params: { tokenId: string } }>('/mcp/tokens/:tokenId/revoke', { schema: { hide: true } }, async (request, reply) => {
+      const account = accountOf(request)
       await tokens.revoke(account.userId, request.params.tokenId)
       return reply.redirect('/mcp?revoked=1', 303)
     })

@@ -19,14 +19,14 @@ import { apiHostTest, pathKind } from '../http/api-paths.ts'
 import { checkOrigin } from '../http/origins.ts'
 import type { OAuthEndpoint } from '../oauth/oauth.routes.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
-import { accountRoutes } from './account.routes.ts'
+import { accountRoutes, signInRoutes } from './account.routes.ts'
 import { webAssets } from './assets.ts'
 import { connectRoutes } from './connect.routes.ts'
 import { type DashboardServices, dashboardRoutes } from './dashboard.routes.ts'
 import { loadDocs } from './docs.ts'
 import { type DomainPageServices, domainRoutes } from './domains.routes.ts'
 import { type JobPageServices, jobRoutes } from './jobs.routes.ts'
-import { sendErrorPage } from './forms.ts'
+import { requireSignIn, sendErrorPage } from './forms.ts'
 import { negotiate, type Representation } from './pages.ts'
 import { notFoundPage, publicRoutes } from './public.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
@@ -117,12 +117,17 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
       })
       site.setErrorHandler((error, request, reply) => sendErrorPage(web, request, reply, error as FastifyError))
       await site.register(publicRoutes(web, docs, home, assets.files))
-      await site.register(accountRoutes(web))
-      await site.register(tokens.routes)
-      await site.register(dashboardRoutes(web, options))
-      await site.register(jobRoutes(web, options))
-      await site.register(domainRoutes(web, options))
-      await site.register(connectRoutes(web, options.oauth, options.oauthEndpoint))
+      await site.register(signInRoutes(web))
+      // The pages of a signed-in person, in one scope that sends anyone else to sign in.
+      await site.register(async (signedIn) => {
+        requireSignIn(signedIn)
+        await signedIn.register(accountRoutes(web))
+        await signedIn.register(tokens.routes)
+        await signedIn.register(dashboardRoutes(web, options))
+        await signedIn.register(jobRoutes(web, options))
+        await signedIn.register(domainRoutes(web, options))
+        await signedIn.register(connectRoutes(web, options.oauth, options.oauthEndpoint))
+      })
     },
     tokenPage: async (request, reply) => {
       await resolveAccount(request)

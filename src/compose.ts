@@ -230,7 +230,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const blobVariants = new BlobVariants({ blobs, rows: blobRows, log, ...VARIANT_WORK })
   const access = new WebsiteAccess(db.kysely)
   const purge = createPurgeHook(config.purgeUrl, config, log)
-  const sitePasswords = new SitePasswords({ repo: websitesRepo, siteEvents, purge })
+  const sitePasswords = new SitePasswords({ access, repo: websitesRepo, siteEvents, purge })
   const fetchCa = config.fetchCaFile ? readFileSync(config.fetchCaFile, 'utf8') : undefined
   const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows, blobVariants, secrets })
   const collections = new CollectionsService({ repo: collectionsRepo, access, siteEvents })
@@ -264,7 +264,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const oauthEndpoint = new OAuthEndpoint({ oauth, config, clientAddress: clientAddressOf(config.trustProxy), log })
   // A server sweeps expired OAuth rows at start and hourly; a CLI command leaves that to it.
   if (options.sweepAtStart !== false) await oauth.startSweeps()
-  const members = new MembersService({ sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
+  const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
     accounts: new AccountsService({ users, sessions: sessionsRepo, throttle: guesses, apps: oauth, invitations: members, signup: config.signup }),
@@ -273,6 +273,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     tokens: new TokensService({ repo: new TokensRepository(db.kysely), oauth }),
     websites: new WebsitesService({
       config,
+      access,
       repo: websitesRepo,
       blobs,
       blobRows,
@@ -300,7 +301,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary, assets), siteEvents }),
     domains: new DomainsService({
       repo: domainsRepo,
-      sites: websitesRepo,
+      access,
       rules: domainRules,
       checker: new DnsChallengeChecker({ servers: config.dnsServers, ...DNS_CHECK_TIMING }),
       events: siteEvents,

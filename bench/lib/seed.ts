@@ -6,7 +6,7 @@
  * `rendered` is hand-made HTML of the same shape), which only the listing reads.
  */
 
-import type { Principal } from '../../src/auth/tokens.service.ts'
+import type { Principal } from '../../src/core/principal.ts'
 import { EntriesRepository } from '../../src/content/entries.repository.ts'
 import { newId } from '../../src/core/ids.ts'
 import type { startServer } from '../../src/server.ts'

@@ -3,7 +3,8 @@ import type { Config } from '../config.ts'
 import { type Surface, TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { HttpError } from '../http/errors.http.ts'
-import { type Principal, type TokensService, tokenReaches } from './tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
+import { type TokensService, tokenReaches } from './tokens.service.ts'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -3,6 +3,7 @@ import { DEFAULT_TOKEN_ACCESS, type Surface, TOKEN_ACCESS, type TokenAccess } fr
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso, randomBase62 } from '../core/ids.ts'
 import { DISPLAY_NAME_MAX_CHARS } from '../core/limits.ts'
+import type { Principal } from '../core/principal.ts'
 import type { TokenRow } from '../db/types.ts'
 import type { TokensRepository } from './tokens.repository.ts'
 
@@ -13,15 +14,6 @@ const SECRET_LENGTH = 43
 const TOKEN_SHAPE = new RegExp(`^${TOKEN_PREFIX}_[A-Za-z0-9]{${SECRET_LENGTH}}$`)
 /** last_used_at is written at most this often per token, so reads do not become writes. */
 const TOUCH_INTERVAL_MS = 60_000
-
-/** Who is calling: resolved from a token on every authenticated request. */
-export interface Principal {
-  userId: string
-  email: string
-  name: string | null
-  tokenId: string
-  access: TokenAccess
-}
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid' | 'expired' | 'revoked' }
 

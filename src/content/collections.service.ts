@@ -1,8 +1,8 @@
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { MAX_COLLECTIONS } from '../core/limits.ts'
-import type { VisibleSite, WebsiteAccess } from '../db/access.ts'
+import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { CollectionRow } from '../db/types.ts'
 import { collectionOwning, RESERVED_COLLECTION_NAMES, reservedPathsOf } from '../publishing/reserved-paths.ts'
@@ -32,17 +32,20 @@ export class CollectionsService {
   constructor(private readonly options: CollectionsServiceOptions) {}
 
   async list(principal: Principal, websiteId: string): Promise<{ items: Collection[] }> {
-    const site = await this.requireSite(principal, websiteId)
+    const site = await this.options.access.requireSite(principal, websiteId, 'see')
     return { items: (await this.options.repo.list(site.id)).map(collectionView) }
   }
 
   async get(principal: Principal, websiteId: string, name: string): Promise<Collection> {
-    return collectionView((await this.requireRow(principal, websiteId, name)).row)
+    return collectionView((await this.requireRow(principal, websiteId, name, 'see')).row)
   }
 
-  /** The collection an entry operation works on; NOT_FOUND when the site or the collection is not visible. */
-  async load(principal: Principal, websiteId: string, name: string): Promise<LoadedCollection> {
-    const { site, row } = await this.requireRow(principal, websiteId, name)
+  /**
+   * The collection an entry operation works on, when the caller may do `permission` to its site;
+   * 404 when the site or the collection is not visible.
+   */
+  async load(principal: Principal, websiteId: string, name: string, permission: 'see' | 'edit'): Promise<LoadedCollection> {
+    const { site, row } = await this.requireRow(principal, websiteId, name, permission)
     return {
       id: row.id,
       websiteId: row.website_id,
@@ -54,7 +57,7 @@ export class CollectionsService {
   }
 
   async create(principal: Principal, websiteId: string, input: CollectionCreate): Promise<Collection> {
-    const site = await this.requireSite(principal, websiteId)
+    const site = await this.options.access.requireSite(principal, websiteId, 'edit')
     if (RESERVED_COLLECTION_NAMES.has(input.name)) {
       throw validationFailed({ name: `"${input.name}" is reserved for Plinth's own site paths; choose another name` })
     }
@@ -103,7 +106,7 @@ export class CollectionsService {
    * refused while entries hold values for it, as Webflow and Contentful refuse type changes.
    */
   async update(principal: Principal, websiteId: string, name: string, input: CollectionUpdate): Promise<Collection> {
-    const { site, row } = await this.requireRow(principal, websiteId, name)
+    const { site, row } = await this.requireRow(principal, websiteId, name, 'edit')
     const changes: Partial<CollectionRow> = { updated_at: nowIso() }
     if (input.label !== undefined) changes.label = input.label
     if (input.fields !== undefined) {
@@ -134,14 +137,13 @@ export class CollectionsService {
     return collectionView({ ...row, ...changes })
   }
 
-  private async requireSite(principal: Principal, websiteId: string): Promise<VisibleSite> {
-    const site = await this.options.access.findVisible(principal.userId, websiteId)
-    if (!site) throw notFound('Website')
-    return site
-  }
-
-  private async requireRow(principal: Principal, websiteId: string, name: string): Promise<{ site: VisibleSite; row: CollectionWithCount }> {
-    const site = await this.requireSite(principal, websiteId)
+  private async requireRow(
+    principal: Principal,
+    websiteId: string,
+    name: string,
+    permission: 'see' | 'edit',
+  ): Promise<{ site: VisibleWebsite; row: CollectionWithCount }> {
+    const site = await this.options.access.requireSite(principal, websiteId, permission)
     const row = await this.options.repo.find(site.id, name)
     if (!row) throw notFound(`Collection "${name}"`)
     return { site, row }

@@ -2,7 +2,7 @@
  * What entries need from rich-text rendering and the image library, as one port, so the entries
  * service is written against these few calls and not against their implementations.
  */
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import type { AssetLibrary } from '../images/asset-library.ts'
 import type { AssetsService } from '../images/assets.service.ts'
 import type { RichText } from './entries.validation.ts'

@@ -4,7 +4,7 @@
  * field: IMAGE_IMPORT_FAILED when a URL could not be fetched, VALIDATION_FAILED when an image
  * named without a fetch (library path, upload, inline data) is unknown or not an image.
  */
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import { AppError } from '../core/errors.ts'
 import type { LoadedCollection } from './collections.service.ts'
 import type { EntryMedia } from './entries.media.ts'

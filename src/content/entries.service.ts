@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { ENTRY_PAGE_DEFAULT, RICH_TEXT_BATCH_MAX_CHARS } from '../core/limits.ts'
@@ -45,7 +45,7 @@ export class EntriesService {
   constructor(private readonly options: EntriesServiceOptions) {}
 
   async list(principal: Principal, websiteId: string, name: string, query: { cursor?: string; limit?: number }): Promise<EntryList> {
-    const collection = await this.options.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name, 'see')
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
     const limit = query.limit ?? ENTRY_PAGE_DEFAULT
     const rows = await this.options.repo.page(collection.id, limit + 1, after)
@@ -59,12 +59,12 @@ export class EntriesService {
   }
 
   async get(principal: Principal, websiteId: string, name: string, entry: string): Promise<Entry> {
-    const collection = await this.options.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name, 'see')
     return entryView(collection, await this.requireEntry(collection, entry), nowIso())
   }
 
   async delete(principal: Principal, websiteId: string, name: string, entry: string): Promise<void> {
-    const collection = await this.options.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name, 'edit')
     const row = await this.requireEntry(collection, entry)
     if (!(await this.options.repo.delete(collection.id, row.id))) throw notFound(`Entry "${entry}"`)
     await this.options.siteEvents.siteChanged(collection.siteSlug)
@@ -72,7 +72,7 @@ export class EntriesService {
 
   /** Creates or replaces the entry at `slug`; sending the same entry again changes nothing. */
   async put(principal: Principal, websiteId: string, name: string, slug: string, input: EntryPut): Promise<{ status: Written['status']; entry: Entry }> {
-    const collection = await this.options.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name, 'edit')
     const problem = slugProblem(slug)
     if (problem) throw validationFailed({ slug: problem })
     const baseProblem = baseUrlProblem(input.baseUrl)
@@ -91,7 +91,7 @@ export class EntriesService {
 
   /** Writes up to 100 entries; each item gets its own result, in input order. Not all-or-nothing. */
   async upsert(principal: Principal, websiteId: string, name: string, input: EntryBatchRequest): Promise<EntryBatchResult> {
-    const collection = await this.options.collections.load(principal, websiteId, name)
+    const collection = await this.options.collections.load(principal, websiteId, name, 'edit')
     const baseProblem = baseUrlProblem(input.baseUrl)
     if (baseProblem) throw validationFailed({ baseUrl: baseProblem })
     const slugs = input.entries.map((item) => (typeof item.slug === 'string' ? item.slug : null))

@@ -16,6 +16,13 @@ export type Role = (typeof ROLES)[number]
 /** Roles a website can be shared with (the owner is not a member). */
 export type MemberRole = Exclude<Role, 'owner'>
 
+/**
+ * What a caller asks to do to a website (requireSite in db/access.ts): `see` it, `edit` it
+ * (publish, promote, change its content and password) or `own` it (delete it, manage its editors,
+ * invitations and domains). Owners hold all three; editors hold `see` and `edit`.
+ */
+export type SitePermission = 'see' | 'edit' | 'own'
+
 /** Version 1 is `initial`; every later version is a `refinement`. */
 export const VERSION_KINDS = ['initial', 'refinement'] as const
 export type VersionKind = (typeof VERSION_KINDS)[number]

@@ -1,13 +1,21 @@
 /**
- * Who may see a website: its owner and its editors, and nobody else; a deleted website is seen by
- * no one. This one query fragment is the base of every visibility check, in every repository.
+ * Who may do what to a website, the one rule every feature asks before it works on one: its owner
+ * and its editors see it and edit it; only its owner owns it (core/enums.ts, SitePermission). A
+ * deleted website is seen by no one, and a website the caller may not see does not exist for them
+ * (NOT_FOUND), so its id tells nothing.
  */
-import type { Kysely, Transaction } from 'kysely'
-import type { Database } from './types.ts'
+import { type Kysely, sql, type Transaction } from 'kysely'
+import type { Role, SitePermission } from '../core/enums.ts'
+import { AppError, notFound } from '../core/errors.ts'
+import type { Principal } from '../core/principal.ts'
+import type { Database, WebsiteRow } from './types.ts'
 
 export type Executor = Kysely<Database> | Transaction<Database>
 
-/** Websites the user owns or edits, with the caller's membership row joined as `member`. */
+/**
+ * Websites the user owns or edits, with the caller's membership row joined as `member`: the query
+ * fragment every visibility check, in every repository, is built on.
+ */
 export function visibleWebsites(db: Executor, userId: string) {
   return db
     .selectFrom('websites')
@@ -16,18 +24,36 @@ export function visibleWebsites(db: Executor, userId: string) {
     .where('websites.status', '!=', 'deleted')
 }
 
-/** A website the caller may work on, as features other than websites need it. */
-export interface VisibleSite {
-  id: string
-  slug: string
+/** A website the caller may see, with their role on it and its owner's name (the owner's email when they gave none). */
+export interface VisibleWebsite extends WebsiteRow {
+  role: Role
+  owner_name: string | null
 }
 
-/** Visibility checks for features that work inside a website (content, images). */
+/** The websites the user owns or edits, each a VisibleWebsite. */
+export function visibleWebsiteRows(db: Executor, userId: string) {
+  return visibleWebsites(db, userId)
+    .innerJoin('users as owner', 'owner.id', 'websites.owner_id')
+    .selectAll('websites')
+    .select((eb) => [
+      eb.case().when('websites.owner_id', '=', userId).then(sql.lit('owner')).else(sql.lit('editor')).end().$castTo<Role>().as('role'),
+      eb.fn.coalesce('owner.name', 'owner.email').as('owner_name'),
+    ])
+}
+
 export class WebsiteAccess {
   constructor(private readonly db: Kysely<Database>) {}
 
-  /** The website if the user owns or edits it; undefined otherwise, as if it did not exist. */
-  findVisible(userId: string, websiteId: string): Promise<VisibleSite | undefined> {
-    return visibleWebsites(this.db, userId).where('websites.id', '=', websiteId).select(['websites.id', 'websites.slug']).executeTakeFirst()
+  /**
+   * The website, when the caller may do `permission` to it: NOT_FOUND when they may not see it,
+   * OWNER_ONLY when only its owner may, saying what they cannot do (`action`, "delete it").
+   */
+  requireSite(principal: Principal, websiteId: string, permission: 'see' | 'edit'): Promise<VisibleWebsite>
+  requireSite(principal: Principal, websiteId: string, permission: 'own', action: string): Promise<VisibleWebsite>
+  async requireSite(principal: Principal, websiteId: string, permission: SitePermission, action?: string): Promise<VisibleWebsite> {
+    const site = await visibleWebsiteRows(this.db, principal.userId).where('websites.id', '=', websiteId).executeTakeFirst()
+    if (!site) throw notFound('Website')
+    if (permission === 'own' && site.role !== 'owner') throw new AppError('OWNER_ONLY', `Only the site's owner can ${action}.`)
+    return site
   }
 }

@@ -5,17 +5,16 @@
  */
 import { randomBytes } from 'node:crypto'
 import { domainToUnicode } from 'node:url'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import { AppError, notFound, validationFailed } from '../core/errors.ts'
 import { nowIso } from '../core/ids.ts'
 import { DOMAINS_PER_SITE, PENDING_CLAIM_DAYS } from '../core/limits.ts'
+import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { CustomDomainRow } from '../db/types.ts'
 import type { SiteEventBus } from '../serving/site-events.ts'
 import type { ChallengeChecker } from './dns-check.ts'
 import { challengeRecordName, checkDomain, type DomainRules, domainUrl, requestedHost } from './domain-names.ts'
-import { requireOwnedSite, requireVisibleSite } from '../websites/site-access.ts'
-import type { VisibleWebsite, WebsitesRepository } from '../websites/websites.repository.ts'
 import type { DomainSite, DomainsRepository } from './domains.repository.ts'
 
 /** Serving is told when a domain starts or stops serving a site, on every instance. */
@@ -23,8 +22,8 @@ export type DomainEvents = Pick<SiteEventBus, 'domainChanged'>
 
 export interface DomainsServiceOptions {
   repo: DomainsRepository
-  /** Which sites a person may see, and their role on each (the websites' own visibility rule). */
-  sites: Pick<WebsitesRepository, 'findVisible'>
+  /** Which sites a person may see and own. */
+  access: WebsiteAccess
   rules: DomainRules
   checker: ChallengeChecker
   events: DomainEvents
@@ -64,7 +63,7 @@ export class DomainsService {
 
   /** A site's domains, for its owner and editors. */
   async list(principal: Principal, websiteId: string): Promise<SiteDomains> {
-    const site = await this.requireVisible(principal, websiteId)
+    const site = domainSite(await this.options.access.requireSite(principal, websiteId, 'see'))
     const rows = await this.options.repo.listForSite(site.id)
     return {
       site,
@@ -77,7 +76,7 @@ export class DomainsService {
 
   /** Adds a domain to a site (owner only), pending until its TXT record is seen. */
   async add(principal: Principal, websiteId: string, input: string): Promise<CustomDomainView> {
-    const site = await this.requireOwner(principal, websiteId, 'add domains')
+    const site = await this.options.access.requireSite(principal, websiteId, 'own', 'add domains')
     const checked = checkDomain(input, this.options.rules)
     if (checked.problem !== undefined) throw validationFailed({ domain: checked.problem }, checked.problem)
     const domain = checked.domain
@@ -118,7 +117,7 @@ export class DomainsService {
    * there. A failed check is recorded (shown with the domain) and thrown with the reason.
    */
   async verify(principal: Principal, websiteId: string, domain: string): Promise<CustomDomainView> {
-    const site = await this.requireOwner(principal, websiteId, 'verify domains')
+    const site = await this.options.access.requireSite(principal, websiteId, 'own', 'verify domains')
     const row = await this.requireDomain(site, domain)
     if (row.verified_at !== null) return this.view(row)
 
@@ -137,7 +136,7 @@ export class DomainsService {
 
   /** Removes a domain from a site (owner only); a verified one stops serving the site at once. */
   async remove(principal: Principal, websiteId: string, domain: string): Promise<void> {
-    const site = await this.requireOwner(principal, websiteId, 'remove domains')
+    const site = await this.options.access.requireSite(principal, websiteId, 'own', 'remove domains')
     const row = await this.requireDomain(site, domain)
     if (!(await this.options.repo.delete(row.domain, site.id))) throw notFound('Domain')
     await this.options.events.domainChanged(row.domain)
@@ -156,14 +155,6 @@ export class DomainsService {
       lastCheckedAt: row.last_checked_at,
       lastError: row.last_error,
     }
-  }
-
-  private async requireVisible(principal: Principal, websiteId: string): Promise<DomainSite> {
-    return domainSite(await requireVisibleSite(this.options.sites, principal, websiteId))
-  }
-
-  private async requireOwner(principal: Principal, websiteId: string, action: string): Promise<DomainSite> {
-    return domainSite(await requireOwnedSite(this.options.sites, principal, websiteId, action))
   }
 
   private async requireDomain(site: DomainSite, domain: string): Promise<CustomDomainRow> {

@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/tokens.service.ts'
-import { notFound, validationFailed } from '../core/errors.ts'
+import type { Principal } from '../core/principal.ts'
+import { validationFailed } from '../core/errors.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import type { AssetLibrary, LibraryAsset } from './asset-library.ts'
 import type { ImportAssetRequest } from './assets.schemas.ts'
@@ -14,9 +14,7 @@ export class AssetsService {
   constructor(private readonly options: { access: WebsiteAccess; library: AssetLibrary; uploads: UploadReader }) {}
 
   async importAsset(principal: Principal, websiteId: string, input: ImportAssetRequest): Promise<LibraryAsset> {
-    // Owners and editors alike; a site the caller cannot see does not exist for them.
-    const site = await this.options.access.findVisible(principal.userId, websiteId)
-    if (!site) throw notFound('Website')
+    const site = await this.options.access.requireSite(principal, websiteId, 'edit')
     if ((input.url === undefined) === (input.uploadId === undefined)) {
       const why = input.url === undefined ? 'give either url or uploadId' : 'give url or uploadId, not both'
       throw validationFailed({ url: why, uploadId: why }, `Import one image: ${why}.`)

@@ -6,7 +6,7 @@
  * answer, so that leg is composed here with `enableJsonResponse`.
  */
 import { type AuthInfo, createMcpHandler, isLegacyRequest, type McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import { TOKEN_SCOPE } from '../core/enums.ts'
 
 export interface McpEndpoint {

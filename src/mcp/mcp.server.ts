@@ -13,7 +13,7 @@ import {
   type ToolAnnotations,
 } from '@modelcontextprotocol/server'
 import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import { AppError } from '../core/errors.ts'
 import { statedSchema } from '../core/schemas.ts'
 import { validationError } from '../http/errors.http.ts'

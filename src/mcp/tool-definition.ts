@@ -4,7 +4,7 @@
  * server knows nothing of them beyond this shape.
  */
 import { type Static, type TProperties, type TSchema, Type } from 'typebox'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 
 /** All four hints, always set explicitly: clients assume the worst for a hint left out. */
 export interface ToolHints {

@@ -6,7 +6,7 @@
  * else an upload id is unknown.
  */
 import { createHash } from 'node:crypto'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import type { BlobVariants } from '../blobs/blob-variants.ts'
 import { storeBlob } from '../blobs/blob-writes.ts'

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import type { CollectionsService } from '../content/collections.service.ts'
 import type { EntriesService } from '../content/entries.service.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'

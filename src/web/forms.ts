@@ -5,7 +5,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../auth/accounts.service.ts'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import { AppError } from '../core/errors.ts'
 import { statusOf } from '../http/error-status.ts'
 import { errorHeaders, internalError, toAppError } from '../http/errors.http.ts'

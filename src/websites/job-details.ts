@@ -3,7 +3,7 @@
  * it, its website, and the version it made, with who published it and when. Owners and editors
  * only: for anyone else the job is not found, exactly as an unknown id.
  */
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import type { Config } from '../config.ts'
 import { notFound } from '../core/errors.ts'
 import { pageUrlFor } from '../core/site-address.ts'

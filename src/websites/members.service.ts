@@ -9,14 +9,14 @@
  * and invites an email without one.
  */
 import { type GuessThrottle, throttled } from '../auth/guess-throttle.ts'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import type { Role } from '../core/enums.ts'
 import { notFound, validationFailed } from '../core/errors.ts'
 import { nowIso } from '../core/ids.ts'
 import { INVITATIONS_PER_ACCOUNT, PENDING_INVITATIONS_PER_SITE } from '../core/limits.ts'
 import { isEmailAddress, normalizeEmail } from '../users/email-address.ts'
+import type { WebsiteAccess } from '../db/access.ts'
 import type { InvitationsRepository } from './invitations.repository.ts'
-import { requireOwnedSite, requireVisibleSite } from './site-access.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
 
 /** Someone who may work on a website: its owner, or an editor it is shared with. */
@@ -40,18 +40,18 @@ export type ShareOutcome = 'editor' | 'invited'
 
 export class MembersService {
   /** `throttle` counts invitations per owner over its window (INVITATIONS_PER_ACCOUNT). */
-  constructor(private readonly options: { sites: WebsitesRepository; invitations: InvitationsRepository; throttle: GuessThrottle }) {}
+  constructor(private readonly options: { access: WebsiteAccess; sites: WebsitesRepository; invitations: InvitationsRepository; throttle: GuessThrottle }) {}
 
   /** Who may work on a website: its owner first, then its editors in the order they were added. */
   async members(principal: Principal, websiteId: string): Promise<WebsiteMember[]> {
-    const site = await requireVisibleSite(this.options.sites, principal, websiteId)
+    const site = await this.options.access.requireSite(principal, websiteId, 'see')
     const rows = await this.options.sites.listMembers(site.id)
     return rows.map((row) => ({ userId: row.user_id, email: row.email, name: row.name, role: row.role, addedAt: row.added_at }))
   }
 
   /** The emails invited to edit a website and not yet members (owner only). */
   async pendingInvitations(principal: Principal, websiteId: string): Promise<Invitation[]> {
-    const site = await requireOwnedSite(this.options.sites, principal, websiteId, 'see its invitations')
+    const site = await this.options.access.requireSite(principal, websiteId, 'own', 'see its invitations')
     return (await this.options.invitations.listOf(site.id)).map((row) => ({ email: row.email, invitedAt: row.created_at }))
   }
 
@@ -60,7 +60,7 @@ export class MembersService {
    * whether or not the email has an account; one already a member stays as they are.
    */
   async addEditor(principal: Principal, websiteId: string, email: string): Promise<string> {
-    const site = await requireOwnedSite(this.options.sites, principal, websiteId, 'add editors')
+    const site = await this.options.access.requireSite(principal, websiteId, 'own', 'add editors')
     const normalized = validEmail(email)
     if (normalized === principal.email.toLowerCase()) throw validationFailed({ email: `${normalized} already owns this website` })
     const subject = `invite:${principal.userId}`
@@ -74,14 +74,14 @@ export class MembersService {
 
   /** Takes a website away from one of its editors (owner only). */
   async removeEditor(principal: Principal, websiteId: string, userId: string): Promise<void> {
-    const site = await requireOwnedSite(this.options.sites, principal, websiteId, 'remove editors')
+    const site = await this.options.access.requireSite(principal, websiteId, 'own', 'remove editors')
     if (userId === site.owner_id) throw validationFailed({ userId: 'is the owner, who cannot be removed (delete the website instead)' })
     if (!(await this.options.sites.deleteMember(site.id, userId))) throw notFound('Editor')
   }
 
   /** Withdraws a pending invitation (owner only). */
   async removeInvitation(principal: Principal, websiteId: string, email: string): Promise<void> {
-    const site = await requireOwnedSite(this.options.sites, principal, websiteId, 'withdraw invitations')
+    const site = await this.options.access.requireSite(principal, websiteId, 'own', 'withdraw invitations')
     if (!(await this.options.invitations.delete(site.id, normalizeEmail(email)))) throw notFound('Invitation')
   }
 

@@ -3,16 +3,17 @@
  * scrypt as account passwords are; whether a visitor's password opens the site is site-unlocks.ts.
  */
 import { hashPassword } from '../core/passwords.ts'
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import { AppError, notFound } from '../core/errors.ts'
 import { nowIso } from '../core/ids.ts'
 import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
+import type { WebsiteAccess } from '../db/access.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
-import { requireVisibleSite } from './site-access.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
 
 export interface SitePasswordsOptions {
+  access: WebsiteAccess
   repo: WebsitesRepository
   siteEvents: SiteEvents
   purge: PurgeHook
@@ -26,8 +27,8 @@ export class SitePasswords {
    * the next request on; unlock cookies handed out for an earlier password stop working.
    */
   async set(principal: Principal, websiteId: string, password: string | null): Promise<void> {
-    const { repo, siteEvents, purge } = this.options
-    const site = await requireVisibleSite(repo, principal, websiteId)
+    const { access, repo, siteEvents, purge } = this.options
+    const site = await access.requireSite(principal, websiteId, 'edit')
     if (password !== null && (password.length < SITE_PASSWORD_MIN || password.length > SITE_PASSWORD_MAX)) {
       throw new AppError('VALIDATION_FAILED', `A site password has ${SITE_PASSWORD_MIN} to ${SITE_PASSWORD_MAX} characters.`, {
         fields: { password: `must have ${SITE_PASSWORD_MIN} to ${SITE_PASSWORD_MAX} characters` },

@@ -1,14 +1,9 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
 import type { MemberRole, Role } from '../core/enums.ts'
-import { type Executor, visibleWebsites } from '../db/access.ts'
+import { type Executor, type VisibleWebsite, visibleWebsiteRows, visibleWebsites } from '../db/access.ts'
 import type { Database, VersionFileRow, VersionRow, WebsiteRow } from '../db/types.ts'
 
 export type { Executor }
-
-export interface VisibleWebsite extends WebsiteRow {
-  role: Role
-  owner_name: string | null
-}
 
 export interface WebsiteListRow extends VisibleWebsite {
   latest_status: VersionRow['status'] | null
@@ -43,23 +38,8 @@ export class WebsitesRepository {
     return this.db.transaction().execute(work)
   }
 
-  /** Websites the user owns or edits, with the caller's role: the base of every visibility check. */
-  private visible(userId: string) {
-    return visibleWebsites(this.db, userId)
-      .innerJoin('users as owner', 'owner.id', 'websites.owner_id')
-      .selectAll('websites')
-      .select((eb) => [
-        eb.case().when('websites.owner_id', '=', userId).then(sql.lit('owner')).else(sql.lit('editor')).end().$castTo<Role>().as('role'),
-        eb.fn.coalesce('owner.name', 'owner.email').as('owner_name'),
-      ])
-  }
-
-  findVisible(userId: string, websiteId: string): Promise<VisibleWebsite | undefined> {
-    return this.visible(userId).where('websites.id', '=', websiteId).executeTakeFirst()
-  }
-
   listVisible(userId: string, limit: number): Promise<WebsiteListRow[]> {
-    return this.visible(userId)
+    return visibleWebsiteRows(this.db, userId)
       .select((eb) =>
         eb
           .selectFrom('versions')

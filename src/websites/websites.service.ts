@@ -1,4 +1,4 @@
-import type { Principal } from '../auth/tokens.service.ts'
+import type { Principal } from '../core/principal.ts'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import { readBlobFiles, restoreClaimed } from '../blobs/blob-removal.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
@@ -7,6 +7,7 @@ import { AppError, notFound, type RateLimitState } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import { VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX, WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { pageUrlFor } from '../core/site-address.ts'
+import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { VersionRow } from '../db/types.ts'
 import { quoted } from '../core/text.ts'
@@ -14,10 +15,9 @@ import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeli
 import { collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
-import { requireOwnedSite, requireVisibleSite } from './site-access.ts'
 import type { PublishRateLimiter } from './publish-rate-limit.ts'
 import { randomSlugVariant, SlugClaims } from './slug-claims.ts'
-import type { Executor, VisibleWebsite, WebsitesRepository } from './websites.repository.ts'
+import type { Executor, WebsitesRepository } from './websites.repository.ts'
 import type {
   Job,
   PublishVersionRequest,
@@ -42,6 +42,7 @@ export interface CollectionNames {
 
 export interface WebsitesServiceOptions {
   config: Config
+  access: WebsiteAccess
   repo: WebsitesRepository
   /** Where a deleted website's blobs are removed from (publishes write through the pipeline). */
   blobs: BlobStore
@@ -75,6 +76,7 @@ const BLOB_CHUNK = 500
 
 export class WebsitesService {
   private readonly config: Config
+  private readonly access: WebsiteAccess
   private readonly repo: WebsitesRepository
   private readonly blobs: BlobStore
   private readonly blobRows: BlobsRepository
@@ -88,6 +90,7 @@ export class WebsitesService {
 
   constructor(options: WebsitesServiceOptions) {
     this.config = options.config
+    this.access = options.access
     this.repo = options.repo
     this.blobs = options.blobs
     this.blobRows = options.blobRows
@@ -157,13 +160,13 @@ export class WebsitesService {
   }
 
   async get(principal: Principal, websiteId: string): Promise<Website> {
-    const site = await this.requireVisible(principal, websiteId)
+    const site = await this.access.requireSite(principal, websiteId, 'see')
     return this.websiteView(site, await this.versionsOf(site))
   }
 
   /** A website with one page of its versions, newest first, instead of every version. */
   async getWithVersionPage(principal: Principal, websiteId: string, query: VersionPageQuery): Promise<WebsiteWithVersionPage> {
-    const site = await this.requireVisible(principal, websiteId)
+    const site = await this.access.requireSite(principal, websiteId, 'see')
     const page = await this.versionRowsPage(site.id, query)
     // currentVersion describes the served version even when it is on another page.
     const currentId = site.current_version_id
@@ -197,20 +200,20 @@ export class WebsitesService {
   }
 
   async listVersions(principal: Principal, websiteId: string): Promise<{ versions: Version[] }> {
-    const site = await this.requireVisible(principal, websiteId)
+    const site = await this.access.requireSite(principal, websiteId, 'see')
     return { versions: (await this.versionsOf(site)).views }
   }
 
   /** One page of a website's versions, newest first; nextCursor gives the next, older page. */
   async listVersionsPage(principal: Principal, websiteId: string, query: VersionPageQuery): Promise<VersionPage> {
-    const site = await this.requireVisible(principal, websiteId)
+    const site = await this.access.requireSite(principal, websiteId, 'see')
     const page = await this.versionRowsPage(site.id, query)
     return { versions: (await this.versionsOf(site, page.rows)).views, nextCursor: page.nextCursor }
   }
 
   /** Every version of a website, newest first, each with who published it (the dashboard's history). */
   async history(principal: Principal, websiteId: string): Promise<PublishedVersion[]> {
-    const site = await this.requireVisible(principal, websiteId)
+    const site = await this.access.requireSite(principal, websiteId, 'see')
     const rows = await this.repo.listVersionsWithPublisher(site.id)
     const { views } = await this.versionsOf(site, rows)
     return views.map((view, i) => ({ ...view, publishedBy: { name: rows[i]!.publisher_name, email: rows[i]!.publisher_email } }))
@@ -226,7 +229,7 @@ export class WebsitesService {
   }
 
   async publishVersion(principal: Principal, websiteId: string, input: PublishVersionRequest): Promise<Published<PublishVersionResult>> {
-    const site = await this.requireVisible(principal, websiteId)
+    const site = await this.access.requireSite(principal, websiteId, 'edit')
     await this.rateLimiter.take(principal.userId)
     const bundle = await this.pipeline.store(input.files, { userId: principal.userId, collectionNames: await this.collections.namesOf(site.id) })
     const promote = input.promote ?? true
@@ -253,7 +256,7 @@ export class WebsitesService {
    * `versionId` is a version id (job_...) or a version number.
    */
   async promote(principal: Principal, websiteId: string, versionId: string): Promise<Version> {
-    const site = await this.requireVisible(principal, websiteId)
+    const site = await this.access.requireSite(principal, websiteId, 'edit')
     const byNumber = VERSION_NUMBER.test(versionId)
     const version = byNumber ? await this.repo.findVersionByNumber(site.id, Number(versionId)) : await this.repo.findVersion(site.id, versionId)
     if (!version) {
@@ -315,7 +318,7 @@ export class WebsitesService {
    * that only it held are removed.
    */
   async delete(principal: Principal, websiteId: string): Promise<void> {
-    const site = await this.requireOwned(principal, websiteId, 'delete it')
+    const site = await this.access.requireSite(principal, websiteId, 'own', 'delete it')
     const hashes = await this.repo.transaction(async (trx) => {
       // Locks the site's row first, as a publish does (nextVersionNumber): a publish to it in
       // flight commits before the blobs are listed, and a later one finds no site.
@@ -351,14 +354,6 @@ export class WebsitesService {
         await restoreClaimed(this.blobs, this.blobRows, new Map([[hash, saved]]))
       }
     }
-  }
-
-  private requireVisible(principal: Principal, websiteId: string): Promise<VisibleWebsite> {
-    return requireVisibleSite(this.repo, principal, websiteId)
-  }
-
-  private requireOwned(principal: Principal, websiteId: string, action: string): Promise<VisibleWebsite> {
-    return requireOwnedSite(this.repo, principal, websiteId, action)
   }
 
   private async versionsOf(site: VisibleWebsite, given?: VersionRow[]) {

@@ -3,7 +3,7 @@ import type { Config } from '../config.ts'
 import { validationFailed } from '../core/errors.ts'
 import { pageUrlFor } from '../core/site-address.ts'
 import type { VersionFileRow, VersionRow } from '../db/types.ts'
-import type { VisibleWebsite, WebsiteListRow } from './websites.repository.ts'
+import type { WebsiteListRow } from './websites.repository.ts'
 import type { Job, Version, WebsiteSummary } from './websites.schemas.ts'
 
 export function versionView(config: Config, slug: string, row: VersionRow, files: VersionFileRow[], currentVersionId: string | null): Version {
@@ -55,7 +55,6 @@ export function jobView(config: Config, row: VersionRow & { slug: string }): Job
   }
 }
 
-export type { VisibleWebsite }
 export { livePageUrl }
 
 /** A version page cursor: the number of the last version shown, opaque to clients. */

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Principal } from '../../src/auth/tokens.service.ts'
+import type { Principal } from '../../src/core/principal.ts'
 import { AppError } from '../../src/core/errors.ts'
 import { INVITATIONS_PER_ACCOUNT } from '../../src/core/limits.ts'
 import { statusOf } from '../../src/http/error-status.ts'

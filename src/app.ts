@@ -96,6 +96,8 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     oauth: services.oauth,
     oauthEndpoint,
     websites: services.websites,
+    promotion: services.promotion,
+    deletion: services.deletion,
     jobDetails: services.jobDetails,
     members: services.members,
     sitePasswords: services.sitePasswords,
@@ -161,7 +163,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
-      await v1.register(websitesRoutes(services.websites, services.sitePasswords, publishSchemas))
+      await v1.register(websitesRoutes(services, publishSchemas))
       await v1.register(uploadsRoutes(services.uploads, limits))
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))
@@ -177,7 +179,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
   await app.register(operationsRoutes({ metrics, readiness, metricsToken: config.metricsToken }))
   // One tools file per module, each tool calling the same service function as its REST twin.
   const mcpTools = [
-    ...websitesTools(services.websites, services.sitePasswords, config, publishSchemas),
+    ...websitesTools(services, config, publishSchemas),
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries, limits }),
     ...imagesTools(services.assets, limits.maxFileBytes),
   ]

@@ -65,8 +65,12 @@ import { JobDetails } from './websites/job-details.ts'
 import { PublishRateLimiter } from './websites/publish-rate-limit.ts'
 import { InvitationsRepository } from './websites/invitations.repository.ts'
 import { MembersService } from './websites/members.service.ts'
+import { SlugClaims } from './websites/slug-claims.ts'
+import { VersionPromotion } from './websites/version-promotion.ts'
+import { WebsiteDeletion } from './websites/website-deletion.ts'
+import { WebsitePublishing } from './websites/website-publishing.ts'
+import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
-import { WebsitesService } from './websites/websites.service.ts'
 
 /** The client's address of a raw request: the connection's, or what the trusted proxies say (as Fastify's request.ip). */
 function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => string {
@@ -103,9 +107,18 @@ export interface Services {
   /** Sign-in from MCP clients: consent, connected apps. */
   oauth: OAuthService
   tokens: TokensService
-  websites: WebsitesService
-  /** Publish jobs as their status pages show them. */
+  /** Websites and their versions, as their owners and editors read them. */
+  websites: WebsiteQueries
+  /** Publishing a new website or a new version of one. */
+  publishing: WebsitePublishing
+  /** Making a stored version live: review and rollback. */
+  promotion: VersionPromotion
+  /** Deleting a website for good (owner only). */
+  deletion: WebsiteDeletion
+  /** Publish jobs, as getJob answers them and as their status pages show them. */
   jobDetails: JobDetails
+  /** Site addresses: suggestSlug, and the claims a new website makes. */
+  slugs: SlugClaims
   /** A website's owner, editors and invitations. */
   members: MembersService
   /** Site passwords: set by owners and editors, checked for the site server's password page. */
@@ -264,6 +277,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const oauthEndpoint = new OAuthEndpoint({ oauth, config, clientAddress: clientAddressOf(config.trustProxy), log })
   // A server sweeps expired OAuth rows at start and hourly; a CLI command leaves that to it.
   if (options.sweepAtStart !== false) await oauth.startSweeps()
+  const slugs = new SlugClaims({ repo: websitesRepo, sites: config })
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
@@ -271,11 +285,11 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     secrets,
     oauth,
     tokens: new TokensService({ repo: new TokensRepository(db.kysely), oauth }),
-    websites: new WebsitesService({
+    websites: new WebsiteQueries({ config, access, repo: websitesRepo }),
+    publishing: new WebsitePublishing({
       config,
       access,
       repo: websitesRepo,
-      blobs,
       blobRows,
       pipeline: new PublishPipeline({
         blobs,
@@ -288,12 +302,16 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
         limits: config.bundleLimits,
       }),
       rateLimiter: new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),
+      slugs,
       siteEvents,
       purge,
       onPublished: (bytes) => metrics.published(bytes),
       collections: collectionsRepo,
     }),
+    promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo }),
+    deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge }),
     jobDetails: new JobDetails(config, websitesRepo),
+    slugs,
     members,
     sitePasswords,
     uploads,

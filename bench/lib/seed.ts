@@ -30,7 +30,7 @@ export interface SeedInfo {
 
 export async function seedContent(server: Server, principal: Principal, count: number): Promise<SeedInfo> {
   const { services } = server
-  const { result } = await services.websites.create(principal, {
+  const { result } = await services.publishing.create(principal, {
     name: 'Bench content',
     category: 'other',
     slug: CONTENT_SITE,

@@ -14,14 +14,18 @@ import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
 import { statusOf } from '../http/error-status.ts'
 import type { MembersService } from '../websites/members.service.ts'
 import type { SitePasswords } from '../websites/site-passwords.ts'
-import type { WebsitesService } from '../websites/websites.service.ts'
+import type { VersionPromotion } from '../websites/version-promotion.ts'
+import type { WebsiteDeletion } from '../websites/website-deletion.ts'
+import type { WebsiteQueries } from '../websites/website-queries.ts'
 import { accountOf, field, fieldRefusal, principalOf } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 import { clipped } from '../core/text.ts'
 
 export interface DashboardServices {
-  websites: WebsitesService
+  websites: WebsiteQueries
+  promotion: VersionPromotion
+  deletion: WebsiteDeletion
   members: MembersService
   sitePasswords: SitePasswords
   /** The apps connected by OAuth, listed under the sites. */
@@ -57,7 +61,7 @@ type SiteParams = { Params: { websiteId: string }; Querystring: { done?: string;
 const invitedNotice = (email: string) => `${email} will be able to edit this site once they sign in, or sign up, with this email.`
 
 export function dashboardRoutes(web: WebContext, services: DashboardServices) {
-  const { websites, members, collections, entries } = services
+  const { websites, promotion, deletion, members, collections, entries } = services
   /** A site's own fields, for the pages that show them next to its history or content (which they read themselves). */
   const siteOf = (principal: Principal, websiteId: string) => websites.getWithVersionPage(principal, websiteId, { limit: 1 })
 
@@ -113,7 +117,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
 
     app.post<SiteParams>('/dashboard/sites/:websiteId/promote', { schema: { hide: true } }, async (request, reply) => {
       const account = accountOf(request)
-      await websites.promote(principalOf(account), request.params.websiteId, field(request, 'versionId'))
+      await promotion.promote(principalOf(account), request.params.websiteId, field(request, 'versionId'))
       return reply.redirect(`/dashboard/sites/${encodeURIComponent(request.params.websiteId)}?done=promoted`, 303)
     })
 
@@ -172,7 +176,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       if (field(request, 'confirmSlug') !== site.slug) {
         return sitePage(request, reply, account, { deleteError: { message: `Type the site's address, ${site.slug}, to delete it.` } }, 422)
       }
-      await websites.delete(principal, site.id)
+      await deletion.delete(principal, site.id)
       return reply.redirect('/dashboard?done=deleted', 303)
     })
 

@@ -1,13 +1,13 @@
 /**
- * A publish job as its status page (the job's `statusUrl`) shows it: the job as getJob answers
- * it, its website, and the version it made, with who published it and when. Owners and editors
- * only: for anyone else the job is not found, exactly as an unknown id.
+ * Publish jobs: a job as getJob answers it (REST and MCP), and as its status page (the job's
+ * `statusUrl`) shows it, with its website and the version it made, who published it and when.
+ * Owners and editors only: for anyone else the job is not found, exactly as an unknown id.
  */
 import type { Principal } from '../core/principal.ts'
 import type { Config } from '../config.ts'
 import { notFound } from '../core/errors.ts'
 import { pageUrlFor } from '../core/site-address.ts'
-import type { WebsitesRepository } from './websites.repository.ts'
+import type { VisibleJobRow, WebsitesRepository } from './websites.repository.ts'
 import type { Job } from './websites.schemas.ts'
 import { jobView, livePageUrl } from './websites.views.ts'
 
@@ -32,9 +32,12 @@ export class JobDetails {
     private readonly repo: Pick<WebsitesRepository, 'findVisibleJob'>,
   ) {}
 
+  async getJob(principal: Principal, jobId: string): Promise<Job> {
+    return jobView(this.config, await this.requireJob(principal, jobId))
+  }
+
   async find(principal: Principal, jobId: string): Promise<JobDetail> {
-    const row = await this.repo.findVisibleJob(principal.userId, jobId)
-    if (!row) throw notFound('Job')
+    const row = await this.requireJob(principal, jobId)
     return {
       job: jobView(this.config, row),
       website: { id: row.website_id, name: row.website_name, slug: row.slug, ...livePageUrl(this.config, row) },
@@ -47,5 +50,11 @@ export class JobDetails {
         createdAt: row.created_at,
       },
     }
+  }
+
+  private async requireJob(principal: Principal, jobId: string): Promise<VisibleJobRow> {
+    const row = await this.repo.findVisibleJob(principal.userId, jobId)
+    if (!row) throw notFound('Job')
+    return row
   }
 }

@@ -1,32 +1,37 @@
 /**
  * Claiming a site's address: whether a slug may be taken, the SLUG_TAKEN answer with a free
- * suggestion, derived slugs, and suggestSlug. The rules of a slug itself live in core/site-address.ts.
+ * suggestion, derived slugs, and suggestSlug's answer. The rules of a slug itself live in
+ * core/site-address.ts.
  */
 import { AppError, validationFailed } from '../core/errors.ts'
 import { randomBase62 } from '../core/ids.ts'
-import { firstFreeSlug, normalizeSlug, RESERVED_SLUGS, SLUG_MAX, slugBase, slugProblem } from '../core/site-address.ts'
+import { firstFreeSlug, normalizeSlug, pageUrlFor, RESERVED_SLUGS, SLUG_MAX, slugBase, slugProblem } from '../core/site-address.ts'
 import { quoted } from '../core/text.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
+import type { SlugSuggestion } from './websites.schemas.ts'
 
-/** The part of a SlugSuggestion that needs no URL. */
-export interface SlugVerdict {
-  slug: string
-  valid: boolean
-  available: boolean
-  suggestion: string
-  message?: string
+export interface SlugClaimsOptions {
+  repo: Pick<WebsitesRepository, 'slugExists' | 'slugsStartingWith'>
+  /** How this instance's site URLs look, for the page URL of a suggestion. */
+  sites: { siteScheme: string; siteDomain: string }
 }
 
 export class SlugClaims {
-  constructor(private readonly repo: Pick<WebsitesRepository, 'slugExists' | 'slugsStartingWith'>) {}
+  constructor(private readonly options: SlugClaimsOptions) {}
+
+  /** suggestSlug: a verdict on the input, and the page URL the suggested slug would have. */
+  async suggest(value: string): Promise<SlugSuggestion> {
+    const verdict = await this.verdict(value)
+    return { ...verdict, pageUrl: pageUrlFor(this.options.sites, verdict.suggestion) }
+  }
 
   /** Whether the input itself is a valid, free slug, its normalized form, and an available slug derived from it. */
-  async verdict(value: string): Promise<SlugVerdict> {
+  private async verdict(value: string): Promise<Omit<SlugSuggestion, 'pageUrl'>> {
     const slug = normalizeSlug(value)
     // A valid input is its own normalized form; an invalid one is judged as given, not as normalized.
     const problem = slug === '' ? 'has no letters or digits to make a slug from' : slugProblem(value)
     const reserved = !problem && RESERVED_SLUGS.has(value)
-    const available = !problem && !reserved && !(await this.repo.slugExists(value))
+    const available = !problem && !reserved && !(await this.options.repo.slugExists(value))
     const suggestion = available ? value : await this.freeSlugFor(value)
     let message: string | undefined
     if (problem)
@@ -50,7 +55,7 @@ export class SlugClaims {
   async assertClaimable(slug: string): Promise<void> {
     const problem = slugProblem(slug)
     if (problem) throw validationFailed({ slug: problem })
-    if (RESERVED_SLUGS.has(slug) || (await this.repo.slugExists(slug))) throw await this.takenError(slug)
+    if (RESERVED_SLUGS.has(slug) || (await this.options.repo.slugExists(slug))) throw await this.takenError(slug)
   }
 
   async takenError(slug: string): Promise<AppError> {
@@ -64,7 +69,7 @@ export class SlugClaims {
   /** The first free slug derived from a name or a draft slug: base, base-2, base-3, ... */
   async freeSlugFor(text: string): Promise<string> {
     const base = slugBase(text)
-    return firstFreeSlug(base, await this.repo.slugsStartingWith(base.slice(0, 40)))
+    return firstFreeSlug(base, await this.options.repo.slugsStartingWith(base.slice(0, 40)))
   }
 }
 

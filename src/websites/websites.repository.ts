@@ -121,8 +121,21 @@ export class WebsitesRepository {
     return trx.updateTable('websites').set({ current_version_id: versionId, status: 'active', updated_at: at }).where('id', '=', websiteId).execute()
   }
 
-  touchWebsite(trx: Executor, websiteId: string, at: string): Promise<unknown> {
+  /** Records when a site last changed (a version stored without going live). */
+  markUpdated(trx: Executor, websiteId: string, at: string): Promise<unknown> {
     return trx.updateTable('websites').set({ updated_at: at }).where('id', '=', websiteId).execute()
+  }
+
+  /**
+   * Locks a site's row until the transaction ends, the row nextVersionNumber locks (a no-op write;
+   * SQLite runs one transaction at a time anyway).
+   */
+  lockWebsite(trx: Executor, websiteId: string): Promise<unknown> {
+    return trx
+      .updateTable('websites')
+      .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+      .where('id', '=', websiteId)
+      .execute()
   }
 
   /** Versions of a site, newest first. */

@@ -21,17 +21,34 @@ import {
   WebsiteListSchema,
   WebsiteSchema,
 } from './websites.schemas.ts'
+import type { JobDetails } from './job-details.ts'
 import type { SitePasswords } from './site-passwords.ts'
-import type { WebsitesService } from './websites.service.ts'
+import type { SlugClaims } from './slug-claims.ts'
+import type { VersionPromotion } from './version-promotion.ts'
+import type { WebsiteDeletion } from './website-deletion.ts'
+import type { WebsitePublishing } from './website-publishing.ts'
+import type { WebsiteQueries } from './website-queries.ts'
 
 const WebsiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const tags = ['Publishing']
+
+/** The services behind the publishing and inspection operations, over REST and MCP alike. */
+export interface WebsiteServices {
+  websites: WebsiteQueries
+  publishing: WebsitePublishing
+  promotion: VersionPromotion
+  deletion: WebsiteDeletion
+  jobDetails: JobDetails
+  slugs: SlugClaims
+  sitePasswords: SitePasswords
+}
 
 /**
  * The eight publishing and inspection operations plus promote, delete and the site password, under
  * /v1 (authenticated). `publish`: the publish requests with this instance's bundle limits.
  */
-export function websitesRoutes(websites: WebsitesService, passwords: SitePasswords, publish: PublishRequestSchemas): FastifyPluginAsyncTypebox {
+export function websitesRoutes(services: WebsiteServices, publish: PublishRequestSchemas): FastifyPluginAsyncTypebox {
+  const { websites, publishing, promotion, deletion, jobDetails, slugs, sitePasswords } = services
   return async (app) => {
     app.get(
       '/websites',
@@ -66,7 +83,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
         },
       },
       async (request, reply) => {
-        const { result, rateLimit } = await websites.create(principalOf(request), request.body)
+        const { result, rateLimit } = await publishing.create(principalOf(request), request.body)
         return reply.code(201).headers(rateLimitHeaders(rateLimit)).send(result)
       },
     )
@@ -104,7 +121,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
         },
       },
       async (request, reply) => {
-        await websites.delete(principalOf(request), request.params.websiteId)
+        await deletion.delete(principalOf(request), request.params.websiteId)
         return reply.code(204).send(null)
       },
     )
@@ -128,7 +145,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
         },
       },
       async (request, reply) => {
-        await passwords.set(principalOf(request), request.params.websiteId, request.body.password)
+        await sitePasswords.set(principalOf(request), request.params.websiteId, request.body.password)
         return reply.code(204).send(null)
       },
     )
@@ -150,7 +167,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
         },
       },
       async (request, reply) => {
-        await passwords.set(principalOf(request), request.params.websiteId, null)
+        await sitePasswords.set(principalOf(request), request.params.websiteId, null)
         return reply.code(204).send(null)
       },
     )
@@ -189,7 +206,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
         },
       },
       async (request, reply) => {
-        const { result, rateLimit } = await websites.publishVersion(principalOf(request), request.params.websiteId, request.body)
+        const { result, rateLimit } = await publishing.publishVersion(principalOf(request), request.params.websiteId, request.body)
         return reply.code(201).headers(rateLimitHeaders(rateLimit)).send(result)
       },
     )
@@ -212,7 +229,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
           },
         },
       },
-      (request) => websites.promote(principalOf(request), request.params.websiteId, request.params.versionId),
+      (request) => promotion.promote(principalOf(request), request.params.websiteId, request.params.versionId),
     )
 
     app.get(
@@ -228,7 +245,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
           response: { 200: success(JobSchema, 'The job.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
-      (request) => websites.getJob(principalOf(request), request.params.jobId),
+      (request) => jobDetails.getJob(principalOf(request), request.params.jobId),
     )
 
     app.get(
@@ -247,7 +264,7 @@ export function websitesRoutes(websites: WebsitesService, passwords: SitePasswor
           },
         },
       },
-      (request) => websites.suggestSlug(request.query.value),
+      (request) => slugs.suggest(request.query.value),
     )
   }
 }

@@ -26,8 +26,7 @@ import {
   WebsiteListSchema,
   WebsiteWithVersionPageSchema,
 } from './websites.schemas.ts'
-import type { SitePasswords } from './site-passwords.ts'
-import type { WebsitesService } from './websites.service.ts'
+import type { WebsiteServices } from './websites.routes.ts'
 import { siteUrlPattern } from '../core/site-address.ts'
 
 const VERSION_PAGES = `paged: pass nextCursor as cursor for older ones (null on the last page).`
@@ -43,12 +42,8 @@ const BUNDLE_RULES = `Bundle rules (publish_version's too), all checked at once:
  * `sites`: how this instance's site URLs look, for the descriptions; `publish`: the publish
  * requests with this instance's bundle limits.
  */
-export function websitesTools(
-  websites: WebsitesService,
-  passwords: SitePasswords,
-  sites: { siteScheme: string; siteDomain: string },
-  publish: PublishRequestSchemas,
-): AnyMcpTool[] {
+export function websitesTools(services: WebsiteServices, sites: { siteScheme: string; siteDomain: string }, publish: PublishRequestSchemas): AnyMcpTool[] {
+  const { websites, publishing, promotion, deletion, jobDetails, slugs, sitePasswords } = services
   const live = siteUrlPattern(sites)
   const preview = siteUrlPattern(sites, true)
   return [
@@ -61,7 +56,7 @@ ${BUNDLE_RULES}`,
       input: ref(publish.PublishWebsiteRequestSchema),
       output: ref(PublishWebsiteResultSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-      run: async (principal, input) => (await websites.create(principal, input)).result,
+      run: async (principal, input) => (await publishing.create(principal, input)).result,
     }),
 
     defineTool({
@@ -72,7 +67,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       input: toolArgs({ websiteId: WebsiteIdParam, ...publish.PublishVersionRequestSchema.properties }),
       output: ref(PublishVersionResultSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      run: async (principal, { websiteId, ...request }) => (await websites.publishVersion(principal, websiteId, request)).result,
+      run: async (principal, { websiteId, ...request }) => (await publishing.publishVersion(principal, websiteId, request)).result,
     }),
 
     defineTool({
@@ -82,7 +77,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
       output: ref(VersionSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      run: (principal, { websiteId, versionId }) => websites.promote(principal, websiteId, versionId),
+      run: (principal, { websiteId, versionId }) => promotion.promote(principal, websiteId, versionId),
     }),
 
     defineTool({
@@ -126,7 +121,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       input: toolArgs({ jobId: JobIdParam }),
       output: ref(JobSchema),
       hints: READ_ONLY,
-      run: (principal, { jobId }) => websites.getJob(principal, jobId),
+      run: (principal, { jobId }) => jobDetails.getJob(principal, jobId),
     }),
 
     defineTool({
@@ -136,7 +131,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       input: toolArgs({ value: SlugSuggestValue }),
       output: ref(SlugSuggestionSchema),
       hints: READ_ONLY,
-      run: (_principal, { value }) => websites.suggestSlug(value),
+      run: (_principal, { value }) => slugs.suggest(value),
     }),
 
     defineTool({
@@ -148,7 +143,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       // Deleting it again answers NOT_FOUND and changes nothing more.
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: async (principal, { websiteId }) => {
-        await websites.delete(principal, websiteId)
+        await deletion.delete(principal, websiteId)
         return { deleted: true as const, websiteId }
       },
     }),
@@ -164,7 +159,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       output: toolArgs({ passwordProtected: Type.Boolean() }),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal, { websiteId, password }) => {
-        await passwords.set(principal, websiteId, password)
+        await sitePasswords.set(principal, websiteId, password)
         return { passwordProtected: password !== null }
       },
     }),

@@ -1,0 +1,238 @@
+/**
+ * Publishing a website's files: a new website as version 1, or a new version of one. The pipeline
+ * checks and stores the bundle; one transaction then records it (the rate limit taken again under
+ * the user's row lock, the version number, blob, version and file rows, the live pointer); the
+ * pipeline is told after how that went, and every cache of the site's slug is told it changed.
+ */
+import type { Config } from '../config.ts'
+import { AppError, notFound, type RateLimitState } from '../core/errors.ts'
+import { newId, nowIso } from '../core/ids.ts'
+import type { Principal } from '../core/principal.ts'
+import { pageUrlFor } from '../core/site-address.ts'
+import type { WebsiteAccess } from '../db/access.ts'
+import { isUniqueViolation } from '../db/connect.ts'
+import type { VersionRow } from '../db/types.ts'
+import type { BlobsRepository } from '../blobs/blobs.repository.ts'
+import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
+import type { SiteEvents } from '../serving/site-events.ts'
+import type { PurgeHook } from './purge-hook.ts'
+import type { PublishRateLimiter } from './publish-rate-limit.ts'
+import { randomSlugVariant, type SlugClaims } from './slug-claims.ts'
+import type { Executor, WebsitesRepository } from './websites.repository.ts'
+import type { PublishVersionRequest, PublishVersionResult, PublishWebsiteRequest, PublishWebsiteResult } from './websites.schemas.ts'
+
+/** The names of a website's content collections: a publish may not add files where they serve entries. */
+export interface CollectionNames {
+  namesOf(websiteId: string): Promise<string[]>
+}
+
+export interface WebsitePublishingOptions {
+  config: Config
+  access: WebsiteAccess
+  repo: WebsitesRepository
+  blobRows: BlobsRepository
+  pipeline: PublishPipeline
+  rateLimiter: PublishRateLimiter
+  slugs: SlugClaims
+  /** Told whenever what a slug serves changes, so every cache (here and on other instances) drops it. */
+  siteEvents: SiteEvents
+  /** Told when a site's live version changes, for a CDN to purge (PLINTH_PURGE_URL). */
+  purge: PurgeHook
+  /** Told of each version published and its decoded bytes, whichever surface asked (the metrics). */
+  onPublished: (bytes: number) => void
+  collections: CollectionNames
+}
+
+export interface Published<T> {
+  result: T
+  rateLimit: RateLimitState
+}
+
+const DERIVED_SLUG_ATTEMPTS = 5
+/** Derived-slug collisions with concurrent creates after which a random suffix is used instead. */
+const SEQUENTIAL_SLUG_ATTEMPTS = 2
+
+export class WebsitePublishing {
+  constructor(private readonly options: WebsitePublishingOptions) {}
+
+  async create(principal: Principal, input: PublishWebsiteRequest): Promise<Published<PublishWebsiteResult>> {
+    const { config, pipeline, rateLimiter, slugs, siteEvents, purge } = this.options
+    await rateLimiter.take(principal.userId)
+    await this.assertUnderWebsiteLimit(principal.userId)
+    if (input.slug !== undefined) await slugs.assertClaimable(input.slug)
+    // A new site has no collections yet: no path is reserved.
+    const bundle = await pipeline.store(input.files, { userId: principal.userId, collectionNames: [] })
+    const recording = this.recordWebsiteUnderFreeSlug(principal, input, bundle)
+    const { slug, websiteId, version, rateLimit } = await this.confirmOrAbandon(bundle, recording, (inserted) => inserted.slug)
+    await siteEvents.siteChanged(slug)
+    this.options.onPublished(bundle.totalBytes)
+    // The slug may have served a deleted site before.
+    purge.siteChanged('promote', { id: websiteId, slug })
+    const result = {
+      websiteId,
+      jobId: version.id,
+      version: 1,
+      slug,
+      pageUrl: pageUrlFor(config, slug),
+      bytesWritten: bundle.totalBytes,
+      ...warningsOf(bundle),
+    }
+    return { result, rateLimit }
+  }
+
+  async publishVersion(principal: Principal, websiteId: string, input: PublishVersionRequest): Promise<Published<PublishVersionResult>> {
+    const { config, access, pipeline, rateLimiter, siteEvents, purge, collections } = this.options
+    const site = await access.requireSite(principal, websiteId, 'edit')
+    await rateLimiter.take(principal.userId)
+    const bundle = await pipeline.store(input.files, { userId: principal.userId, collectionNames: await collections.namesOf(site.id) })
+    const promote = input.promote ?? true
+    const recording = this.recordVersion(principal, site.id, input.message ?? null, promote, bundle)
+    const { version, rateLimit } = await this.confirmOrAbandon(bundle, recording, () => site.slug)
+    // Also when not promoted: a preview host probed before this version existed is remembered as unknown.
+    await siteEvents.siteChanged(site.slug)
+    this.options.onPublished(bundle.totalBytes)
+    if (promote) purge.siteChanged('promote', site)
+    const result = {
+      websiteId: site.id,
+      jobId: version.id,
+      version: version.number,
+      isCurrent: promote,
+      pageUrl: pageUrlFor(config, site.slug),
+      previewUrl: pageUrlFor(config, site.slug, version.number),
+      bytesWritten: bundle.totalBytes,
+      ...warningsOf(bundle),
+    }
+    return { result, rateLimit }
+  }
+
+  private async assertUnderWebsiteLimit(userId: string, db?: Executor): Promise<void> {
+    const { config, repo } = this.options
+    const count = await repo.countOwned(userId, db)
+    if (count >= config.maxWebsites) {
+      throw new AppError('WEBSITE_LIMIT_REACHED', `This account already has ${count} websites, the most it may have (${config.maxWebsites}).`)
+    }
+  }
+
+  /**
+   * Waits for the metadata transaction that records a stored bundle, then tells the pipeline how
+   * it went: a failed one has its new blobs removed, a committed one has them checked, and the
+   * serving caches of its site are told again once the new blobs' compressed variants are made.
+   */
+  private async confirmOrAbandon<T>(bundle: StoredBundle, recording: Promise<T>, slugOf: (result: T) => string): Promise<T> {
+    const { pipeline, siteEvents } = this.options
+    let result: T
+    try {
+      result = await recording
+    } catch (error) {
+      await pipeline.abandon(bundle)
+      throw error
+    }
+    const slug = slugOf(result)
+    await pipeline.confirm(bundle, () => {
+      siteEvents.siteChanged(slug).catch(() => {})
+    })
+    return result
+  }
+
+  /** Records the website under its slug; a derived slug that a concurrent create took is derived again. */
+  private async recordWebsiteUnderFreeSlug(principal: Principal, input: PublishWebsiteRequest, bundle: StoredBundle) {
+    const { slugs } = this.options
+    for (let attempt = 1; ; attempt++) {
+      const derivedFrom = input.name ?? input.category
+      const slug = input.slug ?? (attempt <= SEQUENTIAL_SLUG_ATTEMPTS ? await slugs.freeSlugFor(derivedFrom) : randomSlugVariant(derivedFrom))
+      try {
+        return { slug, ...(await this.recordWebsite(principal, input, slug, bundle)) }
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error
+        // Someone claimed the slug between our check and our insert.
+        if (input.slug !== undefined) throw await slugs.takenError(input.slug)
+        if (attempt >= DERIVED_SLUG_ATTEMPTS) throw error
+      }
+    }
+  }
+
+  /** One transaction: a new website with the bundle as its live version 1. */
+  private recordWebsite(principal: Principal, input: PublishWebsiteRequest, slug: string, bundle: StoredBundle) {
+    const { repo, rateLimiter } = this.options
+    return repo.transaction(async (trx) => {
+      // Checked again with the user's row locked, so concurrent creates cannot overshoot the limits.
+      const rateLimit = await rateLimiter.takeInTransaction(trx, principal.userId)
+      await this.assertUnderWebsiteLimit(principal.userId, trx)
+      const at = nowIso()
+      const websiteId = newId('web')
+      await repo.insertWebsite(trx, {
+        id: websiteId,
+        owner_id: principal.userId,
+        name: input.name ?? slug,
+        slug,
+        category: input.category,
+        description: input.description ?? null,
+        status: 'draft',
+        current_version_id: null,
+        created_at: at,
+        updated_at: at,
+      })
+      // The row was inserted just above, in this transaction.
+      const number = (await repo.nextVersionNumber(trx, websiteId))!
+      const version = newVersionRow(websiteId, number, 'initial', null, bundle, principal.userId)
+      await this.insertVersionRows(trx, version, bundle)
+      await repo.setCurrentVersion(trx, websiteId, version.id, at)
+      return { websiteId, version, rateLimit }
+    })
+  }
+
+  /** One transaction: the bundle as the next version of a website, made live when `promote`. */
+  private recordVersion(principal: Principal, websiteId: string, message: string | null, promote: boolean, bundle: StoredBundle) {
+    const { repo, rateLimiter } = this.options
+    return repo.transaction(async (trx) => {
+      const rateLimit = await rateLimiter.takeInTransaction(trx, principal.userId)
+      const number = await repo.nextVersionNumber(trx, websiteId)
+      // Deleted since the publish found it.
+      if (number === undefined) throw notFound('Website')
+      const row = newVersionRow(websiteId, number, 'refinement', message, bundle, principal.userId)
+      await this.insertVersionRows(trx, row, bundle)
+      if (promote) await repo.setCurrentVersion(trx, websiteId, row.id, row.created_at)
+      else await repo.markUpdated(trx, websiteId, row.created_at)
+      return { version: row, rateLimit }
+    })
+  }
+
+  /** The rows of a version: its new blobs, the version, its files. */
+  private async insertVersionRows(trx: Executor, row: VersionRow, bundle: StoredBundle): Promise<void> {
+    const { repo, blobRows } = this.options
+    await blobRows.insertMissing(trx, bundle.newBlobs)
+    await repo.insertVersion(trx, row)
+    await repo.insertVersionFiles(
+      trx,
+      bundle.files.map((f) => ({ version_id: row.id, path: f.path, hash: f.hash, size: f.size, content_type: f.contentType })),
+    )
+  }
+}
+
+function newVersionRow(
+  websiteId: string,
+  number: number,
+  kind: VersionRow['kind'],
+  instruction: string | null,
+  bundle: StoredBundle,
+  userId: string,
+): VersionRow {
+  const kb = (bundle.totalBytes / 1024).toFixed(1)
+  return {
+    id: newId('job'),
+    website_id: websiteId,
+    number,
+    kind,
+    status: 'ready',
+    instruction,
+    current_phase: 'published',
+    progress_message: `Published ${bundle.files.length} file${bundle.files.length === 1 ? '' : 's'} (${kb} KiB).`,
+    attempt: 1,
+    bytes: bundle.totalBytes,
+    created_by: userId,
+    created_at: nowIso(),
+  }
+}
+
+/** A publish result's warnings: present only when there is something to say. */
+const warningsOf = (bundle: StoredBundle) => (bundle.warnings.length > 0 ? { warnings: bundle.warnings } : {})

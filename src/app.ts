@@ -15,7 +15,7 @@ import { contentTools } from './content/content.tools.ts'
 import { entriesRoutes } from './content/entries.routes.ts'
 import { maxBodyBytes } from './core/limits.ts'
 import { tlsAskRoutes } from './domains/domains.routes.ts'
-import { SHARED_SCHEMAS, STATED_KEYWORD, statedSchema } from './core/schemas.ts'
+import { CLIENT_ONLY_KEYWORD, mergeClientOnlyConstraints, SHARED_SCHEMAS } from './core/schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { success, TOKEN_SCOPE } from './http/openapi.ts'
 import { registerJsonBody } from './http/json-body.ts'
@@ -73,8 +73,8 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     frameworkErrors: trackFrameworkErrors(frameworkErrors, metrics),
     ajv: {
       customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true },
-      // Stated constraints are for clients; the services enforce them (core/schemas.ts).
-      plugins: [(ajv: Ajv) => ajv.addKeyword({ keyword: STATED_KEYWORD })],
+      // Client-only constraints are not the validator's to enforce: the services check them (core/schemas.ts).
+      plugins: [(ajv: Ajv) => ajv.addKeyword({ keyword: CLIENT_ONLY_KEYWORD })],
     },
     // Response serializers are compiled on each route's first answer, not at start (http/lazy-serializers.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
@@ -131,7 +131,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
-    transformObject: (document) => statedSchema('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+    transformObject: (document) => mergeClientOnlyConstraints('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   })
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

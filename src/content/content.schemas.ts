@@ -19,7 +19,7 @@ import {
   TEXT_FIELD_MAX_LIMIT,
   URL_MAX_CHARS,
 } from '../core/limits.ts'
-import { Nullable, ref, stated, Timestamp } from '../core/schemas.ts'
+import { Nullable, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
 
 const FIELD_TYPES = ['text', 'richText', 'image', 'date', 'number', 'boolean', 'url', 'choice'] as const
 export type FieldType = (typeof FIELD_TYPES)[number]
@@ -205,7 +205,7 @@ export const EntryBatchRequestSchema = Type.Object(
     ),
     // Clients are told each item is an EntryInput; the validator accepts any object so that the
     // service checks items one by one and a bad item fails alone with its own result.
-    entries: stated(
+    entries: withClientOnlyConstraints(
       Type.Array(
         Type.Unsafe<Record<string, unknown>>({
           type: 'object',

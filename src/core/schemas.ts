@@ -13,24 +13,27 @@ export const ref = <T extends TSchema & { $id?: string }>(schema: T) => {
 }
 
 /**
- * The annotation that carries constraints a schema states to clients (the OpenAPI document, MCP
- * tool listings) but the request validator does not enforce, because the service checks them
- * itself and answers better: a bundle over the file limit gets PUBLISH_INVALID listing every
- * violation at once, and a batch item that is not a valid entry fails alone.
+ * The annotation that carries client-only constraints: constraints a schema shows clients (the
+ * OpenAPI document, MCP tool listings) but the request validator does not enforce, because the
+ * service checks them itself and answers better: a bundle over the file limit gets PUBLISH_INVALID
+ * listing every violation at once, and a batch item that is not a valid entry fails alone.
  */
-export const STATED_KEYWORD = 'x-stated'
+export const CLIENT_ONLY_KEYWORD = 'x-client-only'
 
-/** `schema` as validated, carrying `stated`: keywords clients are told (see statedSchema). */
-export const stated = <T extends TSchema>(schema: T, constraints: Record<string, unknown>): T => ({ ...schema, [STATED_KEYWORD]: constraints })
+/** `schema` as validated, carrying keywords clients are shown but not held to (see mergeClientOnlyConstraints). */
+export const withClientOnlyConstraints = <T extends TSchema>(schema: T, constraints: Record<string, unknown>): T => ({
+  ...schema,
+  [CLIENT_ONLY_KEYWORD]: constraints,
+})
 
-/** A deep copy of a schema or document for clients: every stated constraint merged in, the annotation gone. */
-export function statedSchema<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(statedSchema) as T
+/** A deep copy of a schema or document for clients: every client-only constraint merged in, the annotation gone. */
+export function mergeClientOnlyConstraints<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(mergeClientOnlyConstraints) as T
   if (typeof value !== 'object' || value === null) return value
-  const { [STATED_KEYWORD]: constraints, ...rest } = value as Record<string, unknown>
+  const { [CLIENT_ONLY_KEYWORD]: constraints, ...rest } = value as Record<string, unknown>
   const out: Record<string, unknown> = {}
-  for (const [key, child] of Object.entries(rest)) out[key] = statedSchema(child)
-  return (constraints === undefined ? out : { ...out, ...statedSchema(constraints as object) }) as T
+  for (const [key, child] of Object.entries(rest)) out[key] = mergeClientOnlyConstraints(child)
+  return (constraints === undefined ? out : { ...out, ...mergeClientOnlyConstraints(constraints as object) }) as T
 }
 
 /** The query of a paged listing: an opaque cursor and a page size (the service applies the default). */

@@ -6,7 +6,7 @@
  * list carries them lean: result schemas as their shape, each field description once.
  */
 
-import { STATED_KEYWORD } from '../core/schemas.ts'
+import { CLIENT_ONLY_KEYWORD } from '../core/schemas.ts'
 
 type Json = Record<string, unknown>
 
@@ -73,8 +73,8 @@ function inline(schema: unknown, registry: SchemaRegistry, trail: string[]): unk
     else if (SCHEMA_KEYWORDS.has(key)) out[key] = inline(value, registry, trail)
     else if (SCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, inline(sub, registry, trail)]))
-    } else if (key === STATED_KEYWORD) {
-      // Stated constraints are schema keywords too (e.g. items: { $ref: 'EntryInput#' }): they are shown to clients.
+    } else if (key === CLIENT_ONLY_KEYWORD) {
+      // Client-only constraints are schema keywords too (e.g. items: { $ref: 'EntryInput#' }): they are shown to clients.
       out[key] = inline(value, registry, trail)
     } else out[key] = structuredClone(value)
   }

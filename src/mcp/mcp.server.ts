@@ -15,7 +15,7 @@ import {
 import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv'
 import type { Principal } from '../core/principal.ts'
 import { AppError } from '../core/errors.ts'
-import { statedSchema } from '../core/schemas.ts'
+import { mergeClientOnlyConstraints } from '../core/schemas.ts'
 import { validationError } from '../http/errors.http.ts'
 import { resultShape, type SchemaRegistry, selfContained, withoutRepeatedDescriptions } from './json-schema.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
@@ -74,7 +74,7 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
     names.add(tool.name)
     // Arguments are checked against the schema as validated; clients are shown what it states.
     const input = selfContained(tool.input, registry)
-    const output = resultShape(statedSchema(selfContained(tool.output, registry)))
+    const output = resultShape(mergeClientOnlyConstraints(selfContained(tool.output, registry)))
     if (input.type !== 'object' || output.type !== 'object') throw new Error(`MCP tool ${tool.name}: input and output schemas must be objects`)
     return {
       tool,
@@ -83,7 +83,7 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
         title: tool.title,
         description: tool.description,
         // The tool list is read by agents at every connection: each field description is given once.
-        inputSchema: fromJsonSchema(withoutRepeatedDescriptions(statedSchema(input), describedFields), ARGUMENTS_CHECKED_BY_TOOL),
+        inputSchema: fromJsonSchema(withoutRepeatedDescriptions(mergeClientOnlyConstraints(input), describedFields), ARGUMENTS_CHECKED_BY_TOOL),
         // Checked by the SDK before sending: a result that breaks its schema is our bug, not the caller's.
         outputSchema: fromJsonSchema(output),
         // The title is the tool's own (clients prefer it to annotations.title): said once.

@@ -12,7 +12,7 @@ import {
   VERSION_PAGE_MAX,
   WEBSITE_DESCRIPTION_MAX_CHARS,
 } from '../core/limits.ts'
-import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, stated, Timestamp } from '../core/schemas.ts'
+import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 
@@ -27,7 +27,7 @@ export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: DISPLAY_N
  * rules, which report TOO_MANY_FILES with every other violation.
  */
 export function publishRequestSchemas(limits: BundleLimits) {
-  const filesField = stated(
+  const filesField = withClientOnlyConstraints(
     Type.Array(ref(PublishFileSchema), {
       minItems: 1,
       description: `The complete site bundle: 1 to ${limits.maxFiles} files (more is rejected with PUBLISH_INVALID / TOO_MANY_FILES), at most ${formatSize(limits.maxFileBytes)} each and ${formatSize(limits.maxBundleBytes)} in all once decoded, at most ${limits.maxHtmlPages} HTML pages, \`index.html\` required.`,

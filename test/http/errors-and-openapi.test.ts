@@ -368,7 +368,7 @@ for (const store of STORES) {
       const entries = (doc.components.schemas.EntryBatchRequest as any).properties.entries
       assert.deepEqual(entries.items, { $ref: '#/components/schemas/EntryInput' })
       assert.equal(entries.maxItems, 100)
-      assert.ok(!JSON.stringify(doc).includes('x-stated'), 'the annotation itself is not published')
+      assert.ok(!JSON.stringify(doc).includes('x-client-only'), 'the annotation itself is not published')
     })
 
     test('createWebsite documents 201, 409, 422 and 429', async () => {

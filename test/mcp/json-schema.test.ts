@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CONTENT_SCHEMAS, EntryBatchRequestSchema } from '../../src/content/content.schemas.ts'
-import { SHARED_SCHEMAS, statedSchema } from '../../src/core/schemas.ts'
+import { mergeClientOnlyConstraints, SHARED_SCHEMAS } from '../../src/core/schemas.ts'
 import { resultShape, schemaRegistry, selfContained, withoutRepeatedDescriptions } from '../../src/mcp/json-schema.ts'
 import { allowedOrigins } from '../../src/http/origins.ts'
 import { PublishFileSchema } from '../../src/publishing/publishing.schemas.ts'
@@ -32,7 +32,7 @@ describe('selfContained: named schemas inlined for MCP clients', () => {
   })
 
   it('inlines the named schemas a stated constraint points at, so clients see them whole', () => {
-    const shown = statedSchema(selfContained(EntryBatchRequestSchema, registry)) as any
+    const shown = mergeClientOnlyConstraints(selfContained(EntryBatchRequestSchema, registry)) as any
     assert.equal(JSON.stringify(shown).includes('$ref'), false)
     assert.deepEqual(shown.properties.entries.items.required, ['slug', 'data'])
     assert.equal(shown.properties.entries.maxItems, 100)

@@ -28,6 +28,7 @@ const LAYER_OF: Record<string, Layer> = {
   ops: 'infrastructure',
   publishing: 'engine',
   serving: 'engine',
+  editing: 'engine',
   users: 'feature',
   auth: 'feature',
   websites: 'feature',

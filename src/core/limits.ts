@@ -198,3 +198,20 @@ export const TEMPLATE_MEMORY_MB = 256
 export const CONTENT_SCAN_TIME_LIMIT_MS = 10_000
 /** Heap of each content-rules thread: a parse5 tree of a maximal file is well under it. */
 export const CONTENT_SCAN_MEMORY_MB = 512
+
+/**
+ * Drafts: open at once per website; how long a draft nobody writes to is kept (the default of the
+ * PLINTH_DRAFT_TTL_DAYS setting).
+ */
+export const DRAFTS_PER_SITE = 5
+export const DRAFT_TTL_DAYS_DEFAULT = 7
+
+/** Edits in one edit_file call or one `edit` change. */
+export const MAX_EDITS = 50
+
+/**
+ * Comparing two versions: text files up to this size get a unified diff, whose length is capped;
+ * the comparison stops after this many changed lines or this much time, and says the diff is too
+ * large to show instead.
+ */
+export const TEXT_DIFF_LIMITS = { maxInputBytes: 512 * KiB, maxDiffChars: 64 * KiB, maxEditLines: 5000, timeoutMs: 100 } as const

@@ -46,6 +46,9 @@ function isTextual(bare: string): boolean {
   return bare.startsWith('text/') || CHARSET_TYPES.has(bare) || bare.endsWith('+xml') || bare.endsWith('+json')
 }
 
+/** Whether a file of this type is text (served with a charset, read back as text). */
+export const isTextType = (contentType: string): boolean => isTextual(bareMediaType(contentType))
+
 /** Content-Type header value: text, JS, JSON, SVG and XML types get `; charset=utf-8`. */
 export function contentTypeHeader(contentType: string): string {
   const bare = bareMediaType(contentType)

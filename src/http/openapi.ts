@@ -1,7 +1,7 @@
 import { type Static, type TSchema, Type } from 'typebox'
 import { TOKEN_SCOPE } from '../core/enums.ts'
 import type { ErrorCode } from '../core/errors.ts'
-import { MAX_COLLECTIONS } from '../core/limits.ts'
+import { DRAFTS_PER_SITE, MAX_COLLECTIONS } from '../core/limits.ts'
 import { ERROR_STATUS } from './error-status.ts'
 
 /** Declared on the bearer scheme and in each operation's security requirement (OpenAPI 3.1 allows role names there for non-OAuth schemes). */
@@ -30,6 +30,7 @@ const MEANING: Record<ErrorCode, string> = {
   OWNER_ONLY: "only the website's owner may do this; editors may not",
   WEBSITE_LIMIT_REACHED: 'the account has as many websites as it may have',
   COLLECTION_LIMIT_REACHED: `the website has as many collections as it may have (${MAX_COLLECTIONS})`,
+  DRAFT_LIMIT_REACHED: `the website has as many open drafts as it may have (${DRAFTS_PER_SITE}); publish or discard one`,
   UPLOAD_URL_INVALID: 'the upload URL is not one the service signed (signature or expiry altered)',
   UPLOAD_URL_EXPIRED: 'the upload URL has expired; reserve a new upload',
   NOT_FOUND: 'no such resource visible to the caller',
@@ -41,11 +42,15 @@ const MEANING: Record<ErrorCode, string> = {
   FIELD_IN_USE: 'a field cannot change type while entries hold values for it',
   PROMOTE_CONFLICT:
     'the version has files where a collection created since serves its entries, listing or feeds ({name}-*, {name}, {name}.html, {name}/, {name}.json, {name}.xml); the message names the files and the collection',
+  VERSION_CONFLICT:
+    'a version newer than the base of the draft or patch exists; the message and error.fields name the newer versions and the files they changed (publish anyway with overwrite: true, or rebase on the newest)',
   UPLOAD_COMPLETED: 'the bytes of this upload were already received; an upload is written once',
   PAYLOAD_TOO_LARGE: 'the body is larger than the service accepts',
   UNSUPPORTED_MEDIA_TYPE: 'the body is not application/json',
   VALIDATION_FAILED: 'the request breaks its schema; error.fields names each bad field',
   PUBLISH_INVALID: 'the bundle breaks authoring rules; error.violations lists every one',
+  EDIT_NO_MATCH: "an edit's oldText occurs nowhere in the file; the message names the edit, the file and the closest line, and nothing was changed",
+  EDIT_AMBIGUOUS: "an edit's oldText occurs more than once in the file; the message names the edit, the file and the count, and nothing was changed",
   FETCH_FAILED:
     'a URL could not be fetched safely (blocked address, bad scheme, HTTP error, timeout, too large, too many redirects, not an accepted image); the message says which',
   IMAGE_IMPORT_FAILED: 'an image of the entry could not be imported into the image library; error.fields names the field',

@@ -13,6 +13,7 @@ import type { WebsiteAccess } from '../db/access.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { VersionRow } from '../db/types.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
+import { compareFiles } from '../editing/file-changes.ts'
 import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
@@ -41,6 +42,22 @@ export interface WebsitePublishingOptions {
   /** Told of each version published and its decoded bytes, whichever surface asked (the metrics). */
   onPublished: (bytes: number) => void
   collections: CollectionNames
+}
+
+/**
+ * The version a new one is built on (a draft's or a patch's base): publishing is refused with
+ * VERSION_CONFLICT when a newer version exists, unless `overwrite`.
+ */
+export interface PublishBase {
+  number: number
+  overwrite: boolean
+}
+
+/** Thrown inside the recording transaction, so it rolls back; answered as VERSION_CONFLICT. */
+class StaleBase extends Error {
+  constructor(readonly newest: number) {
+    super('stale base')
+  }
 }
 
 export interface Published<T> {
@@ -80,14 +97,28 @@ export class WebsitePublishing {
     return { result, rateLimit }
   }
 
-  async publishVersion(principal: Principal, websiteId: string, input: PublishVersionRequest): Promise<Published<PublishVersionResult>> {
+  /** The files as the website's next version; with a `base`, only while no version newer than it exists. */
+  async publishVersion(
+    principal: Principal,
+    websiteId: string,
+    input: Pick<PublishVersionRequest, 'files' | 'message' | 'promote'>,
+    base?: PublishBase,
+  ): Promise<Published<PublishVersionResult>> {
     const { config, access, pipeline, rateLimiter, siteEvents, purge, collections } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
+    if (base && !base.overwrite && site.last_version_number > base.number) throw await this.versionConflict(site.id, base.number, site.last_version_number)
     await rateLimiter.take(principal.userId)
     const bundle = await pipeline.store(input.files, { userId: principal.userId, collectionNames: await collections.namesOf(site.id) })
     const promote = input.promote ?? true
-    const recording = this.recordVersion(principal, site.id, input.message ?? null, promote, bundle)
-    const { version, rateLimit } = await this.confirmOrAbandon(bundle, recording, () => site.slug)
+    const recording = this.recordVersion(principal, site.id, input.message ?? null, promote, bundle, base)
+    let recorded: Awaited<typeof recording>
+    try {
+      recorded = await this.confirmOrAbandon(bundle, recording, () => site.slug)
+    } catch (error) {
+      if (error instanceof StaleBase && base) throw await this.versionConflict(site.id, base.number, error.newest)
+      throw error
+    }
+    const { version, rateLimit } = recorded
     // Also when not promoted: a preview host probed before this version existed is remembered as unknown.
     await siteEvents.siteChanged(site.slug)
     this.options.onPublished(bundle.totalBytes)
@@ -103,6 +134,20 @@ export class WebsitePublishing {
       ...warningsOf(bundle),
     }
     return { result, rateLimit }
+  }
+
+  /** VERSION_CONFLICT naming the versions published since `baseNumber` and the files they changed. */
+  private async versionConflict(websiteId: string, baseNumber: number, newest: number): Promise<AppError> {
+    const { repo } = this.options
+    const [base, latest] = await Promise.all([repo.findVersionByNumber(websiteId, baseNumber), repo.findVersionByNumber(websiteId, newest)])
+    const files = base && latest ? await repo.filesOf([base.id, latest.id]) : []
+    const of = (versionId: string | undefined) => files.filter((file) => file.version_id === versionId)
+    const changed = compareFiles(of(base?.id), of(latest?.id)).map((change) => change.path)
+    const newer = Array.from({ length: newest - baseNumber }, (_, i) => baseNumber + 1 + i)
+    const named = newer.length === 1 ? `version ${newer[0]} was` : `versions ${newer.join(', ')} were`
+    const what = changed.length === 0 ? 'no file' : clippedList(changed)
+    const message = `Version ${baseNumber} is not the newest: ${named} published since, changing ${what}. Start again from version ${newest}, or publish anyway with overwrite: true (the changes since are then lost).`
+    return new AppError('VERSION_CONFLICT', message, { fields: { baseVersion: `${newest} is the newest version; changed since ${baseNumber}: ${what}` } })
   }
 
   private async assertUnderWebsiteLimit(userId: string, db?: Executor): Promise<void> {
@@ -182,13 +227,15 @@ export class WebsitePublishing {
   }
 
   /** One transaction: the bundle as the next version of a website, made live when `promote`. */
-  private recordVersion(principal: Principal, websiteId: string, message: string | null, promote: boolean, bundle: StoredBundle) {
+  private recordVersion(principal: Principal, websiteId: string, message: string | null, promote: boolean, bundle: StoredBundle, base?: PublishBase) {
     const { repo, rateLimiter } = this.options
     return repo.transaction(async (trx) => {
       const rateLimit = await rateLimiter.takeInTransaction(trx, principal.userId)
       const number = await repo.nextVersionNumber(trx, websiteId)
       // Deleted since the publish found it.
       if (number === undefined) throw notFound('Website')
+      // Checked again under the row lock the number took: another publish may have come between.
+      if (base && !base.overwrite && number - 1 > base.number) throw new StaleBase(number - 1)
       const row = newVersionRow(websiteId, number, 'refinement', message, bundle, principal.userId)
       await this.insertVersionRows(trx, row, bundle)
       if (promote) await repo.setCurrentVersion(trx, websiteId, row.id, row.created_at)
@@ -232,6 +279,12 @@ function newVersionRow(
     created_by: userId,
     created_at: nowIso(),
   }
+}
+
+/** Paths for a message: the first few, then how many more. */
+function clippedList(paths: string[], shown = 10): string {
+  const listed = paths.slice(0, shown).join(', ')
+  return paths.length > shown ? `${listed} and ${paths.length - shown} more` : listed
 }
 
 /** A publish result's warnings: present only when there is something to say. */

@@ -61,9 +61,10 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
   const limits = config.bundleLimits
   const bodyLimit = maxBodyBytes(limits)
   const publishSchemas = publishRequestSchemas(limits)
+  // Typed as Fastify's base logger, which registered plugins expect; it is the same pino logger.
+  const baseLog: FastifyBaseLogger = log
   const app = Fastify({
-    // Typed as Fastify's base logger, which registered plugins expect; it is the same pino logger.
-    loggerInstance: log as FastifyBaseLogger,
+    loggerInstance: baseLog,
     bodyLimit,
     serverFactory,
     // request.ip: the client's address as the trusted proxies in front report it (PLINTH_TRUST_PROXY).

@@ -58,7 +58,7 @@ export class SessionsRepository {
       .where('subject', '=', subject)
       .where('at', '>', since)
       .executeTakeFirstOrThrow()
-    return { count: Number(row.count), oldest: (row.oldest as string | null) ?? null }
+    return { count: Number(row.count), oldest: row.oldest ?? null }
   }
 
   clearFailures(subject: string): Promise<unknown> {

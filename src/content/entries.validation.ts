@@ -97,7 +97,7 @@ function valueProblem(field: Field, value: unknown): string | null {
       if (!isObject(value)) return 'must be an object {"html": "..."} or {"markdown": "..."}'
       const keys = Object.keys(value)
       if (keys.length !== 1 || (keys[0] !== 'html' && keys[0] !== 'markdown')) return 'must have exactly one key, "html" or "markdown"'
-      const text = value[keys[0]!]
+      const text = value[keys[0]]
       if (typeof text !== 'string') return `.${keys[0]} must be a string`
       return text.length > RICH_TEXT_MAX_CHARS ? `must be at most ${RICH_TEXT_MAX_CHARS} characters` : null
     }

@@ -146,7 +146,7 @@ function sanitizerInstance(): { purifier: Purifier; resetListeners(): void } {
   if (sanitizer) return sanitizer
   const { JSDOM } = createRequire(import.meta.url)('jsdom') as typeof import('jsdom')
   const window = new JSDOM('').window
-  const purifier = createDOMPurify(window as unknown as Parameters<typeof createDOMPurify>[0])
+  const purifier = createDOMPurify(window)
   purifier.setConfig(PURIFY_CONFIG)
   purifier.addHook('afterSanitizeAttributes', checkLinksAndImages)
   sanitizer = { purifier, resetListeners: listenerReset(window) }
@@ -250,7 +250,7 @@ function sanitize(html: string, rewrite: ((src: string) => string) | null): Rend
   const { purifier, resetListeners } = sanitizerInstance()
   pass = { images: new Set(), rewrite }
   try {
-    const clean = purifier.sanitize(html) as unknown as string
+    const clean = purifier.sanitize(html)
     return { html: clean, images: [...pass.images] }
   } finally {
     resetListeners()

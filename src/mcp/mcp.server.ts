@@ -95,7 +95,7 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
 
 /** A success: the result as structuredContent and, for clients that read text only, as JSON text. */
 function toolResult(value: object): CallToolResult {
-  return { structuredContent: value as Record<string, unknown>, content: [{ type: 'text', text: JSON.stringify(value) }] }
+  return { structuredContent: value, content: [{ type: 'text', text: JSON.stringify(value) }] }
 }
 
 /**

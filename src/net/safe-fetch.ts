@@ -167,7 +167,7 @@ function guardedConnector({ buildConnector }: Undici, allow: ReadonlySet<string>
       timeout: options.connectTimeoutMs,
       lookup: resolvingLookup(resolve, check),
       ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {}),
-    } as buildConnector.BuildOptions)
+    })
   const checked = connector(true)
   const unchecked = connector(false)
   return (connectOptions, callback) => {

@@ -128,7 +128,7 @@ export class PublishPipeline {
       found.forEach((known, i) => {
         if (known !== undefined) return
         found[i] = checked[next++]!
-        this.options.scanResults.remember(keys[i]!, found[i]!)
+        this.options.scanResults.remember(keys[i]!, found[i])
       })
     }
     return found as PublishViolation[][]

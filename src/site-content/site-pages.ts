@@ -96,7 +96,7 @@ function entryContext(site: Site, row: CollectionRow, fields: Field[], entry: En
     return { name: f.name, label: f.label, type: f.type, value }
   })
   const heading = titleField(fields)
-  const title = heading !== null && typeof rendered[heading] === 'string' && rendered[heading] !== '' ? (rendered[heading] as string) : entry.slug
+  const title = heading !== null && typeof rendered[heading] === 'string' && rendered[heading] !== '' ? rendered[heading] : entry.slug
   return {
     slug: entry.slug,
     url: `/${row.name}-${entry.slug}`,

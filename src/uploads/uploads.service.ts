@@ -72,7 +72,7 @@ export class UploadsService implements ContentReferences {
         uploadId: row.id,
         uploadUrl: signedUploadUrl(this.options.baseUrl, key, row.id, expiresAtMs),
         method: 'PUT' as const,
-        headers: (row.content_type ? { 'Content-Type': row.content_type } : {}) as Record<string, string>,
+        headers: putHeaders(row.content_type),
         expiresAt,
         size: row.size,
       })),
@@ -178,3 +178,8 @@ const wrongSize = (size: number, sent: number) =>
     'BAD_REQUEST',
     `This upload was reserved for exactly ${size} bytes, but the body has ${sent}. Send the whole file, or reserve an upload with the file's exact size.`,
   )
+
+/** The headers the PUT of an upload sends: its declared Content-Type, when it has one. */
+function putHeaders(contentType: string | null): Record<string, string> {
+  return contentType ? { 'Content-Type': contentType } : {}
+}

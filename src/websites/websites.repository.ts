@@ -53,7 +53,7 @@ export class WebsitesRepository {
       .orderBy('websites.updated_at', 'desc')
       .orderBy('websites.id')
       .limit(limit)
-      .execute() as Promise<WebsiteListRow[]>
+      .execute()
   }
 
   async countOwned(userId: string, db: Executor = this.db): Promise<number> {
@@ -201,7 +201,7 @@ export class WebsitesRepository {
       .where('created_by', '=', userId)
       .where('created_at', '>', since)
       .executeTakeFirstOrThrow()
-    return { count: Number(row.n), oldest: (row.oldest as string | null) ?? null }
+    return { count: Number(row.n), oldest: row.oldest ?? null }
   }
 
   /**

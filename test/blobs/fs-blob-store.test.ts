@@ -198,7 +198,7 @@ describe('filesystem blob store spare files', () => {
     await store.settled()
     // Another process sweeping the same data dir removed some.
     const [[owner, spares]] = [...sparesUnder(root)]
-    for (const name of [...spares!.keys()].slice(0, 20)) unlinkSync(path.join(root, 'spare', owner!, name))
+    for (const name of [...spares!.keys()].slice(0, 20)) unlinkSync(path.join(root, 'spare', owner, name))
     const many = Array.from({ length: SPARE_FILES + 30 }, blob)
     await Promise.all(many.map(({ hash, bytes }) => store.put(hash, bytes)))
     const inodes = new Set<number>()
@@ -216,7 +216,7 @@ describe('filesystem blob store spare files', () => {
     await store.settled()
     const old = new Date(Date.now() - 2 * 60 * 60 * 1000)
     const [[owner, spares]] = [...sparesUnder(root)]
-    for (const name of spares!.keys()) utimesSync(path.join(root, 'spare', owner!, name), old, old)
+    for (const name of spares!.keys()) utimesSync(path.join(root, 'spare', owner, name), old, old)
     const empty = Buffer.alloc(0)
     const started = Date.now() - 1000 // file times may be coarser than the clock
     for (const { hash, bytes } of [blob(), { hash: sha256(empty), bytes: empty }]) {
@@ -234,7 +234,7 @@ describe('filesystem blob store spare files', () => {
     await other.put(sha256(bytes), bytes)
     await Promise.all([store.settled(), other.settled()])
     // A process that died with its spare files made: its id is free again once it has exited.
-    const dead = spawnSync(process.execPath, ['-e', '']).pid!
+    const dead = spawnSync(process.execPath, ['-e', '']).pid
     const deadFolder = path.join(root, 'spare', `${dead}-0a1b2c3d4e5f`)
     mkdirSync(deadFolder)
     for (let i = 0; i < 3; i++) writeFileSync(path.join(deadFolder, `f${i}`), '')

@@ -74,7 +74,7 @@ describe('rich-text worker pool', () => {
         Array.from({ length: 50 }, (_, i) => (i === 7 ? pool.render({ html: '<b>'.repeat(50_000) }) : pool.render({ markdown: `item *${i}*` }))),
       )
       results.forEach((result, i) => {
-        if (i === 7) assert.equal(result.status === 'rejected' && (result.reason as any).code, 'VALIDATION_FAILED')
+        if (i === 7) assert.equal(result.status === 'rejected' && result.reason.code, 'VALIDATION_FAILED')
         else assert.equal(result.status === 'fulfilled' && result.value.html, `<p>item <em>${i}</em></p>\n`)
       })
     } finally {
@@ -199,7 +199,7 @@ describe('a batch of maximal pathological rich text against `npm start`', () => 
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       })
-      return { status: res.status, body: (await res.json()) as any }
+      return { status: res.status, body: await res.json() }
     }
     const site = await api('POST', '/v1/websites', {
       name: 'Load',

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict'
 import dgram from 'node:dgram'
 import { Resolver } from 'node:dns/promises'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { loadConfig } from '../../src/config.ts'
 import { DNS_CHECK_TIMING, DnsChallengeChecker } from '../../src/domains/dns-check.ts'
@@ -60,7 +59,7 @@ describe('DNS challenge check', () => {
     const silent = dgram.createSocket('udp4')
     await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve))
     try {
-      const port = (silent.address() as AddressInfo).port
+      const port = silent.address().port
       const slow = new DnsChallengeChecker({ servers: [`127.0.0.1:${port}`], timeoutMs: 100, tries: 2, deadlineMs: 2000 })
       const started = Date.now()
       const result = await slow.check('silent.example', CHALLENGE)
@@ -77,7 +76,7 @@ describe('DNS challenge check', () => {
     const silent = dgram.createSocket('udp4')
     await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve))
     try {
-      const port = (silent.address() as AddressInfo).port
+      const port = silent.address().port
       const stuck = new DnsChallengeChecker({ servers: [`127.0.0.1:${port}`], timeoutMs: 5000, tries: 3, deadlineMs: 300 })
       const started = Date.now()
       const result = await stuck.check('stuck.example', CHALLENGE)

@@ -3,7 +3,6 @@
  * by the test, NXDOMAIN for every name it holds nothing for, and an empty answer (NOERROR, no
  * data) for names it knows without TXT records.
  */
-import type { AddressInfo } from 'node:net'
 import dns2 from 'dns2'
 
 const NXDOMAIN = 3
@@ -42,7 +41,7 @@ export class TestDnsServer {
 
   /** `127.0.0.1:port`, as PLINTH_DNS_SERVERS takes it. */
   get address(): string {
-    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`
+    return `127.0.0.1:${this.server.address().port}`
   }
 
   close(): Promise<void> {

@@ -67,7 +67,7 @@ type AnyClient = Client | Sdk1Client
 function adapt(kind: ClientKind, client: AnyClient): McpClient {
   return {
     kind,
-    listTools: async () => (await client.listTools()) as { tools: ListedTool[] },
+    listTools: async () => await client.listTools(),
     callTool: async (params) => (await client.callTool(params)) as ToolResult,
     getServerVersion: () => client.getServerVersion(),
     getServerCapabilities: () => client.getServerCapabilities() as Record<string, any> | undefined,

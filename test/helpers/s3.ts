@@ -34,7 +34,7 @@ export async function startTestS3(bucket = 'plinth-test'): Promise<TestS3> {
   try {
     port = await new Promise<number>((resolve, reject) => {
       child.once('exit', (code) => reject(new Error(`s3rver exited with ${code} before it listened`)))
-      createInterface({ input: child.stdout! }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port))
+      createInterface({ input: child.stdout }).once('line', (line) => resolve((JSON.parse(line) as { port: number }).port))
     })
   } catch (error) {
     child.kill()

@@ -100,7 +100,7 @@ function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[n
       }
       const publish = tools.find((t) => t.name === 'publish_website')!
       // The REST schema, inlined: the bundle file's fields come from PublishFile itself.
-      const file = (publish.inputSchema.properties as any).files.items
+      const file = publish.inputSchema.properties.files.items
       assert.deepEqual(Object.keys(file.properties).slice(0, 4), ['path', 'content', 'contentEncoding', 'contentType'])
       assert.equal(file.additionalProperties, false)
     })

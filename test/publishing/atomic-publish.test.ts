@@ -136,7 +136,7 @@ for (const store of STORES) {
       server = await startTestServer(store.name, { PLINTH_PUBLISH_RATE_PER_MINUTE: '1000' })
       user = await server.user()
       blobsDir = path.join(server.config.dataDir, 'blobs')
-      db = server.server.db.kysely as unknown as Kysely<any>
+      db = server.server.db.kysely
     })
     after(() => server?.close())
 

@@ -367,7 +367,7 @@ for (const store of STORES) {
         ['/posts/?page=2', '/posts?page=2'],
         ['/posts.html?x=1', '/posts?x=1'],
       ]) {
-        const res = await server.site(s.slug, path!)
+        const res = await server.site(s.slug, path)
         assert.equal(res.status, 301, path)
         assert.equal(res.headers.location, location, path)
         assert.match(String(res.headers['content-security-policy']), /default-src/)

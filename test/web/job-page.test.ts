@@ -122,7 +122,7 @@ for (const store of STORES) {
       assert.equal(signedOut.status, 303)
       const location = signedOut.headers.get('location')
       assert.equal(location, `/sign-in?next=${encodeURIComponent(statusUrl)}`)
-      await visitor.get(location!)
+      await visitor.get(location)
       const signedIn = await visitor.post('/sign-in', { email: ownerEmail, password: PASSWORD, next: statusUrl })
       assert.equal(signedIn.status, 303)
       assert.equal(signedIn.headers.get('location'), statusUrl)

@@ -116,7 +116,7 @@ for (const store of STORES) {
         ['members--v2', '/'],
         ['members--v1', '/'],
       ]) {
-        const res = await server.site(label!, path!)
+        const res = await server.site(label!, path)
         const text = res.body.toString()
         assert.equal(res.status, 401, `${label}${path}`)
         assert.match(String(res.headers['content-type']), /^text\/html/)

@@ -135,7 +135,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     transformObject: (document) => mergeClientOnlyConstraints('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   })
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger())
   registerResourceMetadata(app, config)
 
   app.get(
@@ -149,7 +149,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
         response: { 200: success(ApiIndexSchema, 'Where the OpenAPI document, the MCP endpoint, token minting and the documentation are.') },
       },
     },
-    async () => ({
+    () => ({
       name: 'Plinth',
       version: API_VERSION,
       openapi: `${config.baseUrl}/openapi.json`,

@@ -64,6 +64,6 @@ export function registerResourceMetadata(app: FastifyInstance, config: Config): 
     bearer_methods_supported: ['header'],
     resource_documentation: `${config.siteUrl}/docs`,
   })
-  app.get('/.well-known/oauth-protected-resource', { schema: { hide: true } }, async () => document(config.baseUrl))
-  app.get('/.well-known/oauth-protected-resource/mcp', { schema: { hide: true } }, async () => document(`${config.baseUrl}/mcp`))
+  app.get('/.well-known/oauth-protected-resource', { schema: { hide: true } }, () => document(config.baseUrl))
+  app.get('/.well-known/oauth-protected-resource/mcp', { schema: { hide: true } }, () => document(`${config.baseUrl}/mcp`))
 }

@@ -26,6 +26,7 @@ export const SlugParams = Type.Object({
 
 /** listEntries, upsertEntries, getEntry, putEntry, deleteEntry. Owners and editors alike. */
 export function entriesRoutes(entries: EntriesService): FastifyPluginAsyncTypebox {
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app) => {
     const base = '/websites/:websiteId/collections/:collection/entries'
 
@@ -33,9 +34,10 @@ export function entriesRoutes(entries: EntriesService): FastifyPluginAsyncTypebo
       base,
       {
         // Query values arrive as text and the API does not coerce types: read `limit` as the number it spells.
-        preValidation: async (request) => {
+        preValidation: (request, _reply, done) => {
           const query = request.query as { limit?: unknown }
           if (typeof query.limit === 'string' && /^\d{1,4}$/.test(query.limit)) query.limit = Number(query.limit)
+          done()
         },
         schema: {
           operationId: 'listEntries',

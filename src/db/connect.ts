@@ -53,7 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_website_invitations': websiteInvitations,
 }
 
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS }
+const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) }
 
 const require = createRequire(import.meta.url)
 

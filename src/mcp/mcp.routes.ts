@@ -35,6 +35,7 @@ const STATELESS =
   'This MCP endpoint is stateless: send every JSON-RPC message as a POST. It opens no standalone SSE stream (GET) and has no session to end (DELETE).'
 
 export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage }: McpRoutesOptions): FastifyPluginAsync {
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app) => {
     const registry = schemaRegistry(Object.values(app.getSchemas()))
     /**
@@ -63,6 +64,7 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
         throw error
       }))
     app.addHook('onClose', async () => {
+      // A failed making was answered to the request that started it, and left nothing to close.
       const made = await loading?.catch(() => null)
       await made?.close()
     })
@@ -130,7 +132,7 @@ function prefersPage(accept: string | undefined): boolean {
 }
 
 function isJsonRequest(request: FastifyRequest): boolean {
-  const type = (request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+  const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
   return type === 'application/json' || type.endsWith('+json')
 }
 

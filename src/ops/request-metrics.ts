@@ -50,20 +50,21 @@ export class RequestMetrics {
       type: 'histogram',
       aggregator: 'sum',
       reset: () => this.routes.clear(),
-      get: async () => ({
-        name: histogram.name,
-        help: histogram.help,
-        type: histogram.type,
-        aggregator: histogram.aggregator,
-        values: samples(name, series()),
-      }),
+      get: () =>
+        Promise.resolve({
+          name: histogram.name,
+          help: histogram.help,
+          type: histogram.type,
+          aggregator: histogram.aggregator,
+          values: samples(name, series()),
+        }),
     }
     registry.registerMetric(histogram as unknown as Metric)
   }
 
   record(route: string, method: string, status: number, seconds: number): void {
     let methods = this.routes.get(route)
-    if (methods === undefined) this.routes.set(route, (methods = new Map()))
+    if (methods === undefined) this.routes.set(route, (methods = new Map<string, Series>()))
     let series = methods.get(method)
     if (series === undefined) methods.set(method, (series = new Series()))
     series.statuses.set(status, (series.statuses.get(status) ?? 0) + 1)

@@ -12,6 +12,7 @@ const minutes = UPLOAD_URL_LIFETIME_MS / 60_000
 
 /** createUploads, under /v1 behind the bearer token; `limits`: the bundle limits uploads follow. */
 export function uploadsRoutes(uploads: UploadsService, limits: BundleLimits): FastifyPluginAsyncTypebox {
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app) => {
     app.post(
       '/uploads',
@@ -40,6 +41,7 @@ export function uploadsRoutes(uploads: UploadsService, limits: BundleLimits): Fa
  * accepts JSON alone.
  */
 export function uploadContentRoutes(uploads: UploadsService, limits: BundleLimits): FastifyPluginAsyncTypebox {
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app) => {
     app.removeAllContentTypeParsers()
     // The body is handed over unread: the service checks the URL first and then streams it with a hard cap.

@@ -228,7 +228,9 @@ function parseDnsServers(raw: string): { servers: string[]; invalid: string[] } 
     // `[v6]:port`, `v4:port`, or an address alone (a bare IPv6 address takes no port).
     const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry)
     const plain = /^([^:[\]]+)(?::(\d{1,5}))?$/.exec(entry)
-    const [address, portText] = bracketed ? [bracketed[1], bracketed[2]] : plain ? [plain[1], plain[2]] : [entry, undefined]
+    const match = bracketed ?? plain
+    const address = match?.[1] ?? entry
+    const portText = match?.[2]
     const family = isIP(address)
     const port = portText === undefined ? 53 : Number(portText)
     if (family === 0 || (bracketed && family !== 6) || (plain && family !== 4) || port < 1 || port > 65535) invalid.push(entry)

@@ -87,9 +87,8 @@ export class TokensService {
   /** Resolves an `Authorization` header value to a principal; never throws for bad input. */
   async authenticate(authorization: string | undefined): Promise<AuthResult> {
     if (!authorization) return { ok: false, reason: 'missing' }
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization)
-    if (!match) return { ok: false, reason: 'invalid' }
-    const token = match[1]
+    const token = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization)?.[1]
+    if (token === undefined) return { ok: false, reason: 'invalid' }
     if (!TOKEN_SHAPE.test(token)) return this.authenticateOAuth(token)
     const row = await this.options.repo.findByHash(hashToken(token))
     if (!row) return { ok: false, reason: 'invalid' }

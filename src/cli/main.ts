@@ -29,15 +29,17 @@ class UsageError extends Error {}
 
 type Handler = (services: Services, args: string[], out: (line: string) => void, plinth: Composition) => Promise<void>
 
-function options<T extends Record<string, { type: 'string' }>>(args: string[], spec: T, positionals = 0) {
+/** The `--name value` options of `spec` and exactly `count` arguments (a command takes none or one). */
+function options<T extends Record<string, { type: 'string' }>, N extends 0 | 1 = 0>(args: string[], spec: T, count?: N) {
+  const expected = count ?? 0
   let parsed: ReturnType<typeof parseArgs>
   try {
-    parsed = parseArgs({ args, options: spec, allowPositionals: positionals > 0, strict: true })
+    parsed = parseArgs({ args, options: spec, allowPositionals: expected > 0, strict: true })
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
-  if (parsed.positionals.length !== positionals) throw new UsageError(`expected ${positionals} argument(s), got ${parsed.positionals.length}`)
-  return { values: parsed.values as { [K in keyof T]?: string }, positionals: parsed.positionals }
+  if (parsed.positionals.length !== expected) throw new UsageError(`expected ${expected} argument(s), got ${parsed.positionals.length}`)
+  return { values: parsed.values as { [K in keyof T]?: string }, positionals: parsed.positionals as N extends 1 ? [string] : [] }
 }
 
 function required(value: string | undefined, flag: string): string {
@@ -141,7 +143,7 @@ export async function run(
       io.err(`plinth ${name}: ${error.message}${fields}`)
       return 1
     }
-    io.err(`plinth ${name}: ${error instanceof ConfigError ? error.message : ((error as Error).stack ?? error)}`)
+    io.err(`plinth ${name}: ${error instanceof ConfigError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     return 1
   } finally {
     await plinth?.close()

@@ -140,9 +140,9 @@ type Purifier = ReturnType<typeof createDOMPurify>
  * building a window are costly, and a process that never renders rich text (the admin CLI, a
  * server that only serves) does not pay for them at start.
  */
-let sanitizer: { purifier: Purifier; resetListeners(): void } | null = null
+let sanitizer: { purifier: Purifier; resetListeners: () => void } | null = null
 
-function sanitizerInstance(): { purifier: Purifier; resetListeners(): void } {
+function sanitizerInstance(): { purifier: Purifier; resetListeners: () => void } {
   if (sanitizer) return sanitizer
   const { JSDOM } = createRequire(import.meta.url)('jsdom') as typeof import('jsdom')
   const window = new JSDOM('').window
@@ -163,7 +163,7 @@ function sanitizerInstance(): { purifier: Purifier; resetListeners(): void } {
  */
 function listenerReset(window: object): () => void {
   const impl = Object.getOwnPropertySymbols(window).find((s) => s.description === 'impl')
-  const lists = impl ? ((window as Record<symbol, { _eventListeners?: Record<string, unknown[]> }>)[impl]._eventListeners ?? null) : null
+  const lists = impl ? ((window as Record<symbol, { _eventListeners?: Record<string, unknown[]> } | undefined>)[impl]?._eventListeners ?? null) : null
   const baseline = new Map(Object.entries(lists ?? {}).map(([type, list]) => [type, list.length]))
   return () => {
     for (const [type, list] of Object.entries(lists ?? {})) list.length = baseline.get(type) ?? 0

@@ -46,7 +46,8 @@ export function checkDomain(input: string, rules: DomainRules): DomainCheck {
   if (/[\s@%?#\\]/.test(typed)) return { problem: 'A domain name has letters, digits, hyphens and dots only.' }
   const name = typed.endsWith('.') ? typed.slice(0, -1) : typed
   const labels = name.split('.')
-  if (NUMERIC_LABEL.test(labels[labels.length - 1])) {
+  const topLabel = name.slice(name.lastIndexOf('.') + 1)
+  if (NUMERIC_LABEL.test(topLabel)) {
     return { problem: 'An IP address cannot be a custom domain: enter a domain name, such as www.example.com.' }
   }
   if (name === 'localhost' || name.endsWith('.localhost')) return { problem: 'localhost names only ever reach your own machine: enter a public domain name.' }

@@ -93,8 +93,8 @@ function webpSize(b: Buffer): Size {
 function jpegSize(b: Buffer): Size {
   let offset = 2
   while (offset + 9 < b.length) {
-    if (b[offset] !== 0xff) return UNKNOWN
-    const marker = b[offset + 1]
+    if (b.readUInt8(offset) !== 0xff) return UNKNOWN
+    const marker = b.readUInt8(offset + 1)
     const length = b.readUInt16BE(offset + 2)
     const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc
     if (isFrame) return { height: b.readUInt16BE(offset + 5), width: b.readUInt16BE(offset + 7) }

@@ -42,10 +42,7 @@ export function addressProblem(address: string): string | null {
   if (parsed.kind() === 'ipv6') {
     const v6 = parsed as ipaddr.IPv6
     if (v6.isIPv4MappedAddress()) return problemOf(v6.toIPv4Address())
-    if (v6.match(NAT64_WELL_KNOWN)) {
-      const [a, b, c, d] = v6.toByteArray().slice(12)
-      return problemOf(new ipaddr.IPv4([a, b, c, d]))
-    }
+    if (v6.match(NAT64_WELL_KNOWN)) return problemOf(new ipaddr.IPv4(v6.toByteArray().slice(12)))
     const problem = problemOf(v6)
     if (problem === null && v6.parts.slice(0, 6).every((part) => part === 0)) return 'an IPv4-compatible IPv6 address'
     return problem

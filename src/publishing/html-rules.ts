@@ -139,7 +139,7 @@ function scanTree(text: string, path: string, xml: boolean, scripting: boolean):
       defaultTreeAdapter.adoptAttributes(recipient, attrs)
     },
     getFirstChild(node) {
-      return node?.childNodes[0]
+      return node?.childNodes[0] ?? null
     },
     getChildNodes(node) {
       return node?.childNodes ?? NO_CHILDREN

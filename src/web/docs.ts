@@ -109,7 +109,7 @@ function readDocs(config: DocsConfig, folder: string): Docs {
 }
 
 function page(name: string, source: string, render: Docs['render']): DocPage {
-  const title = /^# (.+)$/m.exec(source)?.[1].trim() ?? name
+  const title = /^# (.+)$/m.exec(source)?.[1]?.trim() ?? name
   // The first paragraph after the title: the page's summary in llms.txt and its meta description.
   const afterTitle = source.slice(source.indexOf('\n', source.indexOf('# ')) + 1)
   const summary = (afterTitle.split(/\n\s*\n/).find((block) => block.trim() && !/^[#>|`-]/.test(block.trim())) ?? '').replace(/\s+/g, ' ').trim()

@@ -83,5 +83,7 @@ export function negotiate(request: FastifyRequest, offered: Representation[]): R
     request.headers.accept,
     offered.map((o) => MEDIA_TYPES[o]),
   )
-  return offered.find((o) => MEDIA_TYPES[o] === chosen) ?? offered[0]
+  const answer = offered.find((o) => MEDIA_TYPES[o] === chosen) ?? offered[0]
+  if (answer === undefined) throw new Error('negotiate() needs at least one representation to offer')
+  return answer
 }

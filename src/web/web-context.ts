@@ -54,7 +54,7 @@ export function pageContext(web: WebContext, request: FastifyRequest, reply: Fas
   return {
     account: request.account,
     csrf: reply.generateCsrf({ userInfo: csrfUserInfo(request) }),
-    path: request.url.split('?')[0],
+    path: request.url.split('?')[0]!,
     signupOpen: web.accounts.signup === 'open',
     assets: web.assets,
   }

@@ -120,7 +120,9 @@ export class BlobVariants {
       this.queuedBytes -= queued.job.bytes?.length ?? 0
       this.running++
       this.make(queued.job)
-        .catch((err) => this.options.log.warn({ err, hash: queued.job.hash }, 'could not make the variants of a blob; they are made again at the next start'))
+        .catch((err: unknown) =>
+          this.options.log.warn({ err, hash: queued.job.hash }, 'could not make the variants of a blob; they are made again at the next start'),
+        )
         .finally(() => {
           this.running--
           queued.done()

@@ -89,6 +89,7 @@ export class FsBlobStore implements BlobStore {
       // A spare file lives elsewhere, so the rename may be the first entry of the blob's folder.
       await inFolder(folder, () => rename(temp, target))
     } catch (error) {
+      // The temp file may be gone with the failure; the rename's error is the one to report.
       await unlink(temp).catch(() => {})
       throw error
     }
@@ -122,6 +123,7 @@ export class FsBlobStore implements BlobStore {
       if (!FAN_OUT.test(first)) continue
       const dir = path.join(this.root, first)
       for (const name of await dirNames(dir)) {
+        // A file removed since the folder was read (a put's temp file renamed, a sweep) is skipped.
         const info = await stat(path.join(dir, name)).catch(() => null)
         if (!info?.isFile()) continue
         const match = BLOB_NAME.exec(name)
@@ -143,6 +145,7 @@ export class FsBlobStore implements BlobStore {
 
   async removeIfOlder(file: BlobFile, beforeMs: number): Promise<boolean> {
     const full = path.join(this.root, file.name)
+    // Gone already (another sweep, a put's rename): nothing to remove.
     const info = await stat(full).catch(() => null)
     if (!info || info.mtimeMs >= beforeMs) return false
     try {

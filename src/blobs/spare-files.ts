@@ -79,6 +79,7 @@ export class SpareFiles {
     for (const owner of await namesIn(spareRoot)) {
       if (processIsAlive(Number(/^(\d+)-/.exec(owner)?.[1]))) continue
       for (const name of await namesIn(path.join(spareRoot, owner))) {
+        // A file removed since the folder was read (by another sweep) is skipped.
         const info = await stat(path.join(spareRoot, owner, name)).catch(() => null)
         if (info?.isFile()) yield { name: path.join(SPARE_FOLDER, owner, name), hash: null, encoding: null, bytes: 0, modifiedMs: info.mtimeMs }
       }
@@ -87,6 +88,7 @@ export class SpareFiles {
 
   /** After the sweep removed `file` (a path in the store): the last spare file of a dead process takes its folder with it. */
   static async removedFrom(storeRoot: string, file: string): Promise<void> {
+    // rmdir fails while the folder still holds spare files, or once another sweep removed it: both leave nothing to do.
     if (file.split(path.sep)[0] === SPARE_FOLDER) await rmdir(path.join(storeRoot, path.dirname(file))).catch(() => {})
   }
 

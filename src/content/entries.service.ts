@@ -108,7 +108,7 @@ export class EntriesService {
 
     const overBudget = richTextOverBudget(input.entries)
 
-    const results: EntryResult[] = new Array(input.entries.length)
+    const results = new Array<EntryResult>(input.entries.length)
     const pending = new Map<number, Pending>()
     let next = 0
     const worker = async () => {

@@ -46,10 +46,16 @@ const ARGUMENTS_CHECKED_BY_TOOL: jsonSchemaValidator = {
   getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
 }
 
+/**
+ * ajv-formats' plugin, from the SDK's copy of Ajv. The SDK declares it as `typeof formatsPlugin.default`,
+ * a property its bundled declarations lack, so it reads as `any`; this is the plugin's shape.
+ */
+const addAjvFormats = addFormats as (ajv: InstanceType<typeof Ajv>) => InstanceType<typeof Ajv>
+
 /** The options Fastify validates REST requests with: every error, no coercion, no silent stripping. */
 function createInputValidator() {
   const ajv = new Ajv({ allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true, strict: false })
-  addFormats(ajv)
+  addAjvFormats(ajv)
   return ajv
 }
 

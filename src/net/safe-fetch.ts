@@ -112,6 +112,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     throw explain(error, current, options, controller.signal.aborted)
   } finally {
     clearTimeout(timer)
+    // The agent served this fetch alone; closing it fails only when it is closed already.
     agent.destroy().catch(() => {})
   }
 }

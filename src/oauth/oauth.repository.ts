@@ -16,9 +16,10 @@ export class OAuthRepository {
       .selectFrom('oauth_connections')
       .selectAll()
       .where('user_id', '=', userId)
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('oauth_models')
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('oauth_models')
             .select('id')
             .where('model', '=', 'Grant')
             .whereRef('oauth_models.id', '=', 'oauth_connections.grant_id')

@@ -52,7 +52,7 @@ export class ContentScanPool {
 
   /** What the content rules report for each text (same order), at most `limit` of a code beyond the first. */
   async scan(scans: readonly TextScan[], limit: number): Promise<PublishViolation[][]> {
-    const found: PublishViolation[][] = new Array(scans.length)
+    const found = new Array<PublishViolation[]>(scans.length)
     const batches = batchesOf(scans, this.options.threads, this.options.batchChars)
     await Promise.all(batches.map((batch) => this.scanBatch(batch, scans, limit, found)))
     return found

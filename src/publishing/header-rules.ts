@@ -318,7 +318,7 @@ export function headersFor(rules: HeaderRules, pathname: string): HeaderList {
   const matched = () => matching.map((i) => rules.list[i]!)
   if (captured !== null) return headersOf(matched(), captured)
   let lists = byMatchingRules.get(rules)
-  if (lists === undefined) byMatchingRules.set(rules, (lists = new Map()))
+  if (lists === undefined) byMatchingRules.set(rules, (lists = new Map<string, HeaderList>()))
   const key = matching.join(',')
   let found = lists.get(key)
   if (found === undefined) {

@@ -185,7 +185,8 @@ export class PublishPipeline {
    */
   async confirm(bundle: StoredBundle, whenVariantsReady?: () => void): Promise<void> {
     const present = await Promise.all(bundle.written.map((blob) => this.options.blobs.has(blob.row.hash)))
-    await Promise.all(bundle.written.map((blob, i) => (present[i] ? undefined : this.options.blobs.put(blob.row.hash, blob.bytes))))
+    const gone = bundle.written.filter((_blob, i) => !present[i])
+    await Promise.all(gone.map((blob) => this.options.blobs.put(blob.row.hash, blob.bytes)))
     // With nothing to make, the caller's own event already told the caches all there is.
     this.options.variants.scheduleWritten(bundle.written, whenVariantsReady)
   }

@@ -26,9 +26,10 @@ export class SafeHtml extends Drop {
 
 function escapeUnlessSafe(value: unknown): string {
   if (value instanceof SafeHtml) return value.html
-  if (value === null || value === undefined) return ''
-  if (value instanceof Drop) return escapeHtml(String(value.valueOf() ?? ''))
-  return escapeHtml(String(value))
+  const shown: unknown = value instanceof Drop ? value.valueOf() : value
+  if (shown === null || shown === undefined) return ''
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- any other value is output as Liquid outputs it: by String()
+  return escapeHtml(String(shown))
 }
 
 /** Limits that keep one template from taking the server down (it is user-written). */

@@ -196,6 +196,7 @@ export class SiteContent implements ContentResponder {
     let loading = this.templates.get(version.versionId)
     if (loading === undefined) {
       loading = this.loadTemplates(version)
+      // A failed load is forgotten, so the next request tries again; its error reaches the caller through `loading`.
       loading.catch(() => this.templates.delete(version.versionId))
       this.templates.set(version.versionId, loading)
     }

@@ -185,7 +185,7 @@ export class SiteTemplates implements TemplateRenderer {
     const template = templateLabel(name, this.files)
     const options = renderLimitMs === undefined ? {} : { renderLimit: renderLimitMs }
     try {
-      const html =
+      const html: unknown =
         own === undefined ? await defaults.render(parsedDefault(fallback), context, options) : await this.liquid.render(this.parse(name, own), context, options)
       return { html: String(html), template }
     } catch (error) {

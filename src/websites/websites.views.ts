@@ -67,9 +67,9 @@ export function decodeVersionCursor(cursor: string): number {
   } catch {
     parsed = undefined
   }
-  const number = Array.isArray(parsed) && parsed.length === 1 ? parsed[0] : undefined
-  if (!Number.isSafeInteger(number) || (number as number) < 1) {
+  const number: unknown = Array.isArray(parsed) && parsed.length === 1 ? parsed[0] : undefined
+  if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1) {
     throw validationFailed({ cursor: 'is not a cursor returned by this listing (pass nextCursor unchanged)' })
   }
-  return number as number
+  return number
 }

@@ -40,7 +40,7 @@ async function listed(store: BlobStore, hash: string): Promise<Map<BlobEncoding 
 
 interface Subject {
   store: BlobStore
-  close(): Promise<void>
+  close(): void | Promise<void>
 }
 
 interface ContractOptions {
@@ -52,7 +52,7 @@ interface ContractOptions {
   touchDelayMs: number
 }
 
-function blobStoreContract(name: string, open: () => Promise<Subject>, options: ContractOptions) {
+function blobStoreContract(name: string, open: () => Subject | Promise<Subject>, options: ContractOptions) {
   describe(`blob store contract (${name})`, () => {
     let subject: Subject
     let store: BlobStore
@@ -216,9 +216,9 @@ function blobStoreContract(name: string, open: () => Promise<Subject>, options: 
 
 blobStoreContract(
   'fs',
-  async () => {
+  () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'plinth-blobs-'))
-    return { store: new FsBlobStore(root), close: async () => rmSync(root, { recursive: true, force: true }) }
+    return { store: new FsBlobStore(root), close: () => rmSync(root, { recursive: true, force: true }) }
   },
   { touchDelayMs: 50 },
 )
@@ -232,7 +232,7 @@ blobStoreContract(
   async () => {
     const server = await sharedS3()
     const store = new S3BlobStore({ ...server, forcePathStyle: true, prefix: 'contract', maxAttempts: S3_REQUEST_ATTEMPTS })
-    return { store, close: async () => store.close() }
+    return { store, close: () => store.close() }
   },
   { touchDelayMs: 2_100 },
 )

@@ -83,7 +83,7 @@ for (const store of STORES) {
       assert.equal(listed.code, 0)
       assert.equal(listed.lastLine, '1 token')
       assert.ok(!listed.stdout.includes(token), 'the secret is never shown again')
-      const tokenId = listed.stdout.split('\t')[0]
+      const tokenId = listed.stdout.split('\t')[0]!
       assert.match(tokenId, /^tok_/)
 
       assert.equal((await plinth('token', 'revoke', tokenId)).code, 0)

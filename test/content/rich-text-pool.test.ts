@@ -122,6 +122,7 @@ for (const store of STORES) {
       // Characters of rows per transaction: writeMany is one, an insert on its own another.
       const transactions: number[][] = []
       const chars = (row: { data: string; rendered: string }) => row.data.length + row.rendered.length
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- the originals, called below with the repository as `this`
       const { writeMany, insert } = EntriesRepository.prototype
       t.mock.method(EntriesRepository.prototype, 'writeMany', function (this: EntriesRepository, inserts: any[], replaces: any[]) {
         transactions.push([...inserts, ...replaces].map(chars))

@@ -19,6 +19,10 @@ export class TestDnsServer {
     server.on('request', (request, send) => {
       const response = dns2.Packet.createResponseFromRequest(request)
       const [question] = request.questions
+      if (question === undefined) {
+        void send(response)
+        return
+      }
       const name = question.name.toLowerCase()
       this.asked.push(name)
       const records = this.txt.get(name)

@@ -4,11 +4,12 @@
  * connections carry an application_name of their own, so a test can pick out that instance's
  * backends in pg_stat_activity (its change listener, say) without touching anyone else's.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { TestS3 } from './s3.ts'
 import { startOnStore, type TestServer, testConfig } from './server.ts'
+import { removeDataDir } from './stores.ts'
 
 export interface Instance {
   server: TestServer
@@ -36,7 +37,7 @@ export async function startInstance(name: string, databaseUrl: string, s3: TestS
     PLINTH_S3_FORCE_PATH_STYLE: 'true',
     ...env,
   })
-  const store = { dataDir, databaseUrl: config.databaseUrl, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) }
+  const store = { dataDir, databaseUrl: config.databaseUrl, dispose: () => removeDataDir(dataDir) }
   return { server: await startOnStore(store, config), applicationName, dataDir }
 }
 

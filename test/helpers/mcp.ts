@@ -83,10 +83,10 @@ function adapt(kind: ClientKind, client: AnyClient): McpClient {
  */
 export async function call(client: McpClient, name: string, args: Record<string, unknown> = {}) {
   const result = await client.callTool({ name, arguments: args })
-  const content = result.content as Array<{ type: string; text: string }>
-  assert.equal(content.length, 1)
-  assert.equal(content[0].type, 'text')
-  const text = JSON.parse(content[0].text)
+  const [item, ...others] = result.content as Array<{ type: string; text: string }>
+  assert.ok(item !== undefined && others.length === 0, `${name}: one content item`)
+  assert.equal(item.type, 'text')
+  const text = JSON.parse(item.text)
   if (result.isError === true) {
     assert.equal(result.structuredContent, undefined, `${name}: an error result has no structuredContent`)
     assert.equal(typeof text.error?.code, 'string', `${name}: the text is the error envelope`)

@@ -22,7 +22,12 @@ process.on('uncaughtException', (error: NodeJS.ErrnoException) => {
 })
 const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: process.env.S3_DIR!, configureBuckets: [{ name: process.env.S3_BUCKET! }] })
 const { port } = await server.run()
-const stop = () => server.close().finally(() => process.exit(0))
+const stop = (): void => {
+  server
+    .close()
+    .catch((error: unknown) => console.error(error))
+    .finally(() => process.exit(0))
+}
 process.once('SIGTERM', stop)
 process.stdin.on('close', stop).resume()
 console.log(JSON.stringify({ port }))

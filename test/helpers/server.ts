@@ -124,8 +124,15 @@ export async function startTestServer(storeName: StoreName, env: Record<string, 
   return startOnStore(store, config, log)
 }
 
-/** A small valid bundle. */
-export function bundle(title = 'Hello', extra: Array<{ path: string; content: string; contentEncoding?: 'utf8' | 'base64' }> = []) {
+/** A file of a bundle as the API takes it. */
+export interface BundleFile {
+  path: string
+  content: string
+  contentEncoding?: 'utf8' | 'base64'
+}
+
+/** A small valid bundle: index.html, then style.css, then `extra`. */
+export function bundle(title = 'Hello', extra: BundleFile[] = []): [BundleFile, BundleFile, ...BundleFile[]] {
   return [
     {
       path: 'index.html',

@@ -12,7 +12,7 @@ export type StoreName = 'sqlite' | 'postgres'
 export interface TestStore {
   dataDir: string
   databaseUrl: string | null
-  dispose(): Promise<void>
+  dispose: () => Promise<void>
 }
 
 export const STORES: Array<{ name: StoreName; skip: string | false }> = [
@@ -20,10 +20,19 @@ export const STORES: Array<{ name: StoreName; skip: string | false }> = [
   { name: 'postgres', skip: process.env.DATABASE_URL ? false : 'DATABASE_URL is not set: PostgreSQL run skipped' },
 ]
 
+/**
+ * Removes a test data dir at once, synchronously: a server's background writes (its spare blob
+ * files) cannot add files midway, as they can between the steps of an asynchronous removal.
+ */
+export function removeDataDir(dataDir: string): Promise<void> {
+  rmSync(dataDir, { recursive: true, force: true })
+  return Promise.resolve()
+}
+
 export async function createStore(name: StoreName): Promise<TestStore> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-test-'))
-  const removeDir = () => rmSync(dataDir, { recursive: true, force: true })
-  if (name === 'sqlite') return { dataDir, databaseUrl: null, dispose: async () => removeDir() }
+  const removeDir = () => removeDataDir(dataDir)
+  if (name === 'sqlite') return { dataDir, databaseUrl: null, dispose: removeDir }
 
   const adminUrl = process.env.DATABASE_URL as string
   const schema = `plinth_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
@@ -36,5 +45,5 @@ export async function createStore(name: StoreName): Promise<TestStore> {
   // The schema is not dropped here: dropping it while another test file's migrations introspect
   // the catalog makes their queries fail. scripts/run-tests.js drops every test schema before and
   // after the whole run.
-  return { dataDir, databaseUrl: url.toString(), dispose: async () => removeDir() }
+  return { dataDir, databaseUrl: url.toString(), dispose: removeDir }
 }

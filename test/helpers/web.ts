@@ -2,6 +2,7 @@
  * A person on the web site without a browser: real HTTP to a test server, a cookie jar, and
  * forms sent as a browser sends them (urlencoded, with the CSRF token of the page they are on).
  */
+import assert from 'node:assert/strict'
 import type { TestServer } from './server.ts'
 
 export interface WebResponse {
@@ -70,7 +71,7 @@ export class WebVisitor {
     })
     const setCookies = response.headers.getSetCookie()
     for (const line of setCookies) {
-      const [pair, ...attributes] = line.split(';')
+      const [pair = '', ...attributes] = line.split(';')
       const name = pair.slice(0, pair.indexOf('='))
       const value = pair.slice(pair.indexOf('=') + 1)
       const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a) || /^\s*expires=thu, 01 jan 1970/i.test(a))
@@ -81,8 +82,15 @@ export class WebVisitor {
   }
 }
 
-/** The text of the page's alert (form error), or null. */
 /** An email address no other test uses: `{label}-{random}@example.com`. */
 export const uniqueEmail = (label: string): string => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 
+/** The text of the page's alert (form error), or null. */
 export const alertText = (html: string): string | null => /<div class="alert" role="alert"[^>]*>\s*<p>([^<]*)<\/p>/.exec(html)?.[1] ?? null
+
+/** The first group of `pattern` in `text`; the test fails when the text does not have it. */
+export function captured(pattern: RegExp, text: string): string {
+  const group = pattern.exec(text)?.[1]
+  assert.ok(group !== undefined, `the text has ${pattern}`)
+  return group
+}

@@ -148,7 +148,7 @@ for (const store of STORES) {
         ['GET', '/v1/nope', '*/*'],
         ['POST', '/v1/websites/web_x/versions/job_y/unknown', '*/*'],
         ['GET', '/v2/websites', 'application/json'],
-      ]) {
+      ] as const) {
         for (const token of [undefined, owner.token]) {
           const res = await server.api(method, url, { token, headers: { accept } })
           assertEnvelope(res, 404, 'NOT_FOUND')
@@ -237,7 +237,7 @@ for (const store of STORES) {
           const res = await broken.api('GET', url, { token: user.token })
           assertOpaqueInternal(res)
           const template = url === '/v1/websites' ? '/v1/websites' : url.startsWith('/v1/jobs') ? '/v1/jobs/{jobId}' : '/v1/websites/{websiteId}'
-          const declared = doc.paths[template].get.responses['500']
+          const declared = doc.paths[template]?.get.responses['500']
           assert.equal(declared?.content['application/json'].schema.$ref, '#/components/schemas/Error', `${template} documents 500`)
           conformsTo(res.body, 'Error')
         }
@@ -267,7 +267,7 @@ for (const store of STORES) {
       assert.deepEqual(result.warnings, [], 'no warnings either')
     })
 
-    test('the document has exactly the documented operations, each with an operationId', async () => {
+    test('the document has exactly the documented operations, each with an operationId', () => {
       const ids: string[] = []
       for (const [path, item] of Object.entries(doc.paths)) {
         for (const method of METHODS) {
@@ -320,7 +320,7 @@ for (const store of STORES) {
       assert.match(anonymous.headers.get('www-authenticate') ?? '', /^Bearer .*resource_metadata="/)
     })
 
-    test('every response has a description of its own, and the descriptions show the addresses of this instance', async () => {
+    test('every response has a description of its own, and the descriptions show the addresses of this instance', () => {
       for (const item of Object.values(doc.paths)) {
         for (const method of METHODS) {
           const operation = item[method]
@@ -340,7 +340,7 @@ for (const store of STORES) {
       assert.ok(doc.components.securitySchemes.bearerAuth.description.includes(`${BASE_URL}/mcp`), 'where tokens are minted and MCP is')
     })
 
-    test('request fields with a default are optional and carry no schema default; the default is in the description', async () => {
+    test('request fields with a default are optional and carry no schema default; the default is in the description', () => {
       const defaults: string[] = []
       JSON.stringify(doc, (key, value) => {
         if (key === 'default') defaults.push(JSON.stringify(value))
@@ -353,12 +353,12 @@ for (const store of STORES) {
       const field = doc.components.schemas.Field as any
       assert.ok(!field.required.includes('required'))
       assert.match(field.properties.required.description, /Default false/)
-      const limit = doc.paths['/v1/websites/{websiteId}/collections/{collection}/entries'].get.parameters.find((p: any) => p.name === 'limit')
+      const limit = doc.paths['/v1/websites/{websiteId}/collections/{collection}/entries']?.get.parameters.find((p: any) => p.name === 'limit')
       assert.equal(limit.required, false)
       assert.match(limit.description, /Default 20/)
     })
 
-    test('stated constraints are shown: bundle file counts and batch items typed as EntryInput', async () => {
+    test('stated constraints are shown: bundle file counts and batch items typed as EntryInput', () => {
       for (const name of ['PublishWebsiteRequest', 'PublishVersionRequest']) {
         const files = (doc.components.schemas[name] as any).properties.files
         assert.equal(files.minItems, 1, name)
@@ -371,12 +371,13 @@ for (const store of STORES) {
       assert.ok(!JSON.stringify(doc).includes('x-client-only'), 'the annotation itself is not published')
     })
 
-    test('createWebsite documents 201, 409, 422 and 429', async () => {
-      const responses = doc.paths['/v1/websites'].post.responses
-      assert.equal(doc.paths['/v1/websites'].post.operationId, 'createWebsite')
+    test('createWebsite documents 201, 409, 422 and 429', () => {
+      const createWebsite = doc.paths['/v1/websites']?.post
+      const responses = createWebsite.responses
+      assert.equal(createWebsite.operationId, 'createWebsite')
       for (const status of ['201', '409', '422', '429']) assert.ok(responses[status], `createWebsite documents ${status}`)
       assert.equal(responses['201'].content['application/json'].schema.$ref, '#/components/schemas/PublishWebsiteResult')
-      assert.equal(doc.paths['/v1/websites'].post.requestBody?.content?.['application/json']?.schema?.$ref, '#/components/schemas/PublishWebsiteRequest')
+      assert.equal(createWebsite.requestBody?.content?.['application/json']?.schema?.$ref, '#/components/schemas/PublishWebsiteRequest')
     })
 
     test('every response the API returns validates against the schema the document declares for it', async () => {

@@ -303,9 +303,10 @@ for (const store of STORES) {
       await storesNothing(server, async () => {
         const res = await publish(files)
         const violations = assertViolations(res)
-        assert.equal(violations[0].code, 'TOO_MANY_FILES')
-        assert.equal(violations[0].path, undefined, 'TOO_MANY_FILES concerns the bundle, not a file')
-        assert.match(violations[0].detail ?? '', /10000/)
+        const [first] = violations
+        assert.equal(first?.code, 'TOO_MANY_FILES')
+        assert.equal(first.path, undefined, 'TOO_MANY_FILES concerns the bundle, not a file')
+        assert.match(first.detail ?? '', /10000/)
         assert.ok(violations.length <= 100, `at most 100 violations, got ${violations.length}`)
         assert.ok(violations.some((v) => v.code === 'INVALID_PATH' && v.path === '../f1.txt'))
         assert.ok(res.text.length < 64 * 1024, `the answer stays small (${res.text.length} bytes)`)
@@ -599,21 +600,19 @@ for (const store of STORES) {
       const liveBefore = await server.site(othersSite.slug, '/')
       assert.equal(liveBefore.status, 200)
 
-      const attempts = (websiteId: string, jobId: string): Array<[string, string, unknown?]> => [
-        ['GET', `/v1/websites/${websiteId}`],
-        ['GET', `/v1/websites/${websiteId}/versions`],
-        ['POST', `/v1/websites/${websiteId}/versions`, { files: bundle('Defaced'), message: 'defaced' }],
-        ['POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`],
-        ['GET', `/v1/jobs/${jobId}`],
+      const attempts: Array<(websiteId: string, jobId: string) => [string, string, unknown?]> = [
+        (websiteId) => ['GET', `/v1/websites/${websiteId}`],
+        (websiteId) => ['GET', `/v1/websites/${websiteId}/versions`],
+        (websiteId) => ['POST', `/v1/websites/${websiteId}/versions`, { files: bundle('Defaced'), message: 'defaced' }],
+        (websiteId, jobId) => ['POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`],
+        (_websiteId, jobId) => ['GET', `/v1/jobs/${jobId}`],
       ]
-      const foreign = attempts(othersSite.websiteId, othersSite.jobId)
-      const unknown = attempts('web_doesnotexist0000000000', 'job_doesnotexist0000000000')
       await storesNothing(server, async () => {
-        for (let i = 0; i < foreign.length; i++) {
-          const [method, url, body] = foreign[i]
+        for (const attempt of attempts) {
+          const [method, url, body] = attempt(othersSite.websiteId, othersSite.jobId)
           const res = await server.api(method, url, { token: owner.token, body })
           const error = assertEnvelope(res, 404, 'NOT_FOUND')
-          const [uMethod, uUrl, uBody] = unknown[i]
+          const [uMethod, uUrl, uBody] = attempt('web_doesnotexist0000000000', 'job_doesnotexist0000000000')
           const unknownRes = await server.api(uMethod, uUrl, { token: owner.token, body: uBody })
           const unknownError = assertEnvelope(unknownRes, 404, 'NOT_FOUND')
           assert.equal(error.message, unknownError.message, `${method} ${url}: a foreign id reads exactly like an unknown one`)

@@ -27,11 +27,11 @@ function start(env: Record<string, string>) {
   /** Resolves with the address from the start-up log line. */
   const listening = new Promise<string>((resolve, reject) => {
     const onData = () => {
-      const match = /Plinth is serving on (http:\/\/[^"\s]+)/.exec(output)
-      if (match) resolve(match[1])
+      const address = /Plinth is serving on (http:\/\/[^"\s]+)/.exec(output)?.[1]
+      if (address !== undefined) resolve(address)
     }
     child.stdout.on('data', onData)
-    exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${output}`)))
+    void exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${output}`)))
   })
   return { child, exited, listening, output: () => output }
 }
@@ -205,7 +205,7 @@ describe('npm start', () => {
       try {
         await new Promise<void>((resolve, reject) => {
           child.stdout.on('data', () => output.includes('Stop with Ctrl+C.') && resolve())
-          exited.then(() => reject(new Error(`exited before the banner:\n${output}`)))
+          void exited.then(() => reject(new Error(`exited before the banner:\n${output}`)))
         })
         assert.match(output, /Plinth is serving on http:\/\/127\.0\.0\.1:\d+/)
         assert.match(output, /API +http:\/\/localhost:9999\/v1/)

@@ -29,7 +29,7 @@ function variablesDocumented(): string[] {
   const page = readFileSync(GUIDE_PAGE, 'utf8')
   const section = /^## Settings\n([\s\S]*?)(?=^## )/m.exec(page)
   assert.ok(section, 'self-hosting.md has a "## Settings" section')
-  return [...section[1].matchAll(/^\|\s*`([A-Z][A-Z0-9_]*)`\s*\|/gm)].map((match) => match[1])
+  return [...section[1]!.matchAll(/^\|\s*`([A-Z][A-Z0-9_]*)`\s*\|/gm)].map((match) => match[1]!)
 }
 
 describe('the settings table', () => {

@@ -180,7 +180,7 @@ for (const store of STORES) {
         assert.equal(response.status, 201, `${uris.join(' ')}: ${JSON.stringify(body)}`)
         assert.match(body.client_id, /^cli_/)
         assert.equal(body.client_secret, undefined, 'a public client gets no secret')
-        assert.equal(body.application_type, uris[0].startsWith('https:') ? 'web' : 'native', uris.join(' '))
+        assert.equal(body.application_type, uris[0]?.startsWith('https:') ? 'web' : 'native', uris.join(' '))
       }
       const confidential = await register({ client_name: 'Secret', redirect_uris: [LOOPBACK], token_endpoint_auth_method: 'client_secret_basic' })
       assert.equal(confidential.status, 400)

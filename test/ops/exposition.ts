@@ -26,14 +26,14 @@ export function parseExposition(text: string): Exposition {
     if (line === '') continue
     if (line.startsWith('#')) {
       const type = /^# TYPE (\S+) (\S+)$/.exec(line)
-      if (type) types.set(type[1], type[2])
+      if (type) types.set(type[1]!, type[2]!)
       continue
     }
     const match = SAMPLE.exec(line)
     if (!match) throw new Error(`not a sample line: ${line}`)
     const labels: Record<string, string> = {}
-    for (const [, key, raw] of (match[2] ?? '').matchAll(LABEL)) labels[key] = raw.replace(/\\(.)/g, (_all, c: string) => (c === 'n' ? '\n' : c))
-    samples.push({ name: match[1], labels, value: Number(match[3]) })
+    for (const [, key, raw] of (match[2] ?? '').matchAll(LABEL)) labels[key!] = raw!.replace(/\\(.)/g, (_all, c: string) => (c === 'n' ? '\n' : c))
+    samples.push({ name: match[1]!, labels, value: Number(match[3]) })
   }
   const find = (name: string, labels: Record<string, string> = {}) =>
     samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))

@@ -111,15 +111,13 @@ describe('checkReadiness', () => {
     const started = Date.now()
     const result = await checkReadiness(
       {
-        fine: async () => 'yes',
+        fine: () => Promise.resolve('yes'),
         hangs: () => new Promise(() => {}),
-        refused: async () => {
-          throw Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED' })
-        },
-        named: async () => {
+        refused: () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432'), { code: 'ECONNREFUSED' })),
+        named: () => {
           const error = new Error('The bucket secret-bucket does not exist')
           error.name = 'NoSuchBucket'
-          throw error
+          return Promise.reject(error)
         },
         plain: () => {
           throw new Error('something at /var/lib/plinth')

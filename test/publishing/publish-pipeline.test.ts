@@ -37,7 +37,7 @@ class WatchedBlobStore extends FsBlobStore {
 
   constructor(
     root: string,
-    private readonly before: (hash: string) => Promise<void>,
+    private readonly before: (hash: string) => void | Promise<void>,
   ) {
     super(root)
   }
@@ -145,6 +145,7 @@ for (const store of STORES) {
     test('a succeeding publish rewrites a new blob that a failing one deleted under it', async () => {
       const bundle = await pipeline.store(files('repaired'), target)
       const [victim] = bundle.newBlobs
+      assert.ok(victim, 'the bundle stored a new blob')
       await rows.insertMissing(db.kysely, bundle.newBlobs)
       // The failing publish of the same bytes cleaned up before our rows were visible to it.
       await blobs.delete(victim.hash)
@@ -173,7 +174,7 @@ for (const store of STORES) {
         if (ticking) setImmediate(tick)
       }
       let turnsAtFirstWrite = -1
-      const watchedBlobs = new WatchedBlobStore(path.join(testStore.dataDir, 'blobs'), async () => {
+      const watchedBlobs = new WatchedBlobStore(path.join(testStore.dataDir, 'blobs'), () => {
         if (turnsAtFirstWrite < 0) turnsAtFirstWrite = turns
       })
       const watched = pipelineOn(watchedBlobs, rows, variants)

@@ -218,6 +218,7 @@ describe('two instances on one database and one bucket (postgres)', { skip }, ()
     assert.equal((await B.api('GET', '/v1/websites', { token })).status, 200, 'B accepts a token minted on A')
 
     const [row] = await A.server.services.tokens.list(person.id)
+    assert.ok(row, 'the token minted on A is listed')
     const revoked = await visitor.submit('/mcp', `/mcp/tokens/${row.id}/revoke`, {})
     assert.equal(revoked.status, 303, revoked.text)
     // No polling: the token is looked up in the database on every request.
@@ -245,7 +246,7 @@ describe('two instances on one database and one bucket (postgres)', { skip }, ()
     const { token } = await user()
     const site = await publishSite(A, token, 'limited', 'Publish 1')
     const through = [B, A, B]
-    for (let i = 0; i < PUBLISH_RATE - 1; i++) await publishVersion(through[i % through.length], token, site.websiteId, `Publish ${i + 2}`)
+    for (let i = 0; i < PUBLISH_RATE - 1; i++) await publishVersion(through[i % through.length]!, token, site.websiteId, `Publish ${i + 2}`)
     // Neither instance has seen more than half the limit itself; together they reached it.
     for (const [name, server] of [
       ['A', A],
@@ -263,7 +264,7 @@ describe('two instances on one database and one bucket (postgres)', { skip }, ()
     await A.server.services.users.create({ email: address, password: PASSWORD })
     const visitors = [new WebVisitor(A), new WebVisitor(B)]
     for (let i = 0; i < SIGN_IN_FAILURES_PER_ACCOUNT; i++) {
-      assert.equal((await visitors[i % 2].signIn(address, `wrong ${i}`)).status, 401, `failure ${i + 1}`)
+      assert.equal((await visitors[i % 2]!.signIn(address, `wrong ${i}`)).status, 401, `failure ${i + 1}`)
     }
     // Each instance saw fewer failures than the limit; the account is throttled on both.
     for (const visitor of visitors) {

@@ -62,7 +62,7 @@ for (const store of STORES) {
         ['headers-site', '/'],
         ['headers-site', '/missing'],
         ['no-such-site', '/'],
-      ]) {
+      ] as const) {
         const res = await server.site(label, urlPath)
         const csp = String(res.headers['content-security-policy'])
         assert.match(csp, /script-src 'self' 'unsafe-inline'/)

@@ -9,6 +9,7 @@ import { DEFAULT_ENTRY_TEMPLATE, DEFAULT_LIST_TEMPLATE, SafeHtml, SiteTemplates,
 
 /** Counts Liquid parses while `run` runs. */
 async function parses(run: () => Promise<void>): Promise<number> {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back afterwards, and called with the engine as `this`
   const original = Liquid.prototype.parse
   let count = 0
   Liquid.prototype.parse = function (this: Liquid, ...args: Parameters<Liquid['parse']>) {
@@ -59,6 +60,7 @@ describe('site templates', () => {
 
 /** The tasks sent to template threads while `run` runs: whether each carried the version's sources. */
 async function tasksSent(run: () => Promise<void>): Promise<Array<'sources' | 'none'>> {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back afterwards, and called with the pool as `this`
   const original = WorkerPool.prototype.run
   const sent: Array<'sources' | 'none'> = []
   WorkerPool.prototype.run = function <T>(this: WorkerPool, message: object): Promise<T> {

@@ -10,7 +10,7 @@ import { verifyPassword } from '../../src/core/passwords.ts'
 import { SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS } from '../../src/core/limits.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
+import { alertText, captured, uniqueEmail, WebVisitor } from '../helpers/web.ts'
 
 const PASSWORD = 'correct horse battery'
 
@@ -146,9 +146,8 @@ for (const store of STORES) {
     test('every form is refused without the CSRF token of its session, and nothing changes', async () => {
       const visitor = new WebVisitor(server)
       await visitor.signUp(uniqueEmail('csrf'))
-      const userId = (await server.server.services.users.findByEmail(
-        [...(await visitor.get('/account')).text.matchAll(/<strong>([^<]+@example\.com)<\/strong>/g)][0][1],
-      ))!.id
+      const userId = (await server.server.services.users.findByEmail(captured(/<strong>([^<]+@example\.com)<\/strong>/, (await visitor.get('/account')).text)))!
+        .id
 
       const missing = await visitor.post('/mcp/tokens', { _csrf: null, name: 'forged', access: 'both', expires: '0' })
       assert.equal(missing.status, 403)
@@ -212,7 +211,7 @@ for (const store of STORES) {
       const page = await visitor.submit('/mcp', '/mcp/tokens', { name: 'Claude', access: 'mcp', expires: '30' })
       assert.equal(page.status, 201)
       assert.equal(page.headers.get('cache-control'), 'no-store')
-      const token = /<pre id="token-value"><code>(plinth_[A-Za-z0-9]+)<\/code>/.exec(page.text)![1]
+      const token = captured(/<pre id="token-value"><code>(plinth_[A-Za-z0-9]+)<\/code>/, page.text)
       assert.ok(page.text.includes(`claude mcp add --transport http plinth http://api.plinth.test:8080/mcp --header "Authorization: Bearer ${token}"`))
       assert.match(page.text, /"mcpServers": \{/, 'a Cursor configuration')
       assert.match(page.text, /"type": "http"/, 'a VS Code configuration')
@@ -227,7 +226,7 @@ for (const store of STORES) {
       // MCP-only: refused on REST, accepted on MCP.
       assert.equal((await server.api('GET', '/v1/websites', { token })).status, 403)
 
-      const tokenId = /action="\/mcp\/tokens\/(tok_[A-Za-z0-9]+)\/revoke"/.exec(list.text)![1]
+      const tokenId = captured(/action="\/mcp\/tokens\/(tok_[A-Za-z0-9]+)\/revoke"/, list.text)
       const revoked = await visitor.post(`/mcp/tokens/${tokenId}/revoke`, {})
       assert.equal(revoked.status, 303)
       const after = await visitor.get('/mcp?revoked=1')

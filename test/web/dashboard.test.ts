@@ -8,7 +8,7 @@ import { INVITATIONS_PER_ACCOUNT } from '../../src/core/limits.ts'
 import { createSite, createVersion } from '../helpers/factories.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
-import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
+import { alertText, captured, uniqueEmail, WebVisitor } from '../helpers/web.ts'
 
 for (const store of STORES) {
   describe(`web dashboard (${store.name})`, { skip: store.skip }, () => {
@@ -81,7 +81,7 @@ for (const store of STORES) {
       assert.equal(refusedAdd.status, 403)
 
       const ownerPage = await owner.get(`/dashboard/sites/${site.id}`)
-      const userId = /name="userId" value="(usr_[A-Za-z0-9]+)"/.exec(ownerPage.text)![1]
+      const userId = captured(/name="userId" value="(usr_[A-Za-z0-9]+)"/, ownerPage.text)
       const removed = await owner.post(`/dashboard/sites/${site.id}/editors/remove`, { userId })
       assert.equal(removed.status, 303)
       assert.equal((await editor.get(`/dashboard/sites/${site.id}`)).status, 404, 'no longer shared')

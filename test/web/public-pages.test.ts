@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { readdirSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { BASE_URL, startTestServer, type TestServer } from '../helpers/server.ts'
+import { captured } from '../helpers/web.ts'
 
 const GUIDE_PAGES = readdirSync(new URL('../../docs/guide/', import.meta.url))
   .filter((f) => f.endsWith('.md') && f !== 'index.md')
@@ -85,7 +86,7 @@ describe('web site public pages', () => {
       'a summary blockquote',
     )
     assert.ok(lines.filter((l) => l.startsWith('## ')).length >= 2, 'sections of links')
-    const links = [...text.matchAll(/\]\((https?:\/\/[^)]+)\)/g)].map((m) => m[1])
+    const links = [...text.matchAll(/\]\((https?:\/\/[^)]+)\)/g)].map((m) => m[1]!)
     assert.ok(links.length >= GUIDE_PAGES.length + 3)
     for (const link of links) {
       const answer = await get(link, link.endsWith('/mcp') ? 'text/html' : undefined)
@@ -97,7 +98,7 @@ describe('web site public pages', () => {
     const text = await (await get('/llms-full.txt')).text()
     for (const page of ['index', ...GUIDE_PAGES]) {
       const md = await (await get(page === 'index' ? '/docs.md' : `/docs/${page}.md`)).text()
-      const title = /^# (.+)$/m.exec(md)![1]
+      const title = captured(/^# (.+)$/m, md)
       assert.ok(text.includes(`# ${title}`), `llms-full.txt holds ${page}`)
     }
   })
@@ -107,7 +108,7 @@ describe('web site public pages', () => {
     assert.match(sitemap.headers.get('content-type') ?? '', /^application\/xml/)
     const xml = await sitemap.text()
     assert.match(xml, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<urlset xmlns="http:\/\/www\.sitemaps\.org\/schemas\/sitemap\/0\.9">/)
-    const locs = [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1])
+    const locs = [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]!)
     assert.deepEqual(locs.sort(), [`${BASE_URL}/`, `${BASE_URL}/docs`, ...GUIDE_PAGES.map((p) => `${BASE_URL}/docs/${p}`)].sort())
     for (const loc of locs) assert.equal((await get(loc, 'text/html')).status, 200, loc)
 
@@ -158,7 +159,7 @@ describe('web site public pages', () => {
 
   test('the stylesheet and script are served for a year under their content tag', async () => {
     const html = await (await get('/', 'text/html')).text()
-    for (const href of [/href="(\/assets\/plinth\.css\?v=[^"]+)"/.exec(html)![1], /src="(\/assets\/plinth\.js\?v=[^"]+)"/.exec(html)![1]]) {
+    for (const href of [captured(/href="(\/assets\/plinth\.css\?v=[^"]+)"/, html), captured(/src="(\/assets\/plinth\.js\?v=[^"]+)"/, html)]) {
       const asset = await get(href)
       assert.equal(asset.status, 200, href)
       assert.equal(asset.headers.get('cache-control'), 'public, max-age=31536000, immutable')

@@ -100,7 +100,7 @@ for (const store of STORES) {
       assert.equal(asset.status, 201, asset.text)
       const editor = await server.user()
       await share(site.websiteId, editor)
-      return { ...site, editor, imageHash: sha256Hex(image), pageHashes: [sha256Hex(page(`${tag} v1`)), sha256Hex(page(`${tag} v2`))] }
+      return { ...site, editor, imageHash: sha256Hex(image), pageHashes: [sha256Hex(page(`${tag} v1`)), sha256Hex(page(`${tag} v2`))] as const }
     }
 
     test('the owner deletes a site: 204, its live and preview URLs are 404 at once, and its slug is free at once', async () => {

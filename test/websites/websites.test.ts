@@ -91,12 +91,13 @@ for (const store of STORES) {
 
     test('bytesWritten counts decoded bytes: UTF-8 bytes of text and decoded bytes of base64 files', async () => {
       const user = await server.user()
-      const files: File[] = [
-        { path: 'index.html', content: '<!doctype html><html><head><title>Crème brûlée</title></head><body><img src="images/dot.png" alt="•"></body></html>' },
-        { path: 'images/dot.png', content: PNG_BASE64, contentEncoding: 'base64' },
-      ]
-      const expected = Buffer.byteLength(files[0].content, 'utf8') + Buffer.from(PNG_BASE64, 'base64').length
-      assert.notEqual(expected, files[0].content.length + PNG_BASE64.length, 'the fixture distinguishes bytes from characters')
+      const page: File = {
+        path: 'index.html',
+        content: '<!doctype html><html><head><title>Crème brûlée</title></head><body><img src="images/dot.png" alt="•"></body></html>',
+      }
+      const files: File[] = [page, { path: 'images/dot.png', content: PNG_BASE64, contentEncoding: 'base64' }]
+      const expected = Buffer.byteLength(page.content, 'utf8') + Buffer.from(PNG_BASE64, 'base64').length
+      assert.notEqual(expected, page.content.length + PNG_BASE64.length, 'the fixture distinguishes bytes from characters')
       const res = await createSite(user, { name: 'Dessert bar', files })
       assert.equal(res.status, 201, res.text)
       assert.equal(res.body.bytesWritten, expected)
@@ -116,7 +117,7 @@ for (const store of STORES) {
       assert.equal(policy.q, server.config.publishRatePerMinute)
       assert.equal(policy.w, 60)
       assert.equal(state.r, server.config.publishRatePerMinute - 1, 'the first publish of a user leaves limit - 1')
-      assert.ok(state.t > 0 && state.t <= 60)
+      assert.ok(state.t !== undefined && state.t > 0 && state.t <= 60)
     })
 
     test('a new site is served at its page URL at once', async () => {
@@ -154,7 +155,7 @@ for (const store of STORES) {
         results.map((r) => r.text).join('\n'),
       )
       const slugs = results.map((r) => r.body.slug as string)
-      assert.equal(new Set(slugs).size, 10, `distinct slugs: ${slugs}`)
+      assert.equal(new Set(slugs).size, 10, `distinct slugs: ${slugs.join(', ')}`)
       assert.ok(slugs.includes('rush-hour'))
       for (const slug of slugs) {
         assert.match(slug, /^rush-hour(-[a-z0-9]+)?$/)
@@ -490,10 +491,10 @@ for (const store of STORES) {
 
     test('listWebsiteVersions lists versions newest first with file metadata', async () => {
       const user = await server.user()
-      const v1Files: File[] = [...bundle('One'), { path: 'images/dot.png', content: PNG_BASE64, contentEncoding: 'base64' }]
+      const v1Files = bundle('One', [{ path: 'images/dot.png', content: PNG_BASE64, contentEncoding: 'base64' }])
       const created = await site(user, { name: 'With files', files: v1Files })
-      const v2Files: File[] = [{ path: 'index.html', content: '<!doctype html><title>Two</title><p>Été</p>' }]
-      assert.equal((await publishVersion(user, created.websiteId, { files: v2Files })).status, 201)
+      const v2Page: File = { path: 'index.html', content: '<!doctype html><title>Two</title><p>Été</p>' }
+      assert.equal((await publishVersion(user, created.websiteId, { files: [v2Page] })).status, 201)
 
       const res = await server.api('GET', `/v1/websites/${created.websiteId}/versions`, { token: user.token })
       assert.equal(res.status, 200)
@@ -508,7 +509,7 @@ for (const store of STORES) {
         assert.match(v.createdAt, ISO)
       }
       assert.deepEqual(v2.files, [
-        { originalName: 'index.html', contentType: 'text/html', size: Buffer.byteLength(v2Files[0].content), sha256: sha256Hex(v2Files[0].content) },
+        { originalName: 'index.html', contentType: 'text/html', size: Buffer.byteLength(v2Page.content), sha256: sha256Hex(v2Page.content) },
       ])
       const byName = Object.fromEntries(v1.files.map((f: any) => [f.originalName, f]))
       assert.deepEqual(Object.keys(byName).sort(), ['images/dot.png', 'index.html', 'style.css'])
@@ -715,7 +716,7 @@ for (const store of STORES) {
         ['Café Größe', 'cafe-groesse'],
         ['Smørrebrød & Łódź', 'smorrebrod-lodz'],
         ['Æbleskiver', 'aebleskiver'],
-      ]) {
+      ] as const) {
         const res = await suggest(user, value)
         assert.equal(res.status, 200)
         assert.equal(res.body.slug, normalized, 'slug is the normalized input')
@@ -1025,7 +1026,7 @@ for (const store of STORES) {
       assert.deepEqual(rateLimitParams(res.headers.get('ratelimit-policy')), { q: 3, w: 60 })
       const state = rateLimitParams(res.headers.get('ratelimit'))
       assert.equal(state.r, 0)
-      assert.ok(state.t >= 1 && state.t <= 60)
+      assert.ok(state.t !== undefined && state.t >= 1 && state.t <= 60)
     }
 
     test('the 4th publish in a minute (createWebsite and createWebsiteVersion together) is 429 RATE_LIMITED and stores nothing', async () => {

@@ -11,7 +11,7 @@ import { makeTempDir, spawnChild } from './lib/children.ts'
 import { entryBatch, fourKbPage } from './lib/content.ts'
 import { RICH_TEXT_MAX_CHARS } from '../src/core/limits.ts'
 import { api, probedDuring, request, siteGet } from './lib/http.ts'
-import { compare, fmtInt, type LoadResult, percentile, type Target, timed } from './lib/load.ts'
+import { compare, fmtInt, type LoadResult, percentile, timed } from './lib/load.ts'
 import { ARCHIVE, POSTS, type SeedInfo } from './lib/seed.ts'
 import { plinthEnv, SETTINGS, SITE_DOMAIN } from './lib/settings.ts'
 
@@ -144,7 +144,7 @@ export async function contentPhase(): Promise<ContentResult> {
   const first: number[] = []
   for (let i = 0; i < LIST_REQUESTS; i++) {
     const page = await timed(first, () => list(''))
-    if (page.items.length !== Math.min(DEFAULT_LIMIT, entries) || !page.items[0].slug.startsWith('entry-'))
+    if (page.items.length !== Math.min(DEFAULT_LIMIT, entries) || !page.items[0]?.slug.startsWith('entry-'))
       throw new Error('listEntries: unexpected first page')
   }
   // Walk by cursor (pages of 100) to the middle of the listing, then time the default page from there.
@@ -187,11 +187,13 @@ export async function contentPhase(): Promise<ContentResult> {
       `Host: ${host}; same autocannon settings and interleaving as section 1`,
   )
   const h = { host }
-  const targets: Target[] = [
-    { label: 'Plinth, entry page (default template)', url: `${plinth.info.address}${entryPath}`, headers: h, pid: plinth.pid },
-    { label: 'Plinth, same site, static 4 KB page', url: `${plinth.info.address}/`, headers: h, pid: plinth.pid },
-  ]
-  const [entryPage, staticPage] = await compare(targets, SETTINGS)
+  const [entryPage, staticPage] = await compare(
+    [
+      { label: 'Plinth, entry page (default template)', url: `${plinth.info.address}${entryPath}`, headers: h, pid: plinth.pid },
+      { label: 'Plinth, same site, static 4 KB page', url: `${plinth.info.address}/`, headers: h, pid: plinth.pid },
+    ],
+    SETTINGS,
+  )
   console.log(`  ratio entry page / static page (req/s): ${(entryPage.rps / staticPage.rps).toFixed(3)}`)
   const clean = [entryPage, staticPage].every((r) => r.errors === 0 && r.timeouts === 0 && r.non2xx === 0)
   if (!clean) console.log('  !! some runs had errors, timeouts or non-2xx responses: the figures above are not trustworthy')

@@ -32,11 +32,13 @@ import { type ScaleOutResult, S3_SERVING_TARGET, scaleOutPhase } from './scale-o
 import { RULES_SERVING_TARGET, type ServingResult, servingPhase } from './serving.ts'
 import { IDLE_RSS_TARGET_BYTES, START_TARGET_MS, type StartupResult, startupPhase, USER_CREATE_TARGET_MS } from './startup.ts'
 
+/** A markdown table: the first row is the header; a row shorter than it has empty cells. */
 function table(rows: string[][]): string {
-  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)))
-  const fmt = (r: string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c])).join(' | ')} |`
+  const [header = [], ...body] = rows
+  const widths = header.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)))
+  const fmt = (r: string[]) => `| ${widths.map((width, c) => (r[c] ?? '').padEnd(width)).join(' | ')} |`
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`
-  return [fmt(rows[0]), rule, ...rows.slice(1).map(fmt)].join('\n')
+  return [fmt(header), rule, ...body.map(fmt)].join('\n')
 }
 
 const passFail = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
@@ -201,7 +203,9 @@ const cleanup = () => (cleaning ??= cleanupAll())
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.error(`\n${signal}: stopping the servers and removing temp dirs...`)
-    cleanup().finally(() => process.exit(130))
+    cleanup()
+      .catch((error: unknown) => console.error(error))
+      .finally(() => process.exit(130))
   })
 }
 process.once('exit', killAllSync)

@@ -28,7 +28,7 @@ import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { type Child, makeTempDir, spawnChild } from './lib/children.ts'
 import { type BundleFile, fourKbPage, SMALL_CSS, smallSite } from './lib/content.ts'
-import { pool } from './lib/http.ts'
+import { pool, poolEach } from './lib/http.ts'
 import { compare, fmtInt, fmtMs, type LoadResult, percentile } from './lib/load.ts'
 import { plinthEnv, SETTINGS, SITE_DOMAIN } from './lib/settings.ts'
 
@@ -189,17 +189,17 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
     }
     const dirs = { a: await makeTempDir('scale-a'), b: await makeTempDir('scale-b') }
     // Started together on the empty schema: the migrations run once, under Kysely's advisory lock.
-    const [a, b] = await Promise.all(
-      (['a', 'b'] as const).map((name) =>
-        spawnChild(
-          `plinth-${name}`,
-          'plinth-server.ts',
-          plinthEnv(dirs[name], { ...s3Env, DATABASE_URL: schemaUrl(databaseUrl, schema, `plinth-bench-${name}`) }),
-        ),
-      ),
-    )
+    const startInstance = (name: 'a' | 'b') =>
+      spawnChild(
+        `plinth-${name}`,
+        'plinth-server.ts',
+        plinthEnv(dirs[name], { ...s3Env, DATABASE_URL: schemaUrl(databaseUrl, schema, `plinth-bench-${name}`) }),
+      )
+    const [a, b] = await Promise.all([startInstance('a'), startInstance('b')])
     children.push(a, b)
     const instances = [a, b]
+    /** A for even turns, B for odd ones. */
+    const inTurn = (turn: number) => (turn % 2 === 0 ? a : b)
     const token = a.info.token as string
     console.log(
       `  s3rver pid ${s3.pid}, instance A pid ${a.pid}, instance B pid ${b.pid}; PostgreSQL schema ${schema}; ` +
@@ -216,12 +216,13 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
     await pool(clients, 8, async (i) => {
       const slug = `scale-${i}`
       const files = smallSite(i)
-      const via = instances[i % 2]
+      const via = inTurn(i)
       const res = await send(agent, via.port, 'POST', '/v1/websites', json, Buffer.from(JSON.stringify({ name: slug, slug, category: 'other', files })))
       if (res.status !== 201) throw new Error(`creating ${slug} through ${via.name}: ${res.status} ${res.body.toString().slice(0, 500)}`)
       const { websiteId, version } = JSON.parse(res.body.toString()) as { websiteId: string; version: number }
-      sites[i] = { slug, websiteId, live: { version, files: filesByHash(files) } }
-      acknowledged.push({ slug, version, indexHash: sites[i].live.files.get('index.html')! })
+      const site = { slug, websiteId, live: { version, files: filesByHash(files) } }
+      sites[i] = site
+      acknowledged.push({ slug, version, indexHash: site.live.files.get('index.html')! })
     })
 
     // The load.
@@ -240,11 +241,10 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
 
     const started = performance.now()
     const end = started + seconds * 1000
-    const publisher = async (i: number) => {
-      const site = sites[i]
+    const publisher = async (i: number, site: Site) => {
       for (let k = 0; performance.now() < end; k++) {
-        const via = instances[(i + k) % 2]
-        const other = instances[(i + k + 1) % 2]
+        const via = inTurn(i + k)
+        const other = inTurn(i + k + 1)
         const files = smallSite(i)
         const body = Buffer.from(JSON.stringify({ files, message: `bench ${k}` }))
         const res = await send(agent, via.port, 'POST', `/v1/websites/${site.websiteId}/versions`, json, body)
@@ -267,13 +267,13 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
     }
     const reader = async (i: number) => {
       for (let k = 0; performance.now() < end; k++) {
-        const site = sites[Math.floor(Math.random() * sites.length)]
-        const res = await send(agent, instances[(i + k) % 2].port, 'GET', '/', siteHeaders(site.slug))
+        const site = sites[Math.floor(Math.random() * sites.length)]!
+        const res = await send(agent, inTurn(i + k).port, 'GET', '/', siteHeaders(site.slug))
         readMs.push(res.ms)
         tally('read', res, 200)
       }
     }
-    await Promise.all(Array.from({ length: clients }, (_, i) => (i < publishers ? publisher(i) : reader(i))))
+    await Promise.all(sites.map((site, i) => (i < publishers ? publisher(i, site) : reader(i))))
     const elapsed = (performance.now() - started) / 1000
 
     const publishes = { count: publishMs.length, perSecond: publishMs.length / elapsed, p50: percentile(publishMs, 50), p99: percentile(publishMs, 99) }
@@ -294,8 +294,7 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
     const checkStarted = performance.now()
     const problems: string[] = []
     const lostVersions = new Set<string>()
-    await pool(acknowledged.length, 16, async (n) => {
-      const ack = acknowledged[n]
+    await poolEach(acknowledged, 16, async (ack) => {
       for (const child of instances) {
         const res = await send(agent, child.port, 'GET', '/', siteHeaders(`${ack.slug}--v${ack.version}`))
         if (res.status !== 200 || sha256(res.body) !== ack.indexHash) {
@@ -304,8 +303,7 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
         }
       }
     })
-    await pool(sites.length, 16, async (n) => {
-      const site = sites[n]
+    await poolEach(sites, 16, async (site) => {
       for (const child of instances) {
         for (const [path, hash] of site.live.files) {
           const res = await send(agent, child.port, 'GET', `/${path === 'index.html' ? '' : path}`, siteHeaders(site.slug))
@@ -336,27 +334,23 @@ export async function scaleOutPhase(): Promise<ScaleOutResult> {
       s3: { dir: await makeTempDir('scale-s3'), schema: s3Schema, env: { ...s3Env, PLINTH_S3_PREFIX: 'warm/' } },
       fs: { dir: await makeTempDir('scale-fs'), schema: fsSchema, env: {} },
     }
-    const [s3Child, fsChild] = await Promise.all(
-      (['s3', 'fs'] as const).map((store) =>
-        spawnChild(
-          `plinth-${store}`,
-          'plinth-server.ts',
-          plinthEnv(warm[store].dir, { ...warm[store].env, DATABASE_URL: schemaUrl(databaseUrl, warm[store].schema, `plinth-bench-${store}`) }),
-        ),
-      ),
-    )
+    const startWarm = (store: 's3' | 'fs') =>
+      spawnChild(
+        `plinth-${store}`,
+        'plinth-server.ts',
+        plinthEnv(warm[store].dir, { ...warm[store].env, DATABASE_URL: schemaUrl(databaseUrl, warm[store].schema, `plinth-bench-${store}`) }),
+      )
+    const [s3Child, fsChild] = await Promise.all([startWarm('s3'), startWarm('fs')])
     children.push(s3Child, fsChild)
-    const page = [
-      { path: 'index.html', content: fourKbPage() },
-      { path: 'style.css', content: SMALL_CSS },
-    ]
+    const index = { path: 'index.html', content: fourKbPage() }
+    const page = [index, { path: 'style.css', content: SMALL_CSS }]
     for (const child of [s3Child, fsChild]) {
       const body = Buffer.from(JSON.stringify({ name: 'Bench page', category: 'other', slug: PAGE_SLUG, files: page }))
       const res = await send(agent, child.port, 'POST', '/v1/websites', { ...json, authorization: `Bearer ${child.info.token as string}` }, body)
       if (res.status !== 201) throw new Error(`publishing the page through ${child.name}: ${res.status} ${res.body.toString().slice(0, 500)}`)
       await child.ask('settled')
       const got = await send(agent, child.port, 'GET', '/', siteHeaders(PAGE_SLUG))
-      if (got.status !== 200 || !got.body.equals(Buffer.from(page[0].content))) throw new Error(`${child.name} served ${got.status} instead of the 4 KB page`)
+      if (got.status !== 200 || !got.body.equals(Buffer.from(index.content))) throw new Error(`${child.name} served ${got.status} instead of the 4 KB page`)
     }
     agent.destroy()
     console.log(

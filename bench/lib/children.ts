@@ -47,8 +47,8 @@ export async function spawnChild(name: string, script: string, env: Record<strin
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   })
   live.set(proc, name)
+  proc.once('exit', () => live.delete(proc))
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
-  exited.then(() => live.delete(proc))
 
   const info = await new Promise<ReadyInfo>((resolve, reject) => {
     let buffered = ''

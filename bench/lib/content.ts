@@ -28,7 +28,7 @@ function words(count: number, seed?: number): string {
   let s = seed ?? 0
   for (let i = 0; i < count; i++) {
     const index = seed === undefined ? randomInt(WORDS.length) : (s = (s * 1103515245 + 12345) >>> 0) % WORDS.length
-    out.push(WORDS[index])
+    out.push(WORDS[index]!)
   }
   return out.join(' ')
 }
@@ -111,8 +111,9 @@ export function maximalBundle(): { files: BundleFile[]; bytes: number } {
   const big = Math.floor(1.5 * MiB)
   const rest = budget - 2 * big
   const each = Math.floor(rest / (images.length - 2))
-  const sizes = images.map((_, i) => (i < 2 ? big : i === images.length - 1 ? rest - each * (images.length - 3) : each))
-  const binary: BundleFile[] = images.map((path, i) => ({ path, content: randomBytes(sizes[i]).toString('base64'), contentEncoding: 'base64' }))
+  const sized = images.map((path, i) => ({ path, size: i < 2 ? big : i === images.length - 1 ? rest - each * (images.length - 3) : each }))
+  const binary: BundleFile[] = sized.map(({ path, size }) => ({ path, content: randomBytes(size).toString('base64'), contentEncoding: 'base64' }))
+  const sizes = sized.map((file) => file.size)
 
   const files = [...text, ...binary]
   const bytes = textBytes + sizes.reduce((a, b) => a + b, 0)

@@ -58,6 +58,15 @@ export async function pool(count: number, limit: number, task: (i: number) => Pr
   await Promise.all(Array.from({ length: Math.min(limit, count) }, worker))
 }
 
+/** Runs `task` on every item, at most `limit` at a time. */
+export async function poolEach<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  const queue = items.values()
+  const worker = async () => {
+    for (const item of queue) await task(item)
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+}
+
 /**
  * Runs `work` while asking the server for GET /v1 one request after another (5 ms apart), and
  * gives its result with each probe's latency in ms. A reply of megabytes should be read raw and

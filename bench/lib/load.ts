@@ -56,8 +56,9 @@ function processCpuMs(pid: number): number {
 
 /** Busy CPU time of the whole machine, in ms (all cores). */
 function machineBusyMs(): number {
-  const [, ...v] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number)
-  const [user, nice, system, , , irq, softirq, steal] = v // idle and iowait are not busy
+  const [cpuLine = ''] = readFileSync('/proc/stat', 'utf8').split('\n')
+  // cpu user nice system idle iowait irq softirq steal: idle and iowait are not busy; a field the kernel does not report is 0.
+  const [, user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = cpuLine.trim().split(/\s+/).map(Number)
   return (user + nice + system + irq + softirq + steal) * TICK_MS
 }
 
@@ -95,18 +96,26 @@ async function slice(target: Target, seconds: number, connections: number, acc: 
   acc.non2xx += r.non2xx
 }
 
-/** Warm-up, then the interleaved measured slices; prints one line per target. */
-export async function compare(targets: Target[], s: LoadSettings): Promise<LoadResult[]> {
-  const accs: Acc[] = targets.map(() => ({ latencies: [], requests: 0, bytes: 0, ms: 0, serverCpuMs: 0, otherCpuMs: 0, errors: 0, timeouts: 0, non2xx: 0 }))
+/** One LoadResult per target, in the targets' order. */
+type ResultsOf<T extends readonly Target[]> = { -readonly [K in keyof T]: LoadResult }
+
+/** Warm-up, then the interleaved measured slices; prints one line per target and returns its result in the same place. */
+export async function compare<const T extends readonly Target[]>(targets: T, s: LoadSettings): Promise<ResultsOf<T>> {
+  const runs = targets.map((target) => {
+    const acc: Acc = { latencies: [], requests: 0, bytes: 0, ms: 0, serverCpuMs: 0, otherCpuMs: 0, errors: 0, timeouts: 0, non2xx: 0 }
+    return { target, acc }
+  })
   if (s.warmupSeconds > 0) for (const t of targets) await slice(t, s.warmupSeconds, s.connections, null)
   const slices = Math.max(1, Math.floor(s.slices))
   const sliceSeconds = s.durationSeconds / slices
-  for (let i = 0; i < slices; i++) for (let t = 0; t < targets.length; t++) await slice(targets[t], sliceSeconds, s.connections, accs[t])
-  return targets.map((t, i) => {
-    const result = summarize(t.label, accs[i])
+  for (let i = 0; i < slices; i++) for (const { target, acc } of runs) await slice(target, sliceSeconds, s.connections, acc)
+  const results = runs.map(({ target, acc }) => {
+    const result = summarize(target.label, acc)
     printResult(result)
     return result
   })
+  // map keeps the length and order of targets.
+  return results as ResultsOf<T>
 }
 
 function summarize(label: string, a: Acc): LoadResult {
@@ -117,7 +126,7 @@ function summarize(label: string, a: Acc): LoadResult {
     rps: a.requests / seconds,
     p50: percentileSorted(sorted, 50),
     p99: percentileSorted(sorted, 99),
-    maxMs: sorted.length ? sorted[sorted.length - 1] : NaN,
+    maxMs: sorted.at(-1) ?? NaN,
     requests: a.requests,
     seconds,
     bytesPerResponse: a.requests ? a.bytes / a.requests : 0,
@@ -146,7 +155,7 @@ export const fmtMiB = (bytes: number): string => `${(bytes / (1024 * 1024)).toFi
 function percentileSorted(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN
   const rank = Math.ceil((p / 100) * sorted.length) // nearest rank
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] ?? NaN
 }
 
 /** Runs `run`, adds how long it took (ms) to `times`, and gives its result. */

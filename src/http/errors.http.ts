@@ -75,7 +75,7 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
 /** The AppError a failure is, when it is one the client caused (AppError, schema, body parsing, any 4xx); null for a fault of ours. */
 export function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error
-  if (error.validation) return validationError(error.validation as AjvIssue[])
+  if (error.validation) return validationError(error.validation)
   const known = error.code ? FASTIFY_CODES[error.code] : undefined
   if (known) return new AppError(known[0], known[1])
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {

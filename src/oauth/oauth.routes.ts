@@ -45,7 +45,7 @@ export class OAuthEndpoint {
 
   /** Whether a raw request is for the authorization server (its endpoints and its metadata). */
   handles(url: string | undefined): boolean {
-    const path = (url ?? '').split('?')[0]
+    const path = (url ?? '').split('?', 1).join('')
     return path.startsWith(OAUTH_PATHS.prefix) || path === OAUTH_PATHS.discovery || path === OAUTH_PATHS.rfc8414Discovery
   }
 

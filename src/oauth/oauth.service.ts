@@ -230,7 +230,8 @@ export class OAuthService implements OAuthTokens {
     const clientId = String(interaction.params.client_id)
     const client = await provider.Client.find(clientId)
     if (!client) throw new AppError('NOT_FOUND', 'This app is not registered any more. Start connecting again from the app.')
-    const redirectUri = String(interaction.params.redirect_uri ?? client.redirectUris?.[0] ?? '')
+    const asked = interaction.params.redirect_uri
+    const redirectUri = typeof asked === 'string' ? asked : (client.redirectUris?.[0] ?? '')
     const connection = await this.options.repo.findConnection(userId, clientId)
     const grant = connection ? await provider.Grant.find(connection.grant_id) : undefined
     const rememberedGrant = grant && grant.getResourceScopeFiltered(this.resource, [SCOPE]).length > 0 ? grant : undefined
@@ -244,9 +245,7 @@ export class OAuthService implements OAuthTokens {
     const { provider } = await this.authorizationServer()
     // One grant per person and app.
     const grant = asked.rememberedGrant ?? new provider.Grant({ accountId: userId, clientId: page.clientId })
-    const oidcScopes = String(params.scope ?? '')
-      .split(' ')
-      .filter((scope) => OIDC_SCOPES.includes(scope))
+    const oidcScopes = (typeof params.scope === 'string' ? params.scope : '').split(' ').filter((scope) => OIDC_SCOPES.includes(scope))
     if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '))
     if (oidcScopes.includes('openid')) grant.addOIDCClaims(['sub'])
     grant.addResourceScope(this.resource, SCOPE)
@@ -296,7 +295,7 @@ export class OAuthService implements OAuthTokens {
       adapter: oauthAdapter(this.options.db),
       findAccount: async (_ctx, id) => {
         const user = await this.options.users.findById(id)
-        return user ? { accountId: user.id, claims: async () => ({ sub: user.id, email: user.email, name: user.name ?? undefined }) } : undefined
+        return user ? { accountId: user.id, claims: () => ({ sub: user.id, email: user.email, name: user.name ?? undefined }) } : undefined
       },
       clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
       clientAuthMethods: ['none'],
@@ -321,7 +320,7 @@ export class OAuthService implements OAuthTokens {
           defaultResource: (ctx: KoaContextWithOIDC, _client: unknown, oneOf?: string[]) => {
             if (oneOf) return oneOf
             if (ctx.oidc.route === 'authorization') throw new errors.InvalidTarget(`resource is required: ${resource}`)
-            return undefined as unknown as string
+            return undefined
           },
           useGrantedResource: () => true,
           getResourceServerInfo: (_ctx, indicator) => {
@@ -330,8 +329,8 @@ export class OAuthService implements OAuthTokens {
           },
         },
       },
-      fetch: (url, _options) => this.fetchDocument(String(url)),
-      issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+      fetch: (url, _options) => this.fetchDocument(typeof url === 'string' ? url : url instanceof URL ? url.href : url.url),
+      issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       rotateRefreshToken: true,
       ttl: {
         AccessToken: ACCESS_TOKEN_TTL_SECONDS,

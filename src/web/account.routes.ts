@@ -27,7 +27,9 @@ export function signInRoutes(web: WebContext) {
     return reply.redirect(next ?? '/dashboard', 303)
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app: FastifyInstance) => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- Fastify calls a hook with the instance as `this`, as the plugin's decorator expects
     const protect = { preHandler: app.csrfProtection, schema: { hide: true } }
 
     app.get<{ Querystring: { next?: string } }>('/sign-in', { schema: { hide: true } }, async (request, reply) => {
@@ -84,6 +86,7 @@ export function signInRoutes(web: WebContext) {
 export function accountRoutes(web: WebContext) {
   const { accounts } = web
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app: FastifyInstance) => {
     app.get<{ Querystring: { done?: string } }>('/account', { schema: { hide: true } }, async (request, reply) => {
       const notice = request.query.done ? NOTICES[request.query.done] : undefined

@@ -14,6 +14,7 @@ import { pageContext, type WebContext } from './web-context.ts'
 type ConnectRequest = FastifyRequest<{ Params: { uid: string } }>
 
 export function connectRoutes(web: WebContext, oauth: OAuthService, endpoint: OAuthEndpoint) {
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app: FastifyInstance) => {
     app.get<{ Params: { uid: string } }>('/connect/:uid', { schema: { hide: true } }, async (request: ConnectRequest, reply) => {
       const account = accountOf(request)

@@ -92,6 +92,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
     return sendPage(reply, pageContext(web, request, reply), 'site', data, { status })
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app: FastifyInstance) => {
     app.get<{ Querystring: { done?: string } }>('/dashboard', { schema: { hide: true } }, async (request, reply) => {
       const account = accountOf(request)

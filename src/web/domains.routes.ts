@@ -44,6 +44,7 @@ export function domainRoutes(web: WebContext, services: DomainPageServices) {
     return sendPage(reply, pageContext(web, request, reply), 'domains', data, { status })
   }
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app: FastifyInstance) => {
     app.get<DomainParams>('/dashboard/sites/:websiteId/domains', { schema: { hide: true } }, async (request, reply) => {
       const account = accountOf(request)

@@ -31,6 +31,7 @@ export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: stri
       sendPage(reply, pageContext(web, request, reply), 'doc', { title: title(page), description: page.summary, doc: page, pages: docs.pages }),
     )
 
+  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app: FastifyInstance) => {
     app.get('/', { schema: { hide: true } }, (request, reply) => homePage(request, reply, false))
     app.get('/index.md', { schema: { hide: true } }, (request, reply) => homePage(request, reply, true))
@@ -44,7 +45,7 @@ export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: stri
     })
 
     // Made once: they depend on the docs and the settings only.
-    const texts = [
+    const texts: Array<[path: string, type: string, text: string]> = [
       ['/llms.txt', 'text/plain; charset=utf-8', llmsTxt()],
       ['/llms-full.txt', 'text/plain; charset=utf-8', llmsFullTxt()],
       ['/sitemap.xml', 'application/xml; charset=utf-8', sitemap()],
@@ -128,7 +129,7 @@ export async function notFoundPage(
   reply: FastifyReply,
   as: 'markdown' | 'html' = negotiate(request, ['markdown', 'html']) === 'html' ? 'html' : 'markdown',
 ): Promise<FastifyReply> {
-  const path = request.url.split('?')[0].slice(0, 200)
+  const path = request.url.split('?', 1).join('').slice(0, 200)
   reply.header('Vary', 'Accept')
   if (as === 'html') {
     return sendPage(reply, pageContext(web, request, reply), 'not-found', { title: 'Not found', path }, { status: 404 })

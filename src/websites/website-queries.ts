@@ -31,7 +31,7 @@ export class WebsiteQueries {
   /** The list, each site with the number of its live version (the dashboard's). */
   async listWithLiveVersions(principal: Principal): Promise<WebsiteList & { items: Array<WebsiteSummary & { liveVersion: number | null }> }> {
     const { rows, list } = await this.listWithRows(principal)
-    return { ...list, items: list.items.map((item, i) => ({ ...item, liveVersion: rows[i].live_version })) }
+    return { ...list, items: list.items.map((item, i) => ({ ...item, liveVersion: rows[i]?.live_version ?? null })) }
   }
 
   async get(principal: Principal, websiteId: string): Promise<Website> {

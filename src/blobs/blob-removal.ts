@@ -50,3 +50,32 @@ export async function restoreClaimed(
   }
   return claimed
 }
+
+/** Blobs whose rows are deleted in one statement. */
+const REMOVAL_CHUNK = 500
+
+/**
+ * Removes the blobs among `hashes` that nothing refers to any more (a deleted website's, those a
+ * draft stopped holding): their rows, then their files. Doing it at once, rather than leaving it to
+ * the sweep and its grace period, is safe with publishes and uploads in flight (see blob-sweep.ts
+ * and docs/storage.md):
+ * - A row that a version or draft file, library image or upload refers to is never deleted, and
+ *   one cannot be referred to once deleted (foreign keys): a publish that counted on it fails
+ *   instead of serving a missing file.
+ * - Bytes stored again after their row went get a new row, written with the bytes: the files of a
+ *   hash are removed only if no row or reference has appeared when they are; should one appear
+ *   while they go, they are put back (restoreClaimed), and a publish committing later finds them
+ *   gone in its confirm() and writes them again.
+ */
+export async function removeUnreferencedBlobs(store: BlobStore, rows: BlobsRepository, hashes: readonly string[]): Promise<void> {
+  const distinct = [...new Set(hashes)]
+  for (let start = 0; start < distinct.length; start += REMOVAL_CHUNK) {
+    for (const hash of await rows.deleteUnreferenced(distinct.slice(start, start + REMOVAL_CHUNK))) {
+      if ((await rows.referencedHashes([hash])).size > 0) continue
+      // Read first, to put back should a publish claim the bytes while they go.
+      const saved = await readBlobFiles(store, hash)
+      await store.delete(hash)
+      await restoreClaimed(store, rows, new Map([[hash, saved]]))
+    }
+  }
+}

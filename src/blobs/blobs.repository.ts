@@ -42,20 +42,22 @@ export class BlobsRepository {
   }
 
   /**
-   * Every row that keeps a blob: a version's file, a library image, an upload. The one definition
-   * of a reference, shared by the sweep's check and the deletion of a website's blobs.
+   * Every row that keeps a blob: a version's file, a draft's file, a library image, an upload. The
+   * one definition of a reference, shared by the sweep's check and every removal of blobs (a
+   * deleted website's, those a draft no longer holds).
    */
   private references(hashes: string[]) {
     return [
       this.db.selectFrom('version_files').select('hash').where('hash', 'in', hashes),
+      this.db.selectFrom('draft_files').select('hash').where('hash', 'in', hashes),
       this.db.selectFrom('assets').select('hash').where('hash', 'in', hashes),
       this.db.selectFrom('uploads').select('sha256 as hash').where('sha256', 'in', hashes).$narrowType<{ hash: string }>(),
     ] as const
   }
 
   /**
-   * The hashes among `hashes` that anything refers to: a blob row, a version's file, a library
-   * image or an upload. Asked at the moment a sweep is about to delete, in one query.
+   * The hashes among `hashes` that anything refers to: a blob row, a version's or a draft's file,
+   * a library image or an upload. Asked at the moment a sweep is about to delete, in one query.
    */
   async referencedHashes(hashes: string[]): Promise<Set<string>> {
     if (hashes.length === 0) return new Set()
@@ -71,8 +73,8 @@ export class BlobsRepository {
   }
 
   /**
-   * Deletes the rows of the blobs among `hashes` that no version file, library image or upload
-   * refers to, in one statement, and answers their hashes: their bytes may then be removed. A row
+   * Deletes the rows of the blobs among `hashes` that no version or draft file, library image or
+   * upload refers to, in one statement, and answers their hashes: their bytes may then be removed. A row
    * that something refers to cannot go (the foreign keys of those tables), so a delete that races
    * a transaction committing a new reference fails on PostgreSQL; it is run again, and then sees it.
    */

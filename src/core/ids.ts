@@ -1,22 +1,38 @@
 import { randomBytes } from 'node:crypto'
 
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+const LOWERCASE_BASE36 = 'abcdefghijklmnopqrstuvwxyz0123456789'
 
-/** Uniformly random base62 text (rejection sampling, so no character is favoured). */
-export function randomBase62(length: number): string {
+/** Uniformly random text over `alphabet` (rejection sampling, so no character is favoured). */
+function randomText(alphabet: string, length: number): string {
+  // The largest multiple of the alphabet's size a byte can hold: bytes at or above it are dropped.
+  const usable = 256 - (256 % alphabet.length)
   let out = ''
   while (out.length < length) {
     for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62]
+      if (byte < usable) out += alphabet[byte % alphabet.length]
       if (out.length === length) break
     }
   }
   return out
 }
 
+/** Uniformly random base62 text. */
+export const randomBase62 = (length: number): string => randomText(BASE62, length)
+
 export type IdPrefix = 'usr' | 'tok' | 'web' | 'job' | 'upl' | 'col' | 'ent' | 'ast'
 
 /** Opaque, random (not sequential) ids: web_..., job_..., usr_..., tok_... */
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(22)}`
+
+/**
+ * Random characters of an id that also names a host (a draft's preview, `{slug}--d{chars}`):
+ * lowercase letters and digits, as host names are case-insensitive, and few enough that the label
+ * of the longest slug stays within the 63 characters of a DNS label (50 + 3 + 10).
+ */
+export const LABEL_ID_CHARS = 10
+
+/** An opaque, random id whose part after the prefix may stand in a host label: drf_... */
+export const newLabelId = (prefix: 'drf'): string => `${prefix}_${randomText(LOWERCASE_BASE36, LABEL_ID_CHARS)}`
 
 export const nowIso = (): string => new Date().toISOString()

@@ -15,6 +15,7 @@ import * as blobVariants from './migrations/0007_blob_variants.ts'
 import * as sitePasswords from './migrations/0008_site_passwords.ts'
 import * as customDomains from './migrations/0009_custom_domains.ts'
 import * as websiteInvitations from './migrations/0010_website_invitations.ts'
+import * as drafts from './migrations/0011_drafts.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_site_passwords': sitePasswords,
   '0009_custom_domains': customDomains,
   '0010_website_invitations': websiteInvitations,
+  '0011_drafts': drafts,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) }

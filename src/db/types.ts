@@ -220,6 +220,30 @@ export interface CustomDomainsTable {
   last_error: string | null
 }
 
+/**
+ * A working copy of a site's files, started from one of its versions (the base) and published as a
+ * new version of it. Seen and kept only until `expires_at`, which every write moves on.
+ */
+export interface DraftsTable {
+  /** `drf_` and lowercase letters and digits: the part after the prefix names its preview host. */
+  id: string
+  website_id: string
+  base_version_id: string
+  created_by: string
+  created_at: string
+  updated_at: string
+  expires_at: string
+}
+
+/** One file of a draft, as a version's file: path -> blob. */
+export interface DraftFilesTable {
+  draft_id: string
+  path: string
+  hash: string
+  size: number
+  content_type: string
+}
+
 export interface Database {
   users: UsersTable
   tokens: TokensTable
@@ -239,6 +263,8 @@ export interface Database {
   oauth_models: OAuthModelsTable
   oauth_connections: OAuthConnectionsTable
   custom_domains: CustomDomainsTable
+  drafts: DraftsTable
+  draft_files: DraftFilesTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -254,3 +280,5 @@ export type AssetRow = Selectable<AssetsTable>
 export type SessionRow = Selectable<SessionsTable>
 export type OAuthConnectionRow = Selectable<OAuthConnectionsTable>
 export type CustomDomainRow = Selectable<CustomDomainsTable>
+export type DraftRow = Selectable<DraftsTable>
+export type DraftFileRow = Selectable<DraftFilesTable>

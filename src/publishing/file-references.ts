@@ -21,7 +21,7 @@ export type UploadState = { state: 'ready'; sha256: string } | { state: 'incompl
 export interface ContentReferences {
   /** The caller's own uploads among the ids; other users' uploads are absent, as unknown ones. */
   uploadsOf(userId: string, uploadIds: string[]): Promise<Map<string, UploadState>>
-  /** The hashes among these that name bytes of a version of a site the user owns or edits, or of a usable upload of theirs. */
+  /** The hashes among these that name bytes of a version or an open draft of a site the user owns or edits, or of a usable upload of theirs. */
   usableHashes(userId: string, hashes: string[]): Promise<Set<string>>
 }
 
@@ -123,7 +123,7 @@ const unknownHash = (path: string, hash: string): PublishViolation => ({
   code: 'UNKNOWN_HASH',
   path,
   detail: hash,
-  message: `${path} is given by sha256, but no bytes with that hash are available to you (only bytes of a version of a site you own or edit, or of a completed upload of yours, can be reused): send this file with content instead.`,
+  message: `${path} is given by sha256, but no bytes with that hash are available to you (only bytes of a version or an open draft of a site you own or edit, or of a completed upload of yours, can be reused): send this file with content instead.`,
 })
 
 function unique(values: Array<string | undefined>): string[] {

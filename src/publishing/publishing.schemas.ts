@@ -39,7 +39,7 @@ export const PublishFileSchema = Type.Object(
       Type.String({
         pattern: '^[0-9a-f]{64}$',
         description:
-          'Instead of content: the SHA-256 (lowercase hex) of bytes you already published (to a site you own or edit) or uploaded. Unknown hashes are PUBLISH_INVALID / UNKNOWN_HASH.',
+          'Instead of content: the SHA-256 (lowercase hex) of bytes you already published or hold in an open draft (of a site you own or edit), or uploaded. Unknown hashes are PUBLISH_INVALID / UNKNOWN_HASH.',
       }),
     ),
   },

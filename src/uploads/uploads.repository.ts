@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { visibleWebsites } from '../db/access.ts'
 import type { Database, UploadRow } from '../db/types.ts'
 
-/** Queries over uploads and the published bytes a user may reuse by hash. */
+/** Queries over uploads and the stored bytes a user may reuse by hash (their sites' versions and drafts). */
 export class UploadsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -42,6 +42,20 @@ export class UploadsRepository {
       .innerJoin('version_files', 'version_files.version_id', 'versions.id')
       .where('version_files.hash', 'in', hashes)
       .select('version_files.hash')
+      .distinct()
+      .execute()
+    return rows.map((r) => r.hash)
+  }
+
+  /** Hashes among these in an open (unexpired) draft of a site the user owns or edits. */
+  async draftHashes(userId: string, hashes: string[], now: string): Promise<string[]> {
+    if (hashes.length === 0) return []
+    const rows = await visibleWebsites(this.db, userId)
+      .innerJoin('drafts', 'drafts.website_id', 'websites.id')
+      .innerJoin('draft_files', 'draft_files.draft_id', 'drafts.id')
+      .where('drafts.expires_at', '>', now)
+      .where('draft_files.hash', 'in', hashes)
+      .select('draft_files.hash')
       .distinct()
       .execute()
     return rows.map((r) => r.hash)

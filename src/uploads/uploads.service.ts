@@ -132,11 +132,13 @@ export class UploadsService implements ContentReferences {
   }
 
   async usableHashes(userId: string, hashes: string[]): Promise<Set<string>> {
-    const [published, uploaded] = await Promise.all([
+    const now = nowIso()
+    const [published, drafted, uploaded] = await Promise.all([
       this.options.repo.publishedHashes(userId, hashes),
-      this.options.repo.uploadedHashes(userId, hashes, nowIso()),
+      this.options.repo.draftHashes(userId, hashes, now),
+      this.options.repo.uploadedHashes(userId, hashes, now),
     ])
-    return new Set([...published, ...uploaded])
+    return new Set([...published, ...drafted, ...uploaded])
   }
 }
 

@@ -4,7 +4,7 @@
  * that only it held are removed.
  */
 import type { BlobStore } from '../blobs/blob-store.ts'
-import { readBlobFiles, restoreClaimed } from '../blobs/blob-removal.ts'
+import { removeUnreferencedBlobs } from '../blobs/blob-removal.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { notFound } from '../core/errors.ts'
 import type { Principal } from '../core/principal.ts'
@@ -25,9 +25,6 @@ export interface WebsiteDeletionOptions {
   purge: PurgeHook
 }
 
-/** Blobs of a deleted website whose rows are deleted in one statement. */
-const BLOB_CHUNK = 500
-
 export class WebsiteDeletion {
   constructor(private readonly options: WebsiteDeletionOptions) {}
 
@@ -44,31 +41,7 @@ export class WebsiteDeletion {
     })
     await siteEvents.siteChanged(site.slug)
     purge.siteChanged('delete', site)
-    await this.removeUnreferencedBlobs(hashes)
-  }
-
-  /**
-   * Removes the blobs among `hashes` that nothing refers to any more: their rows, then their files.
-   * Doing it at once, rather than leaving it to the sweep and its grace period, is safe with
-   * publishes and uploads in flight (see blobs/blob-sweep.ts and docs/architecture.md, "Storage"):
-   * - A row that a version file, library image or upload refers to is never deleted, and one cannot
-   *   be referred to once deleted (foreign keys): a publish that counted on it fails instead of
-   *   serving a missing file.
-   * - Bytes stored again after their row went get a new row, written with the bytes: the files of
-   *   a hash are removed only if no row or reference has appeared when they are; should one appear
-   *   while they go, they are put back (blobs/blob-removal.ts), and a publish committing later
-   *   finds them gone in its confirm() and writes them again.
-   */
-  private async removeUnreferencedBlobs(hashes: string[]): Promise<void> {
-    const { blobs, blobRows } = this.options
-    for (let start = 0; start < hashes.length; start += BLOB_CHUNK) {
-      for (const hash of await blobRows.deleteUnreferenced(hashes.slice(start, start + BLOB_CHUNK))) {
-        if ((await blobRows.referencedHashes([hash])).size > 0) continue
-        // Read first, to put back should a publish claim the bytes while they go (blobs/blob-removal.ts).
-        const saved = await readBlobFiles(blobs, hash)
-        await blobs.delete(hash)
-        await restoreClaimed(blobs, blobRows, new Map([[hash, saved]]))
-      }
-    }
+    // The blobs only it held go at once (blobs/blob-removal.ts says why that is safe).
+    await removeUnreferencedBlobs(this.options.blobs, this.options.blobRows, hashes)
   }
 }

@@ -262,13 +262,20 @@ export class WebsitesRepository {
     return this.db.selectFrom('users').select(['id', 'email']).where('email', '=', email).executeTakeFirst()
   }
 
-  /** Every blob a site holds: the files of all its versions and its library images. */
+  /** Every blob a site holds: the files of all its versions and drafts, and its library images. */
   async blobHashesOf(trx: Executor, websiteId: string): Promise<string[]> {
     const rows = await trx
       .selectFrom('version_files')
       .innerJoin('versions', 'versions.id', 'version_files.version_id')
       .select('version_files.hash')
       .where('versions.website_id', '=', websiteId)
+      .union(
+        trx
+          .selectFrom('draft_files')
+          .innerJoin('drafts', 'drafts.id', 'draft_files.draft_id')
+          .select('draft_files.hash')
+          .where('drafts.website_id', '=', websiteId),
+      )
       .union(trx.selectFrom('assets').select('hash').where('website_id', '=', websiteId))
       .execute()
     return rows.map((r) => r.hash)
@@ -276,8 +283,8 @@ export class WebsitesRepository {
 
   /**
    * Deletes a website and everything that hangs off it: the migrations declare ON DELETE CASCADE
-   * from websites to its members, versions (and their files), collections (and their entries) and
-   * library images. False when there was no such website.
+   * from websites to its members, versions (and their files), drafts (and their files),
+   * collections (and their entries) and library images. False when there was no such website.
    */
   async deleteWebsite(trx: Executor, websiteId: string): Promise<boolean> {
     const result = await trx.deleteFrom('websites').where('id', '=', websiteId).executeTakeFirst()

@@ -10,6 +10,9 @@ import { authenticate, registerResourceMetadata, resourceMetadataUrl } from './a
 import type { Services } from './compose.ts'
 import type { Config } from './config.ts'
 import { collectionsRoutes } from './content/collections.routes.ts'
+import { draftsRoutes } from './drafts/drafts.routes.ts'
+import { DRAFT_SCHEMAS } from './drafts/drafts.schemas.ts'
+import { EDITING_SCHEMAS } from './editing/editing.schemas.ts'
 import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
 import { contentTools } from './content/content.tools.ts'
 import { entriesRoutes } from './content/entries.routes.ts'
@@ -17,7 +20,7 @@ import { maxBodyBytes } from './core/limits.ts'
 import { tlsAskRoutes } from './domains/domains.routes.ts'
 import { CLIENT_ONLY_KEYWORD, mergeClientOnlyConstraints, SHARED_SCHEMAS } from './core/schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
-import { success, TOKEN_SCOPE } from './http/openapi.ts'
+import { success, TOKEN_SCOPE, wildcardAsPath } from './http/openapi.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { lazySerializers } from './http/lazy-serializers.ts'
 import { assetsRoutes } from './images/assets.routes.ts'
@@ -108,7 +111,15 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })
-  for (const schema of [...SHARED_SCHEMAS, ...websiteSchemas(publishSchemas), ...uploadSchemas(limits), ...CONTENT_SCHEMAS, ...ASSET_SCHEMAS])
+  for (const schema of [
+    ...SHARED_SCHEMAS,
+    ...websiteSchemas(publishSchemas),
+    ...EDITING_SCHEMAS,
+    ...DRAFT_SCHEMAS,
+    ...uploadSchemas(limits),
+    ...CONTENT_SCHEMAS,
+    ...ASSET_SCHEMAS,
+  ])
     app.addSchema(schema)
 
   await app.register(swagger, {
@@ -132,6 +143,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
+    transform: wildcardAsPath,
     transformObject: (document) => mergeClientOnlyConstraints('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   })
 
@@ -165,6 +177,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     async (v1) => {
       v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
       await v1.register(websitesRoutes(services, publishSchemas))
+      await v1.register(draftsRoutes(services))
       await v1.register(uploadsRoutes(services.uploads, limits))
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))

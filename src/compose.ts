@@ -27,6 +27,10 @@ import { EntriesService } from './content/entries.service.ts'
 import { defaultRichTextPoolOptions, RichTextPool } from './content/rich-text.pool.ts'
 import { WebsiteAccess } from './db/access.ts'
 import { type Db, migrate, openDb } from './db/connect.ts'
+import { DraftFiles } from './drafts/draft-files.ts'
+import { DraftRecords } from './drafts/draft-records.ts'
+import { DraftsRepository } from './drafts/drafts.repository.ts'
+import { DraftsService } from './drafts/drafts.service.ts'
 import { DNS_CHECK_TIMING, DnsChallengeChecker } from './domains/dns-check.ts'
 import { domainRulesOf } from './domains/domain-names.ts'
 import { DomainsRepository } from './domains/domains.repository.ts'
@@ -57,7 +61,7 @@ import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
 import { UsersService } from './users/users.service.ts'
 import { oauthPages } from './web/oauth-pages.ts'
-import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS, THROTTLE_WINDOW_MS } from './core/limits.ts'
+import { DRAFT_TTL_DAYS_DEFAULT, RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS, THROTTLE_WINDOW_MS } from './core/limits.ts'
 import { createPurgeHook } from './websites/purge-hook.ts'
 import { SitePasswords } from './websites/site-passwords.ts'
 import { SiteUnlocks } from './websites/site-unlocks.ts'
@@ -127,6 +131,10 @@ export interface Services {
   collections: CollectionsService
   entries: EntriesService
   assets: AssetsService
+  /** Drafts of a site: started from a version, published as the next one. */
+  drafts: DraftsService
+  /** The files of a draft, written, edited, moved and read one at a time. */
+  draftFiles: DraftFiles
   /** Custom domains: managed on the dashboard only. */
   domains: DomainsService
   /** Which site a custom domain serves, and whether the TLS proxy may get a certificate for a host. */
@@ -278,6 +286,42 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   // A server sweeps expired OAuth rows at start and hourly; a CLI command leaves that to it.
   if (options.sweepAtStart !== false) await oauth.startSweeps()
   const slugs = new SlugClaims({ repo: websitesRepo, sites: config })
+  const pipeline = new PublishPipeline({
+    blobs,
+    blobRows,
+    variants: blobVariants,
+    scans: contentScans,
+    scanResults: new ContentScanResults(CONTENT_SCAN_RESULTS_KEPT),
+    references: uploads,
+    httpsSites: config.siteScheme === 'https',
+    limits: config.bundleLimits,
+  })
+  const publishing = new WebsitePublishing({
+    config,
+    access,
+    repo: websitesRepo,
+    blobRows,
+    pipeline,
+    rateLimiter: new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),
+    slugs,
+    siteEvents,
+    purge,
+    onPublished: (bytes) => metrics.published(bytes),
+    collections: collectionsRepo,
+  })
+  const draftRecords = new DraftRecords({
+    config,
+    access,
+    repo: new DraftsRepository(db.kysely),
+    blobs,
+    blobRows,
+    pipeline,
+    collections: collectionsRepo,
+    siteEvents,
+    ttlDays: DRAFT_TTL_DAYS_DEFAULT,
+    now: () => new Date(),
+  })
+  const drafts = new DraftsService({ config, records: draftRecords, versions: websitesRepo, publishing, log })
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
@@ -286,28 +330,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     oauth,
     tokens: new TokensService({ repo: new TokensRepository(db.kysely), oauth }),
     websites: new WebsiteQueries({ config, access, repo: websitesRepo }),
-    publishing: new WebsitePublishing({
-      config,
-      access,
-      repo: websitesRepo,
-      blobRows,
-      pipeline: new PublishPipeline({
-        blobs,
-        blobRows,
-        variants: blobVariants,
-        scans: contentScans,
-        scanResults: new ContentScanResults(CONTENT_SCAN_RESULTS_KEPT),
-        references: uploads,
-        httpsSites: config.siteScheme === 'https',
-        limits: config.bundleLimits,
-      }),
-      rateLimiter: new PublishRateLimiter(websitesRepo, config.publishRatePerMinute),
-      slugs,
-      siteEvents,
-      purge,
-      onPublished: (bytes) => metrics.published(bytes),
-      collections: collectionsRepo,
-    }),
+    publishing,
     promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo }),
     deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge }),
     jobDetails: new JobDetails(config, websitesRepo),
@@ -317,6 +340,8 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     uploads,
     collections,
     entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary, assets), siteEvents }),
+    drafts,
+    draftFiles: new DraftFiles(draftRecords),
     domains: new DomainsService({
       repo: domainsRepo,
       access,

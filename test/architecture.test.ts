@@ -38,6 +38,7 @@ const LAYER_OF: Record<string, Layer> = {
   'site-content': 'feature',
   oauth: 'feature',
   domains: 'feature',
+  drafts: 'feature',
   mcp: 'surface',
   web: 'surface',
   'app.ts': 'composition',

@@ -4,6 +4,7 @@ import { principalOf } from '../auth/auth.routes.ts'
 import { ENTRY_PAGE_DEFAULT, ENTRY_PAGE_MAX, ID_MAX_CHARS, MAX_BATCH } from '../core/limits.ts'
 import { PageQuery, ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
+import { queryNumbers } from '../http/query-numbers.ts'
 import { WebsiteIdParam } from '../websites/websites.schemas.ts'
 import { CollectionParam, CollectionParams, security, tags } from './collections.routes.ts'
 import { EntryBatchRequestSchema, EntryBatchResultSchema, EntryListSchema, EntryPutSchema, EntrySchema } from './content.schemas.ts'
@@ -33,12 +34,7 @@ export function entriesRoutes(entries: EntriesService): FastifyPluginAsyncTypebo
     app.get(
       base,
       {
-        // Query values arrive as text and the API does not coerce types: read `limit` as the number it spells.
-        preValidation: (request, _reply, done) => {
-          const query = request.query as { limit?: unknown }
-          if (typeof query.limit === 'string' && /^\d{1,4}$/.test(query.limit)) query.limit = Number(query.limit)
-          done()
-        },
+        preValidation: queryNumbers('limit'),
         schema: {
           operationId: 'listEntries',
           tags,

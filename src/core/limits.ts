@@ -205,6 +205,8 @@ export const CONTENT_SCAN_MEMORY_MB = 512
  */
 export const DRAFTS_PER_SITE = 5
 export const DRAFT_TTL_DAYS_DEFAULT = 7
+/** Expired drafts are invisible at once; a server removes them at start and this often. */
+export const DRAFT_SWEEP_INTERVAL_MS = 60 * 60 * 1000
 
 /** Edits in one edit_file call or one `edit` change. */
 export const MAX_EDITS = 50

@@ -1,7 +1,8 @@
 /**
  * A site's address: its slug (shape, reserved words, normalization of names, finding a free
- * variant), the host label of a version's preview (`{slug}--v{n}`) and the page URL built from
- * them. Publishing, serving and the API all follow these rules from here.
+ * variant), the host labels of a version's preview (`{slug}--v{n}`) and of a draft's preview
+ * (`{slug}--d{token}`), and the page URLs built from them. Publishing, serving and the API all
+ * follow these rules from here. No slug contains `--`, so no preview label is ever a slug.
  */
 
 import transliterate from '@sindresorhus/transliterate'
@@ -13,6 +14,11 @@ export const SLUG_PATTERN = '^[a-z][a-z0-9-]*$'
 const SHAPE = new RegExp(SLUG_PATTERN)
 /** Separates a slug from the version number in a preview host label: `my-site--v2`. */
 const PREVIEW_MARK = '--v'
+/** Separates a slug from a draft's token in its preview host label: `my-site--dk3x9a0bq2z`. */
+const DRAFT_MARK = '--d'
+/** A draft's id is `drf_` and its token: lowercase letters and digits (core/ids.ts, newLabelId). */
+const DRAFT_ID_PREFIX = 'drf_'
+const DRAFT_TOKEN = /^[a-z0-9]{1,20}$/
 
 /** Host labels that would shadow the service itself; they count as taken. */
 export const RESERVED_SLUGS: ReadonlySet<string> = new Set([
@@ -127,6 +133,35 @@ export function parseSiteLabel(label: string): SiteLabel | null {
   }
   if (slug.length < SLUG_MIN || slug.length > SLUG_MAX || !SHAPE.test(slug)) return null
   return { slug, version }
+}
+
+/** A draft's preview address: its site's slug and the draft's id. */
+export interface DraftLabel {
+  readonly slug: string
+  readonly draftId: string
+}
+
+/** The host label of a draft's preview: `{slug}--d{token}`, the token being the draft id without `drf_`. */
+export function draftLabel(slug: string, draftId: string): string {
+  return `${slug}${DRAFT_MARK}${draftId.slice(DRAFT_ID_PREFIX.length)}`
+}
+
+/**
+ * Parses a draft preview's host label (`slug--d{token}`, lowercase as hosts are compared); null
+ * when it is none. Which draft it serves is then looked up by id, and must be of that slug's site.
+ */
+export function parseDraftLabel(label: string): DraftLabel | null {
+  const mark = label.indexOf('--')
+  if (mark === -1 || !label.startsWith(DRAFT_MARK, mark)) return null
+  const slug = label.slice(0, mark)
+  const token = label.slice(mark + DRAFT_MARK.length)
+  if (!DRAFT_TOKEN.test(token) || slug.length < SLUG_MIN || slug.length > SLUG_MAX || !SHAPE.test(slug)) return null
+  return { slug, draftId: DRAFT_ID_PREFIX + token }
+}
+
+/** The preview URL of a draft. */
+export function draftUrlFor(site: { siteScheme: string; siteDomain: string }, slug: string, draftId: string): string {
+  return `${site.siteScheme}://${draftLabel(slug, draftId)}.${site.siteDomain}/`
 }
 
 /** How this instance's site URLs look, for descriptions: `http://{slug}.localhost:8080/`, or a preview's with `--v{n}`. */

@@ -4,6 +4,7 @@
  * this one shape.
  */
 import { isTextType } from '../core/media-types.ts'
+import { readsText } from '../publishing/content-rules.ts'
 
 export interface StoredFileRef {
   path: string
@@ -41,10 +42,23 @@ function textOf(bytes: Uint8Array): string | null {
   }
 }
 
+/**
+ * Whether a file is text to read and edit: by its type, or as the rules read it whatever its type
+ * (`_redirects`, `_headers`, templates). Its bytes must still be valid UTF-8 (textOf).
+ */
+export function isTextFile(file: Pick<StoredFileRef, 'path' | 'contentType'>): boolean {
+  return isTextType(file.contentType) || readsText(file.path, file.contentType)
+}
+
+/** The text of a text file (isTextFile) whose bytes are valid UTF-8, else null. */
+export function textOfFile(file: Pick<StoredFileRef, 'path' | 'contentType'>, bytes: Uint8Array): string | null {
+  return isTextFile(file) ? textOf(bytes) : null
+}
+
 /** The file's content as the API returns it; a range applies to text files only. */
 export function fileContent(file: StoredFileRef, bytes: Buffer, range: LineRange = {}): FileContent {
   const head = { path: file.path, size: file.size, sha256: file.hash, contentType: file.contentType }
-  const text = isTextType(file.contentType) ? textOf(bytes) : null
+  const text = textOfFile(file, bytes)
   if (text === null) return { ...head, contentEncoding: 'base64', content: bytes.toString('base64') }
   if (range.offset === undefined && range.limit === undefined) return { ...head, contentEncoding: 'utf8', content: text }
   const lines = text.split('\n')

@@ -1,3 +1,4 @@
+import type { FastifySchema } from 'fastify'
 import { type Static, type TSchema, Type } from 'typebox'
 import { TOKEN_SCOPE } from '../core/enums.ts'
 import type { ErrorCode } from '../core/errors.ts'
@@ -74,4 +75,23 @@ export function errorResponses(codes: ErrorCode[]): Record<number, unknown> {
   return Object.fromEntries(
     [...byStatus].map(([status, list]) => [status, Type.Unsafe({ $ref: 'Error#', description: list.map((c) => `\`${c}\`: ${MEANING[c]}`).join('; ') })]),
   )
+}
+
+interface ParamsSchema {
+  properties: Record<string, unknown>
+  required?: string[]
+}
+
+/**
+ * The document's view of a route whose path ends in a wildcard (a file's path after `/files/`, its
+ * slashes as they are): the router names that parameter `*`, the document `{path}`. Other routes
+ * are left as they are.
+ */
+export function wildcardAsPath({ schema, url }: { schema: FastifySchema; url: string }): { schema: FastifySchema; url: string } {
+  // Routes without a schema (hidden ones) come with none.
+  const params = (schema as FastifySchema | undefined)?.params as ParamsSchema | undefined
+  if (!url.endsWith('/*') || !params?.properties['*']) return { schema, url }
+  const { '*': wildcard, ...others } = params.properties
+  const required = [...(params.required ?? []).filter((name) => name !== '*'), 'path']
+  return { schema: { ...schema, params: { ...params, properties: { ...others, path: wildcard }, required } }, url: `${url.slice(0, -1)}{path}` }
 }

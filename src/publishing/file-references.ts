@@ -28,23 +28,32 @@ export interface ContentReferences {
 const SOURCES = ['content', 'uploadId', 'sha256'] as const
 
 /**
- * The exactly-one rule, which JSON Schema would state only with an unreadable oneOf: every file has
- * exactly one of content, uploadId and sha256, and contentEncoding only with content.
+ * The exactly-one rule, which JSON Schema would state only with an unreadable oneOf: a file has
+ * exactly one of content, uploadId and sha256, and contentEncoding only with content. What a file
+ * breaks of it, with the field to name (`''` for the file itself), or null.
  */
+export function sourceProblem(file: Omit<PublishFileInput, 'path'>): { field: '' | 'contentEncoding'; message: string } | null {
+  const given = SOURCES.filter((key) => file[key] !== undefined)
+  if (given.length !== 1) {
+    return {
+      field: '',
+      message: given.length === 0 ? 'needs one of content, uploadId or sha256' : `has ${given.join(' and ')}; give exactly one of content, uploadId or sha256`,
+    }
+  }
+  if (file.contentEncoding !== undefined && file.content === undefined) return { field: 'contentEncoding', message: 'is only allowed with content' }
+  return null
+}
+
+/** The exactly-one rule for every file of a bundle: VALIDATION_FAILED naming `files[i]` (or `files[i].contentEncoding`). */
 function assertOneSourceEach(files: PublishFileInput[]): void {
   const fields: Record<string, string> = {}
   let count = 0
   for (const [i, file] of files.entries()) {
     if (count >= MAX_ERROR_FIELDS) break
-    const given = SOURCES.filter((key) => file[key] !== undefined)
-    if (given.length !== 1) {
-      fields[`files[${i}]`] =
-        given.length === 0 ? 'needs one of content, uploadId or sha256' : `has ${given.join(' and ')}; give exactly one of content, uploadId or sha256`
-      count++
-    } else if (file.contentEncoding !== undefined && file.content === undefined) {
-      fields[`files[${i}].contentEncoding`] = 'is only allowed with content'
-      count++
-    }
+    const problem = sourceProblem(file)
+    if (problem === null) continue
+    fields[problem.field === '' ? `files[${i}]` : `files[${i}].${problem.field}`] = problem.message
+    count++
   }
   if (count > 0) throw validationFailed(fields)
 }

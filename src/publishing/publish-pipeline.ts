@@ -16,7 +16,7 @@ import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
 import type { BundleLimits } from '../core/limits.ts'
 import type { BlobsTable } from '../db/types.ts'
-import { type DecodedFile, finishCheck, inspectBundle } from './authoring-rules.ts'
+import { type BundleInspection, type DecodedFile, finishCheck, inspectBundle } from './authoring-rules.ts'
 import { scanTexts, type TextScan } from './content-rules.ts'
 import type { ContentScanResults } from './content-scan-results.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
@@ -88,9 +88,29 @@ export class PublishPipeline {
    * Bytes are stored only once every rule that bounds them (count, sizes, paths) has passed.
    */
   async store(input: PublishFileInput[], target: PublishTarget): Promise<StoredBundle> {
+    return this.checkAndStore(await this.inspect(input, target), target, 'bundle')
+  }
+
+  /**
+   * One file of a site being assembled file by file (a draft): checked against every rule of a
+   * file (its path, encoding, size and content) and stored as store() stores a bundle, so the
+   * caller records it, then confirms or abandons it. The rules of a whole bundle (MISSING_INDEX,
+   * TOO_MANY_FILES, BUNDLE_TOO_LARGE, TOO_MANY_PAGES) are the caller's, and a publish's.
+   */
+  async storeFile(input: PublishFileInput, target: PublishTarget): Promise<StoredBundle> {
+    const inspection = await this.inspect([input], target)
+    return this.checkAndStore({ ...inspection, bundle: [] }, target, 'file')
+  }
+
+  /** The files resolved (references looked up) and inspected: every rule but the content rules. */
+  private async inspect(input: PublishFileInput[], target: PublishTarget): Promise<BundleInspection<DecodedFile | StoredFile>> {
     const resolved = await resolveFiles(input, target.userId, this.options.references, this.options.blobRows, this.options.blobs, this.options.limits.maxFiles)
     await nextTurn()
-    const inspection = inspectBundle(resolved, this.options.limits, { collectionNames: target.collectionNames, httpsSites: this.options.httpsSites })
+    return inspectBundle(resolved, this.options.limits, { collectionNames: target.collectionNames, httpsSites: this.options.httpsSites })
+  }
+
+  /** Runs the content rules while storing the bytes of an inspected bundle (see store). */
+  private async checkAndStore(inspection: BundleInspection<DecodedFile | StoredFile>, target: PublishTarget, refused: Refused): Promise<StoredBundle> {
     const limit = inspection.limits.maxViolations
     const scanning = this.scanContent(inspection.scans, limit, target.userId)
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
@@ -101,7 +121,7 @@ export class PublishPipeline {
     const check = scanned.status === 'fulfilled' ? finishCheck(inspection, scanned.value) : null
     if (check === null || check.violations.length > 0) {
       if (stored.value !== null) await this.removeUnclaimed(stored.value.written)
-      throw scanned.status === 'rejected' ? scanned.reason : publishInvalid(check!.violations)
+      throw scanned.status === 'rejected' ? scanned.reason : publishInvalid(check!.violations, refused)
     }
     const { files, written } = stored.value!
     return {
@@ -219,7 +239,10 @@ export class PublishPipeline {
   }
 }
 
-function publishInvalid(violations: PublishViolation[]): AppError {
+/** What a refusal is of: a whole bundle, or one file written on its own. */
+type Refused = 'bundle' | 'file'
+
+function publishInvalid(violations: PublishViolation[], refused: Refused): AppError {
   const count = violations.length
   const unknownHashes = violations.filter((v) => v.code === 'UNKNOWN_HASH').length
   const resend =
@@ -228,7 +251,7 @@ function publishInvalid(violations: PublishViolation[]): AppError {
       : ` ${unknownHashes === 1 ? 'One file is' : `${unknownHashes} files are`} given by a sha256 the service cannot use for you (UNKNOWN_HASH): send ${unknownHashes === 1 ? 'it' : 'those files'} with content instead.`
   return new AppError(
     'PUBLISH_INVALID',
-    `The bundle breaks ${count === 1 ? 'an authoring rule' : `${count} authoring rules`}; fix every listed violation and publish again.${resend}`,
+    `The ${refused} breaks ${count === 1 ? 'an authoring rule' : `${count} authoring rules`}; fix every listed violation and ${refused === 'bundle' ? 'publish' : 'write it'} again.${resend}`,
     { violations },
   )
 }

@@ -40,6 +40,16 @@ const OPERATION_IDS = [
   'createUploads',
   'putUploadContent',
   'importAsset',
+  'createDraft',
+  'listDrafts',
+  'getDraft',
+  'discardDraft',
+  'publishDraft',
+  'moveDraftFile',
+  'readDraftFile',
+  'writeDraftFile',
+  'editDraftFile',
+  'deleteDraftFile',
 ]
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
 const DOC_ID = 'urn:plinth:openapi'

@@ -1,0 +1,19 @@
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+
+const DIGITS = /^\d{1,9}$/
+
+/**
+ * A preValidation hook reading the named query parameters as the numbers they spell: query values
+ * arrive as text, and the API's validator coerces no types. Anything else is left as it is, for
+ * the schema to refuse.
+ */
+export function queryNumbers(...names: string[]): (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void {
+  return (request, _reply, done) => {
+    const query = request.query as Record<string, unknown>
+    for (const name of names) {
+      const value = query[name]
+      if (typeof value === 'string' && DIGITS.test(value)) query[name] = Number(value)
+    }
+    done()
+  }
+}

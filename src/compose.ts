@@ -61,7 +61,7 @@ import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
 import { UsersService } from './users/users.service.ts'
 import { oauthPages } from './web/oauth-pages.ts'
-import { DRAFT_TTL_DAYS_DEFAULT, RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS, THROTTLE_WINDOW_MS } from './core/limits.ts'
+import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS, THROTTLE_WINDOW_MS } from './core/limits.ts'
 import { createPurgeHook } from './websites/purge-hook.ts'
 import { SitePasswords } from './websites/site-passwords.ts'
 import { SiteUnlocks } from './websites/site-unlocks.ts'
@@ -283,8 +283,6 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     fetchCa,
   })
   const oauthEndpoint = new OAuthEndpoint({ oauth, config, clientAddress: clientAddressOf(config.trustProxy), log })
-  // A server sweeps expired OAuth rows at start and hourly; a CLI command leaves that to it.
-  if (options.sweepAtStart !== false) await oauth.startSweeps()
   const slugs = new SlugClaims({ repo: websitesRepo, sites: config })
   const pipeline = new PublishPipeline({
     blobs,
@@ -318,10 +316,12 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     pipeline,
     collections: collectionsRepo,
     siteEvents,
-    ttlDays: DRAFT_TTL_DAYS_DEFAULT,
+    ttlDays: config.draftTtlDays,
     now: () => new Date(),
   })
   const drafts = new DraftsService({ config, records: draftRecords, versions: websitesRepo, publishing, log })
+  // A server sweeps expired OAuth rows and drafts at start and hourly; a CLI command leaves that to it.
+  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps()])
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
@@ -386,6 +386,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       await resumeVariants
       await closingVariants
       oauth.close()
+      drafts.close()
       await siteEvents.close()
       await richText.close()
       await contentScans.close()

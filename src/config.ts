@@ -5,7 +5,7 @@
 import { isIP } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 import path from 'node:path'
-import { BUNDLE_LIMIT_RANGES, BUNDLE_LIMITS, type BundleLimits } from './core/limits.ts'
+import { BUNDLE_LIMIT_RANGES, BUNDLE_LIMITS, type BundleLimits, DRAFT_TTL_DAYS_DEFAULT } from './core/limits.ts'
 import { parseHostList } from './net/allow-hosts.ts'
 
 export interface Config {
@@ -55,6 +55,8 @@ export interface Config {
    * and the image library follow the per-file size, the JSON body limit the bundle size.
    */
   bundleLimits: Readonly<BundleLimits>
+  /** Days a draft nobody writes to is kept (`PLINTH_DRAFT_TTL_DAYS`); every write starts them again. */
+  draftTtlDays: number
 }
 
 export interface S3Settings {
@@ -211,6 +213,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     dnsServers: Object.freeze(dnsServers.servers),
     trustProxy: Object.freeze(trustProxy),
     bundleLimits: Object.freeze(bundleLimits),
+    draftTtlDays: int('PLINTH_DRAFT_TTL_DAYS', DRAFT_TTL_DAYS_DEFAULT, 1, 3650),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)
   return Object.freeze(config)

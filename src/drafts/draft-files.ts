@@ -2,9 +2,10 @@
  * The files of a draft, written one at a time: each write is checked at once against every rule of
  * a file, as a publish would check it (PublishPipeline.storeFile: path, encoding, size, content),
  * and against the bundle limits for the draft as a whole (files, bytes, pages); a refused write
- * changes nothing. Edits and moves read a file and write it back: they are recorded only if the
- * file is still what they read, and done again on the new content otherwise, so two writes to one
- * draft never lose one.
+ * changes nothing. Edits and moves read a file and write it back: on one instance those of a
+ * draft run one after another, and each is recorded only if the file is still what it read (a
+ * write on another instance may have come between) and done again on the new content otherwise,
+ * so two writes to one draft never lose one.
  */
 import { type BundleLimits, formatSize } from '../core/limits.ts'
 import { AppError, type PublishViolation, validationFailed } from '../core/errors.ts'
@@ -34,6 +35,9 @@ interface Growth {
 }
 
 export class DraftFiles {
+  /** Per draft: the read-then-write change of this instance running now, which the next one waits for. */
+  private readonly running = new Map<string, Promise<void>>()
+
   constructor(private readonly records: DraftRecords) {}
 
   /** Writes one file (a new one or a replacement): `created` tells which. */
@@ -59,7 +63,7 @@ export class DraftFiles {
   async edit(principal: Principal, websiteId: string, draftId: string, path: string, edits: readonly TextEdit[]): Promise<DraftFileWritten> {
     const found = await this.records.require(principal, websiteId, draftId)
     const target = await this.records.targetOf(principal, found.site)
-    return this.readAndWrite(async () => {
+    return this.readAndWrite(found, async () => {
       const file = await this.requireFile(found, path)
       const text = textOfFile({ path, contentType: file.content_type }, await this.records.options.blobs.get(file.hash))
       if (text === null) {
@@ -83,7 +87,7 @@ export class DraftFiles {
     const found = await this.records.require(principal, websiteId, draftId)
     const target = await this.records.targetOf(principal, found.site)
     const { repo, pipeline } = this.records.options
-    return this.readAndWrite(async () => {
+    return this.readAndWrite(found, async () => {
       const file = await this.requireFile(found, from)
       if (await repo.findFile(found.draft.id, to)) throw destinationTaken(to)
       // A type the old path implied is implied by the new path; one given explicitly stays.
@@ -122,14 +126,31 @@ export class DraftFiles {
     return fileContent({ path: file.path, hash: file.hash, size: Number(file.size), contentType: file.content_type }, bytes, range)
   }
 
-  /** Runs a read-then-write change again while the file changed between its read and its recording. */
-  private async readAndWrite<T>(change: () => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await change()
-      } catch (error) {
-        if (!(error instanceof ChangedMeanwhile) || attempt >= READ_WRITE_ATTEMPTS) throw error
+  /**
+   * Runs a read-then-write change of a draft after the one of this instance before it, and again
+   * while the file changed between its read and its recording.
+   */
+  private async readAndWrite<T>({ draft }: FoundDraft, change: () => Promise<T>): Promise<T> {
+    const attempts = async (): Promise<T> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await change()
+        } catch (error) {
+          if (!(error instanceof ChangedMeanwhile) || attempt >= READ_WRITE_ATTEMPTS) throw error
+        }
       }
+    }
+    const before = this.running.get(draft.id) ?? Promise.resolve()
+    const result = before.then(attempts)
+    const done = result.then(
+      () => {},
+      () => {},
+    )
+    this.running.set(draft.id, done)
+    try {
+      return await result
+    } finally {
+      if (this.running.get(draft.id) === done) this.running.delete(draft.id)
     }
   }
 

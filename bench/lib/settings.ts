@@ -31,8 +31,6 @@ export const SETTINGS = Object.freeze({
   fuzzRequests: num('BENCH_FUZZ_REQUESTS', 20_000),
 })
 
-export const TARGET_RATIO = 0.8
-
 export const SITE_DOMAIN = 'sites.bench.test'
 export const BASE_URL = 'http://api.bench.test'
 

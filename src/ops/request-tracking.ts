@@ -11,6 +11,8 @@ import type { Logger } from '../log.ts'
 import { type Metrics, UNMATCHED_ROUTE } from './metrics.ts'
 import { REQUEST_ID_HEADER, requestIdOf } from './request-id.ts'
 
+type ResponseHeaders = OutgoingHttpHeaders | OutgoingHttpHeader[]
+
 /** The header as responses spell it. */
 const RESPONSE_HEADER = 'X-Request-Id'
 
@@ -69,18 +71,18 @@ export class PlinthResponse<Request extends IncomingMessage = IncomingMessage> e
   /** When the request was handed over, for its duration. */
   startedAt = 0
 
-  override writeHead(statusCode: number, statusMessage?: string, headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this
-  override writeHead(statusCode: number, headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this
-  override writeHead(statusCode: number, ...rest: Array<string | OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined>): this {
+  override writeHead(statusCode: number, statusMessage?: string, headers?: ResponseHeaders): this
+  override writeHead(statusCode: number, headers?: ResponseHeaders): this
+  override writeHead(statusCode: number, messageOrHeaders?: string | ResponseHeaders, headers?: ResponseHeaders): this {
     const id = this.requestId
-    if (id !== undefined) {
-      const last = rest.length - 1
-      const headers = rest[last]
-      // A flat [name, value, ...] list (the site server's); anything else gets the header the usual way.
-      if (Array.isArray(headers) && !Array.isArray(headers[0])) rest[last] = [...headers, RESPONSE_HEADER, id]
-      else if (!this.hasHeader(RESPONSE_HEADER)) this.setHeader(RESPONSE_HEADER, id)
-    }
-    return super.writeHead(statusCode, ...(rest as [string, OutgoingHttpHeaders]))
+    if (id === undefined) return super.writeHead(statusCode, messageOrHeaders as string, headers)
+    // As node:http reads the arguments: the headers come last, after an optional status message.
+    const message = typeof messageOrHeaders === 'string' ? messageOrHeaders : undefined
+    const given = message === undefined ? (headers ?? (messageOrHeaders as ResponseHeaders | undefined)) : headers
+    // A flat [name, value, ...] list (the site server's); anything else gets the header the usual way.
+    if (Array.isArray(given) && !Array.isArray(given[0])) return super.writeHead(statusCode, message, [...given, RESPONSE_HEADER, id])
+    if (!this.hasHeader(RESPONSE_HEADER)) this.setHeader(RESPONSE_HEADER, id)
+    return super.writeHead(statusCode, message, given)
   }
 }
 

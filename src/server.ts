@@ -37,9 +37,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     readiness: storeProbes(composition.db, composition.blobs),
     serverFactory: (fastifyHandler) =>
       http.createServer({ ServerResponse: PlinthResponse }, (req, res) => {
-        if (siteServer.isSiteHost(req.headers.host)) {
+        const site = siteServer.siteOf(req.headers.host)
+        if (site !== null) {
           trackSite(req, res)
-          siteServer.handle(req, res)
+          siteServer.serve(site, req, res)
         } else if (oauthEndpoint.handles(req.url)) {
           trackOAuth(req, res)
           oauthEndpoint.handle(req, res)

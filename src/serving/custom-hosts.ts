@@ -1,6 +1,6 @@
 /**
  * Custom domains on the serving side: which slug a verified custom domain serves, held in memory
- * so that the dispatch in front of the API (SiteServer.isSiteHost) stays synchronous. Loaded at
+ * so that the dispatch in front of the API (SiteServer.siteOf) stays synchronous. Loaded at
  * start; a domain verified or removed is read again when the site events say so (on every
  * instance), and everything is read again when those events may have been missed (resync).
  */

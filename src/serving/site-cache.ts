@@ -107,7 +107,8 @@ export class ManifestCache {
   private cached(label: string): PreparedVersion | null | undefined {
     const version = this.versions.get(label)
     if (version !== undefined) {
-      if (this.now() < version.recheckAt) return version
+      // Most versions are never read again: no clock to ask.
+      if (version.recheckAt === Infinity || this.now() < version.recheckAt) return version
       this.versions.delete(label)
       return undefined
     }

@@ -20,7 +20,7 @@ import { BlobCache, ManifestCache } from './site-cache.ts'
 import type { ServingCounters } from '../ops/metrics.ts'
 import type { CustomHosts } from './custom-hosts.ts'
 import { type SiteLock, UNLOCK_PATH } from './site-lock.ts'
-import { SiteHosts } from './site-host.ts'
+import { type HostEntry, SiteHosts } from './site-host.ts'
 import type { SiteLookup } from './site-lookup.ts'
 import { type HeaderList } from '../publishing/header-rules.ts'
 import { matchRedirect, pathValue } from '../publishing/redirect-rules.ts'
@@ -45,9 +45,12 @@ import {
 } from './site-version.ts'
 
 export interface SiteServer {
+  /** The site a Host header names (memoized per Host value), null when it names none: the dispatch in front of the API. */
+  siteOf(host: string | undefined): HostEntry | null
+  /** Answers a request to the site siteOf found for its Host. */
+  serve(site: HostEntry, req: IncomingMessage, res: ServerResponse): void
+  /** Answers a request whatever its Host: one that names no site gets the site-not-found page. */
   handle(req: IncomingMessage, res: ServerResponse): void
-  /** Whether a Host header names a site (memoized per Host value): the dispatch in front of the API. */
-  isSiteHost(host: string | undefined): boolean
   /** Forget everything cached for this slug's live site (called after publish/promote, also from other instances). */
   invalidate(slug: string): void
   /** Drops every cached version and page (site-events.ts, when change notifications may have been lost). */
@@ -372,7 +375,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     else serve(req, res, version, head)
   }
 
-  function handle(req: IncomingMessage, res: ServerResponse): void {
+  function serveSite(site: HostEntry | null, req: IncomingMessage, res: ServerResponse): void {
     try {
       const method = req.method
       const head = method === 'HEAD'
@@ -387,19 +390,18 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
         sendPage(res, SERVICE_WORKER_REFUSED_PAGE, head)
         return
       }
-      const host = hosts.entry(req.headers.host)
-      if (host === null) {
+      if (site === null) {
         sendPage(res, NO_SITE_PAGE, head)
         return
       }
-      const version = manifests.get(host.label)
+      const version = manifests.get(site.label)
       if (version !== undefined) {
         if (version === null) sendPage(res, NO_SITE_PAGE, head)
         else gated(req, res, version, head, unlocking)
         return
       }
       manifests
-        .load(host.label, host.site)
+        .load(site.label, site.site)
         .then((loaded) => {
           if (loaded === null) sendPage(res, NO_SITE_PAGE, head)
           else gated(req, res, loaded, head, unlocking)
@@ -411,8 +413,9 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   }
 
   return {
-    handle,
-    isSiteHost: (host) => hosts.entry(host) !== null,
+    siteOf: (host) => hosts.entry(host),
+    serve: serveSite,
+    handle: (req, res) => serveSite(hosts.entry(req.headers.host), req, res),
     invalidate(slug: string): void {
       manifests.invalidate(String(slug).toLowerCase())
       content.invalidate(String(slug).toLowerCase())

@@ -15,7 +15,8 @@ import { loadConfig } from '../src/config.ts'
 import { createLogger } from '../src/log.ts'
 import { startServer } from '../src/server.ts'
 import { DbSiteLookup } from '../src/serving/db-site-lookup.ts'
-import { createSiteServer, NO_CONTENT } from '../src/serving/site-handler.ts'
+import { NO_CONTENT } from '../src/serving/content-responder.ts'
+import { createSiteServer } from '../src/serving/site-handler.ts'
 import { serveIpc } from './lib/child-ipc.ts'
 
 const config = loadConfig(process.env)

@@ -80,10 +80,20 @@ export class PlinthResponse<Request extends IncomingMessage = IncomingMessage> e
     const message = typeof messageOrHeaders === 'string' ? messageOrHeaders : undefined
     const given = message === undefined ? (headers ?? (messageOrHeaders as ResponseHeaders | undefined)) : headers
     // A flat [name, value, ...] list (the site server's); anything else gets the header the usual way.
-    if (Array.isArray(given) && !Array.isArray(given[0])) return super.writeHead(statusCode, message, [...given, RESPONSE_HEADER, id])
+    if (Array.isArray(given) && !Array.isArray(given[0])) return super.writeHead(statusCode, message, withRequestId(given, id))
     if (!this.hasHeader(RESPONSE_HEADER)) this.setHeader(RESPONSE_HEADER, id)
     return super.writeHead(statusCode, message, given)
   }
+}
+
+/** A copy of a flat header list with the request id last, allocated once at its size (a spread grows it as it goes). */
+function withRequestId(headers: OutgoingHttpHeader[], id: string): OutgoingHttpHeader[] {
+  const length = headers.length
+  const out = new Array<OutgoingHttpHeader>(length + 2)
+  for (let i = 0; i < length; i++) out[i] = headers[i]!
+  out[length] = RESPONSE_HEADER
+  out[length + 1] = id
+  return out
 }
 
 export interface RawRequestTracking {

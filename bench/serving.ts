@@ -61,9 +61,14 @@ function servingRules(): Array<{ path: string; content: string }> {
 /** Headers Node adds itself on both servers; left out of the list handed to the bare server. */
 const NODE_ADDED = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding'])
 
+/** Node's raw header list (name, value, name, value, …) as pairs. */
+function* headerPairs(raw: readonly string[]): Generator<[string, string]> {
+  for (let i = 0; i + 1 < raw.length; i += 2) yield [raw[i] ?? '', raw[i + 1] ?? '']
+}
+
 function headerBlockBytes(raw: string[]): number {
   let n = 0
-  for (let i = 0; i < raw.length; i += 2) n += raw[i].length + 2 + raw[i + 1].length + 2
+  for (const [name, value] of headerPairs(raw)) n += name.length + 2 + value.length + 2
   return n
 }
 
@@ -111,9 +116,7 @@ export async function servingPhase(): Promise<ServingResult> {
   }
   const brReply = await siteGet(plinth.port, HOST, '/', { 'accept-encoding': 'br' })
   const fullHeaders: string[] = []
-  for (let i = 0; i < got.rawHeaders.length; i += 2) {
-    if (!NODE_ADDED.has(got.rawHeaders[i].toLowerCase())) fullHeaders.push(got.rawHeaders[i], got.rawHeaders[i + 1])
-  }
+  for (const [name, value] of headerPairs(got.rawHeaders)) if (!NODE_ADDED.has(name.toLowerCase())) fullHeaders.push(name, value)
   const bodyFile = path.join(dataDir, 'page.html')
   await writeFile(bodyFile, page)
   const bare = await spawnChild('bare', 'bare-server.ts', {
@@ -161,7 +164,8 @@ export async function servingPhase(): Promise<ServingResult> {
   }
   const results = await compare(targets, s)
   const [plinthResult, bareSameResponse, bareMinimal] = results
-  const br = s.brotli ? results[3] : null
+  if (!plinthResult || !bareSameResponse || !bareMinimal) throw new Error('compare() answers one result per target')
+  const br = s.brotli ? (results[3] ?? null) : null
   const withRules = results[rulesAt]!
   const rulesRatio = withRules.rps / plinthResult.rps
   console.log(

@@ -38,8 +38,8 @@ export class EncodingNegotiator {
 export function etagMatches(ifNoneMatch: string, etag: string): boolean {
   if (ifNoneMatch === etag) return true
   const list = ifNoneMatch.split(',')
-  for (let i = 0; i < list.length; i++) {
-    let tag = list[i].trim()
+  for (const entry of list) {
+    let tag = entry.trim()
     if (tag === '*') return true
     if (tag.startsWith('W/')) tag = tag.slice(2)
     if (tag === etag) return true

@@ -80,6 +80,7 @@ export async function createSiteEvents(
       if (lost) return
       lost = true
       if (listener === client) listener = null
+      // The connection is already broken; ending it only frees the client, and its failure says nothing new.
       client.end().catch(() => {})
       if (closed) return
       log.warn({ err }, 'site change listener lost its connection; caches are dropped every second until it is back')
@@ -96,6 +97,7 @@ export async function createSiteEvents(
       await client.connect()
       await client.query(`LISTEN ${CHANNEL}`)
     } catch (error) {
+      // The error to report is the one thrown below; ending the half-open client may fail with it.
       client.end().catch(() => {})
       throw error
     }
@@ -112,7 +114,7 @@ export async function createSiteEvents(
         onResync()
         log.info({}, 'site change listener is back')
       },
-      (err) => {
+      (err: unknown) => {
         log.warn({ err }, 'site change listener could not reconnect; trying again')
         setTimeout(reconnect, RESYNC_INTERVAL_MS).unref()
       },
@@ -122,7 +124,14 @@ export async function createSiteEvents(
 
   const announce = async (key: string): Promise<void> => {
     await onChange(key)
-    await sql`select pg_notify(${CHANNEL}, ${`${instance} ${key}`})`.execute(db.kysely)
+    try {
+      await sql`select pg_notify(${CHANNEL}, ${`${instance} ${key}`})`.execute(db.kysely)
+    } catch (err) {
+      // A notify fails when the database is out of reach, so the other instances' listeners are lost
+      // too and they drop their caches until it is back (see onLost); logged here for callers who do not wait.
+      log.warn({ err, key }, 'site change could not be announced to other instances')
+      throw err
+    }
   }
   return {
     siteChanged: (slug) => announce(slug),

@@ -174,6 +174,7 @@ export class WebsitePublishing {
     }
     const slug = slugOf(result)
     await pipeline.confirm(bundle, () => {
+      // Nobody waits for this notice: the event bus logs a failure (see site-events.ts).
       siteEvents.siteChanged(slug).catch(() => {})
     })
     return result

@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs'
 import type { IncomingMessage } from 'node:http'
 import proxyAddr from '@fastify/proxy-addr'
-import path from 'node:path'
 import { AccountsService } from './auth/accounts.service.ts'
 import { GuessThrottle } from './auth/guess-throttle.ts'
 import { SessionsRepository } from './auth/sessions.repository.ts'
@@ -16,8 +15,8 @@ import type { BlobStore } from './blobs/blob-store.ts'
 import { describeSweep, type SweepResult, sweepBlobs } from './blobs/blob-sweep.ts'
 import { BlobVariants, VARIANT_WORK } from './blobs/blob-variants.ts'
 import { BlobsRepository } from './blobs/blobs.repository.ts'
-import { FsBlobStore } from './blobs/fs-blob-store.ts'
 import { InstrumentedBlobStore } from './blobs/instrumented-blob-store.ts'
+import { openBlobStore } from './blobs/open-blob-store.ts'
 import type { Config } from './config.ts'
 import { CollectionsRepository } from './content/collections.repository.ts'
 import { CollectionsService } from './content/collections.service.ts'
@@ -81,24 +80,6 @@ function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => 
   if (trusted.length === 0) return (req) => req.socket.remoteAddress ?? 'unknown'
   const trust = proxyAddr.compile([...trusted])
   return (req) => proxyAddr(req, trust)
-}
-
-/**
- * The blob store the settings choose: files under the data dir (a store laid out in two levels of
- * folders is moved to one first, see FsBlobStore), or an S3-compatible bucket.
- */
-async function openBlobStore(config: Config, log: Logger): Promise<BlobStore> {
-  if (config.s3 === null) {
-    const store = new FsBlobStore(path.join(config.dataDir, 'blobs'))
-    const moved = await store.moveTwoLevelBlobs()
-    if (moved > 0) log.info({ moved }, `blob store: moved ${moved} files from the earlier two-level folders (blobs/ab/cd/) to blobs/ab/`)
-    return store
-  }
-  // Loaded only here: an instance that keeps its blobs on the filesystem never holds the AWS SDK.
-  const { S3BlobStore, S3_REQUEST_ATTEMPTS } = await import('./blobs/s3-blob-store.ts')
-  const { bucket, region, endpoint, forcePathStyle, prefix } = config.s3
-  // Credentials come from the SDK's default chain (the standard AWS variables, profiles, roles).
-  return new S3BlobStore({ bucket, region, endpoint, forcePathStyle, prefix, credentials: null, maxAttempts: S3_REQUEST_ATTEMPTS })
 }
 
 /** The services every surface (REST, MCP, CLI) calls. */

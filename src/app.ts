@@ -35,6 +35,7 @@ import type { ReadinessProbes } from './ops/readiness.ts'
 import { REQUEST_ID_OPTIONS, trackFastifyRequests, trackFrameworkErrors } from './ops/request-tracking.ts'
 import { uploadContentRoutes, uploadsRoutes } from './uploads/uploads.routes.ts'
 import { uploadSchemas } from './uploads/uploads.schemas.ts'
+import { versionFilesRoutes } from './websites/version-files.routes.ts'
 import { websitesRoutes } from './websites/websites.routes.ts'
 import { ApiIndexSchema, publishRequestSchemas, websiteSchemas } from './websites/websites.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
@@ -178,6 +179,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
       await v1.register(websitesRoutes(services, publishSchemas))
       await v1.register(draftsRoutes(services))
+      await v1.register(versionFilesRoutes(services.versionFiles))
       await v1.register(uploadsRoutes(services.uploads, limits))
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))

@@ -69,6 +69,7 @@ import { PublishRateLimiter } from './websites/publish-rate-limit.ts'
 import { InvitationsRepository } from './websites/invitations.repository.ts'
 import { MembersService } from './websites/members.service.ts'
 import { SlugClaims } from './websites/slug-claims.ts'
+import { type FileSetSource, VersionFiles } from './websites/version-files.ts'
 import { VersionPromotion } from './websites/version-promotion.ts'
 import { WebsiteDeletion } from './websites/website-deletion.ts'
 import { WebsitePublishing } from './websites/website-publishing.ts'
@@ -98,6 +99,8 @@ export interface Services {
   publishing: WebsitePublishing
   /** Making a stored version live: review and rollback. */
   promotion: VersionPromotion
+  /** A version's files read back, and two versions (or a version and a draft) compared. */
+  versionFiles: VersionFiles
   /** Deleting a website for good (owner only). */
   deletion: WebsiteDeletion
   /** Publish jobs, as getJob answers them and as their status pages show them. */
@@ -301,6 +304,14 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     now: () => new Date(),
   })
   const drafts = new DraftsService({ config, records: draftRecords, versions: websitesRepo, publishing, log })
+  // A draft's files are read back and compared as a version's are (websites/version-files.ts).
+  const draftFileSets: FileSetSource = {
+    prefix: 'drf_',
+    filesOf: async (principal, websiteId, draftId) => {
+      const draft = await drafts.manifest(principal, websiteId, draftId)
+      return { label: { kind: 'draft', id: draft.draftId, version: draft.baseVersion }, files: draft.files }
+    },
+  }
   // A server sweeps expired OAuth rows and drafts at start and hourly; a CLI command leaves that to it.
   if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps()])
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
@@ -313,6 +324,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     websites: new WebsiteQueries({ config, access, repo: websitesRepo }),
     publishing,
     promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo }),
+    versionFiles: new VersionFiles({ access, repo: websitesRepo, blobs, otherSources: [draftFileSets] }),
     deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge }),
     jobDetails: new JobDetails(config, websitesRepo),
     slugs,

@@ -42,3 +42,11 @@ export const TOKEN_SCOPE = 'mcp'
 
 export const UPLOAD_STATUSES = ['pending', 'complete'] as const
 export type UploadStatus = (typeof UPLOAD_STATUSES)[number]
+
+/** What one side of a comparison of a site's files is: a published version, or a draft being edited. */
+export const FILE_SET_KINDS = ['version', 'draft'] as const
+export type FileSetKind = (typeof FILE_SET_KINDS)[number]
+
+/** How a file differs between two sets of a site's files (editing/file-changes.ts). */
+export const FILE_CHANGE_STATUSES = ['added', 'removed', 'changed', 'moved'] as const
+export type FileChangeStatus = (typeof FILE_CHANGE_STATUSES)[number]

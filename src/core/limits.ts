@@ -217,3 +217,19 @@ export const MAX_EDITS = 50
  * large to show instead.
  */
 export const TEXT_DIFF_LIMITS = { maxInputBytes: 512 * KiB, maxDiffChars: 64 * KiB, maxEditLines: 5000, timeoutMs: 100 } as const
+
+/** Lines one read of a text file may ask for (`limit`); a read without a range answers the whole file. */
+export const READ_LINES_MAX = 2000
+
+/**
+ * Changes in one patch: as many as files the largest bundle an operator may allow holds
+ * (BUNDLE_LIMIT_RANGES.maxFiles), so a patch can rewrite every file of any site.
+ */
+export const MAX_CHANGES = 1000
+
+/**
+ * One comparison as a whole: the unified diffs it returns together, and the time spent making
+ * them; files past either get `diffTruncated` instead, so a comparison of many large files costs
+ * no more than a few.
+ */
+export const COMPARISON_LIMITS = { maxTotalDiffChars: 512 * KiB, maxTotalMs: 1000 } as const

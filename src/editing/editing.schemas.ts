@@ -1,10 +1,11 @@
 /**
  * The shapes of working on a site's files, shared by drafts and by versions read back: an exact-text
- * edit (text-edits.ts), a stored file as a caller reads it (file-views.ts) and the line range a read
- * may ask for.
+ * edit (text-edits.ts), a stored file as a caller reads it (file-views.ts), the path and line range
+ * a read may ask for, and a file's change between two sets of files (file-changes.ts).
  */
 import { type Static, Type } from 'typebox'
-import { MAX_EDITS } from '../core/limits.ts'
+import { FILE_CHANGE_STATUSES } from '../core/enums.ts'
+import { MAX_EDITS, MAX_PATH_CHARS, READ_LINES_MAX } from '../core/limits.ts'
 
 export const TextEditSchema = Type.Object(
   {
@@ -51,13 +52,37 @@ export const FileContentSchema = Type.Object(
 export const LineRangeQuery = Type.Object(
   {
     offset: Type.Optional(Type.Integer({ minimum: 1, description: 'The first line to give, counted from 1 (text files only).' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, description: 'How many lines to give at most (text files only).' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: READ_LINES_MAX, description: `How many lines to give at most, 1 to ${READ_LINES_MAX} (text files only).` }),
+    ),
   },
   { additionalProperties: false },
 )
 
+/** A file's path in a URL (`.../files/{path}`), its slashes as they are. */
+export const FilePathParam = Type.String({
+  maxLength: MAX_PATH_CHARS,
+  description: "The file's path within the site, its slashes as they are (`blog/index.html`); other characters percent-encoded as in any URL.",
+})
+
+export const FileChangeSchema = Type.Object(
+  {
+    path: Type.String({ description: 'The path on the `to` side (for a removed file, on the `from` side).' }),
+    status: Type.Enum(FILE_CHANGE_STATUSES, {
+      description: '`added`, `removed`, `changed` (other bytes at the same path) or `moved` (the same bytes at a new path, gone from previousPath).',
+    }),
+    previousPath: Type.Optional(Type.String({ description: 'For a move: where the bytes were.' })),
+    sizeBefore: Type.Optional(Type.Integer({ description: 'Bytes on the `from` side.' })),
+    sizeAfter: Type.Optional(Type.Integer({ description: 'Bytes on the `to` side.' })),
+    diff: Type.Optional(Type.String({ description: 'For a changed text file: a unified diff, 3 lines of context.' })),
+    diffTruncated: Type.Optional(Type.Literal(true, { description: 'For a changed text file whose diff is too large to show: read both sides instead.' })),
+  },
+  { $id: 'FileChange' },
+)
+
 /** The named schemas of editing. */
-export const EDITING_SCHEMAS = [TextEditSchema, FileContentSchema]
+export const EDITING_SCHEMAS = [TextEditSchema, FileContentSchema, FileChangeSchema]
 
 export type TextEditInput = Static<typeof TextEditSchema>
 export type LineRangeInput = Static<typeof LineRangeQuery>
+export type FileChangeView = Static<typeof FileChangeSchema>

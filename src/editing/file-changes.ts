@@ -5,6 +5,7 @@
  * pathological pair answers "too large to show" instead of holding the event loop.
  */
 import { createTwoFilesPatch } from 'diff'
+import type { FileChangeStatus } from '../core/enums.ts'
 
 export interface SiteFile {
   path: string
@@ -12,7 +13,7 @@ export interface SiteFile {
   size: number
 }
 
-export type FileChangeStatus = 'added' | 'removed' | 'changed' | 'moved'
+export type { FileChangeStatus }
 
 export interface FileChange {
   path: string

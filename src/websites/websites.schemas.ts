@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { CATEGORIES, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
+import { CATEGORIES, FILE_SET_KINDS, ROLES, VERSION_KINDS, WEBSITE_STATUSES } from '../core/enums.ts'
 import {
   type BundleLimits,
   DISPLAY_NAME_MAX_CHARS,
@@ -14,10 +14,17 @@ import {
 } from '../core/limits.ts'
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
+import { FileChangeSchema } from '../editing/editing.schemas.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Website id (web_...).' })
 export const VersionIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Version id (job_...) or version number (e.g. 2).' })
+/** One side of a comparison in a path: a version, or a draft. */
+export const FileSetRefParam = Type.String({
+  minLength: 1,
+  maxLength: ID_MAX_CHARS,
+  description: 'A version id (job_...), a version number (e.g. 2) or a draft id (drf_...).',
+})
 export const JobIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Job id (job_...), also the id of the version the job produced.' })
 export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX_CHARS, description: 'A site name or draft slug.' })
 
@@ -259,6 +266,24 @@ export const ApiIndexSchema = Type.Object(
   { $id: 'ApiIndex' },
 )
 
+const FileSetLabelSchema = Type.Object(
+  {
+    kind: Type.Enum(FILE_SET_KINDS, { description: '`version`, or `draft` for a draft being edited.' }),
+    id: Type.String({ description: 'The version id (job_...) or the draft id (drf_...).' }),
+    version: Type.Integer({ description: "The version's number; for a draft, the number of the version it is based on." }),
+  },
+  { $id: 'FileSetLabel', description: 'One side of a comparison, as its ref resolved.' },
+)
+
+export const VersionDiffSchema = Type.Object(
+  {
+    from: ref(FileSetLabelSchema),
+    to: ref(FileSetLabelSchema),
+    files: Type.Array(ref(FileChangeSchema), { description: 'Every file that differs, by path; unchanged files are left out.' }),
+  },
+  { $id: 'VersionDiff' },
+)
+
 /** A site password as REST and MCP take it (the web form checks the same limits). */
 export const SitePasswordValue = Type.String({ minLength: SITE_PASSWORD_MIN, maxLength: SITE_PASSWORD_MAX })
 
@@ -287,6 +312,8 @@ export const websiteSchemas = (publish: PublishRequestSchemas) => [
   JobSchema,
   SlugSuggestionSchema,
   SitePasswordSchema,
+  FileSetLabelSchema,
+  VersionDiffSchema,
   ApiIndexSchema,
 ]
 
@@ -305,3 +332,4 @@ export type Website = Static<typeof WebsiteSchema>
 export type Job = Static<typeof JobSchema>
 export type SlugSuggestion = Static<typeof SlugSuggestionSchema>
 export type ApiIndex = Static<typeof ApiIndexSchema>
+export type VersionDiff = Static<typeof VersionDiffSchema>

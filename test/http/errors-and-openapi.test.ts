@@ -28,6 +28,8 @@ const OPERATION_IDS = [
   'getJob',
   'suggestSlug',
   'promoteWebsiteVersion',
+  'getVersionFile',
+  'diffWebsiteVersions',
   'listCollections',
   'createCollection',
   'getCollection',
@@ -522,6 +524,20 @@ for (const store of STORES) {
         415,
         'UNSUPPORTED_MEDIA_TYPE',
       )
+      const file = '/v1/websites/{websiteId}/versions/{versionId}/files/{path}'
+      const read = await call('GET', `/v1/websites/${websiteId}/versions/1/files/index.html?offset=1&limit=1`, file, { token: owner.token })
+      assert.equal(read.status, 200, read.text)
+      assert.deepEqual(read.body.lines, { from: 1, to: 1, total: 1 })
+      assertEnvelope(await call('GET', `/v1/websites/${websiteId}/versions/1/files/missing.html`, file, { token: owner.token }), 404, 'NOT_FOUND')
+      assertEnvelope(await call('GET', `/v1/websites/${websiteId}/versions/1/files/index.html?limit=0`, file, { token: owner.token }), 422, 'VALIDATION_FAILED')
+      const diff = '/v1/websites/{websiteId}/versions/{a}/diff/{b}'
+      const compared = await call('GET', `/v1/websites/${websiteId}/versions/1/diff/${shadowing.body.jobId}`, diff, { token: owner.token })
+      assert.equal(compared.status, 200, compared.text)
+      assert.deepEqual(
+        compared.body.files.map((f: { path: string; status: string }) => `${f.path}:${f.status}`),
+        ['index.html:changed', 'notes-first.html:added'],
+      )
+      assertEnvelope(await call('GET', `/v1/websites/${websiteId}/versions/1/diff/99`, diff, { token: owner.token }), 404, 'NOT_FOUND')
       const stranger = await server.user()
       assertEnvelope(await call('GET', `/v1/websites/${websiteId}`, '/v1/websites/{websiteId}', { token: stranger.token }), 404, 'NOT_FOUND')
       const restless = await server.user(undefined, 'mcp')

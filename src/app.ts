@@ -77,7 +77,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...REQUEST_ID_OPTIONS,
     frameworkErrors: trackFrameworkErrors(frameworkErrors, metrics),
     ajv: {
-      customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true },
+      customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true, discriminator: true },
       // Client-only constraints are not the validator's to enforce: the services check them (core/schemas.ts).
       plugins: [(ajv: Ajv) => ajv.addKeyword({ keyword: CLIENT_ONLY_KEYWORD })],
     },

@@ -70,6 +70,7 @@ import { InvitationsRepository } from './websites/invitations.repository.ts'
 import { MembersService } from './websites/members.service.ts'
 import { SlugClaims } from './websites/slug-claims.ts'
 import { type FileSetSource, VersionFiles } from './websites/version-files.ts'
+import { VersionPatches } from './websites/version-patches.ts'
 import { VersionPromotion } from './websites/version-promotion.ts'
 import { WebsiteDeletion } from './websites/website-deletion.ts'
 import { WebsitePublishing } from './websites/website-publishing.ts'
@@ -97,6 +98,8 @@ export interface Services {
   websites: WebsiteQueries
   /** Publishing a new website or a new version of one. */
   publishing: WebsitePublishing
+  /** A new version from the whole bundle or from changes to a base version (createWebsiteVersion). */
+  patches: VersionPatches
   /** Making a stored version live: review and rollback. */
   promotion: VersionPromotion
   /** A version's files read back, and two versions (or a version and a draft) compared. */
@@ -323,6 +326,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     tokens: new TokensService({ repo: new TokensRepository(db.kysely), oauth }),
     websites: new WebsiteQueries({ config, access, repo: websitesRepo }),
     publishing,
+    patches: new VersionPatches({ access, repo: websitesRepo, blobs, publishing }),
     promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo }),
     versionFiles: new VersionFiles({ access, repo: websitesRepo, blobs, otherSources: [draftFileSets] }),
     deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge }),

@@ -6,6 +6,7 @@
 import { type Static, Type } from 'typebox'
 import { FILE_CHANGE_STATUSES } from '../core/enums.ts'
 import { MAX_EDITS, MAX_PATH_CHARS, READ_LINES_MAX } from '../core/limits.ts'
+import { ref } from '../core/schemas.ts'
 
 export const TextEditSchema = Type.Object(
   {
@@ -19,7 +20,7 @@ export const TextEditSchema = Type.Object(
 )
 
 /** The edits of one file: applied in order, each to the text the ones before it left; all or nothing. */
-export const TextEditsField = Type.Array(TextEditSchema, {
+export const TextEditsField = Type.Array(ref(TextEditSchema), {
   minItems: 1,
   maxItems: MAX_EDITS,
   description: `1 to ${MAX_EDITS} edits, applied in order, each to the text the edits before it left. Each oldText must occur exactly once (else 422 EDIT_NO_MATCH or EDIT_AMBIGUOUS, naming the edit, the file and the count, and nothing is changed).`,

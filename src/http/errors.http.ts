@@ -22,13 +22,20 @@ const FIELD_SEGMENT_MAX = 100
 const ECHOED_PATH_MAX = 200
 const shortSegment = (segment: string) => clipped(segment, FIELD_SEGMENT_MAX)
 
+/** The property an issue names beyond its instance path: a missing or unknown one, or a discriminated union's tag (`op`). */
+function propertyOf(issue: AjvIssue): string | undefined {
+  const { missingProperty, additionalProperty, tag } = issue.params
+  const name = missingProperty ?? additionalProperty ?? (issue.keyword === 'discriminator' ? tag : undefined)
+  return typeof name === 'string' ? name : undefined
+}
+
 /** `/files/0/path` + missing `content` -> `files[0].content` */
 function fieldName(issue: AjvIssue): string {
   const segments = issue.instancePath
     .split('/')
     .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-  const extra = (issue.params.missingProperty ?? issue.params.additionalProperty) as string | undefined
+  const extra = propertyOf(issue)
   if (extra !== undefined) segments.push(extra)
   return segments.map(shortSegment).reduce((name, seg) => (/^\d+$/.test(seg) ? `${name}[${seg}]` : name ? `${name}.${seg}` : seg), '') || 'body'
 }
@@ -41,6 +48,8 @@ function issueMessage(issue: AjvIssue): string {
       return 'is not an accepted field'
     case 'enum':
       return `must be one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
+    case 'discriminator':
+      return issue.params.tagValue === undefined ? 'is required' : `is ${JSON.stringify(issue.params.tagValue)}, which is none of the values it may take`
     default:
       return issue.message ?? 'is invalid'
   }

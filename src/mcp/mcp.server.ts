@@ -52,9 +52,9 @@ const ARGUMENTS_CHECKED_BY_TOOL: jsonSchemaValidator = {
  */
 const addAjvFormats = addFormats as (ajv: InstanceType<typeof Ajv>) => InstanceType<typeof Ajv>
 
-/** The options Fastify validates REST requests with: every error, no coercion, no silent stripping. */
+/** The options Fastify validates REST requests with: every error, no coercion, no silent stripping, unions told apart by their discriminator. */
 function createInputValidator() {
-  const ajv = new Ajv({ allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true, strict: false })
+  const ajv = new Ajv({ allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true, discriminator: true, strict: false })
   addAjvFormats(ajv)
   return ajv
 }

@@ -15,6 +15,7 @@ import type { VersionRow } from '../db/types.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { compareFiles } from '../editing/file-changes.ts'
 import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
+import type { PublishFileInput } from '../publishing/publishing.schemas.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
 import type { PublishRateLimiter } from './publish-rate-limit.ts'
@@ -60,6 +61,9 @@ class StaleBase extends Error {
   }
 }
 
+/** A version as publishVersion takes it: the complete bundle. */
+export type VersionFilesInput = Pick<PublishVersionRequest, 'message' | 'promote'> & { files: PublishFileInput[] }
+
 export interface Published<T> {
   result: T
   rateLimit: RateLimitState
@@ -98,12 +102,7 @@ export class WebsitePublishing {
   }
 
   /** The files as the website's next version; with a `base`, only while no version newer than it exists. */
-  async publishVersion(
-    principal: Principal,
-    websiteId: string,
-    input: Pick<PublishVersionRequest, 'files' | 'message' | 'promote'>,
-    base?: PublishBase,
-  ): Promise<Published<PublishVersionResult>> {
+  async publishVersion(principal: Principal, websiteId: string, input: VersionFilesInput, base?: PublishBase): Promise<Published<PublishVersionResult>> {
     const { config, access, pipeline, rateLimiter, siteEvents, purge, collections } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
     if (base && !base.overwrite && site.last_version_number > base.number) throw await this.versionConflict(site.id, base.number, site.last_version_number)
@@ -136,8 +135,8 @@ export class WebsitePublishing {
     return { result, rateLimit }
   }
 
-  /** VERSION_CONFLICT naming the versions published since `baseNumber` and the files they changed. */
-  private async versionConflict(websiteId: string, baseNumber: number, newest: number): Promise<AppError> {
+  /** VERSION_CONFLICT naming the versions published since `baseNumber` (`newest` the newest of them) and the files they changed. */
+  async versionConflict(websiteId: string, baseNumber: number, newest: number): Promise<AppError> {
     const { repo } = this.options
     const [base, latest] = await Promise.all([repo.findVersionByNumber(websiteId, baseNumber), repo.findVersionByNumber(websiteId, newest)])
     const files = base && latest ? await repo.filesOf([base.id, latest.id]) : []

@@ -24,6 +24,8 @@ import {
 import type { JobDetails } from './job-details.ts'
 import type { SitePasswords } from './site-passwords.ts'
 import type { SlugClaims } from './slug-claims.ts'
+import type { VersionFiles } from './version-files.ts'
+import type { VersionPatches } from './version-patches.ts'
 import type { VersionPromotion } from './version-promotion.ts'
 import type { WebsiteDeletion } from './website-deletion.ts'
 import type { WebsitePublishing } from './website-publishing.ts'
@@ -36,7 +38,10 @@ const tags = ['Publishing']
 export interface WebsiteServices {
   websites: WebsiteQueries
   publishing: WebsitePublishing
+  /** createWebsiteVersion: a whole bundle, or changes to a base version. */
+  patches: VersionPatches
   promotion: VersionPromotion
+  versionFiles: VersionFiles
   deletion: WebsiteDeletion
   jobDetails: JobDetails
   slugs: SlugClaims
@@ -48,7 +53,7 @@ export interface WebsiteServices {
  * /v1 (authenticated). `publish`: the publish requests with this instance's bundle limits.
  */
 export function websitesRoutes(services: WebsiteServices, publish: PublishRequestSchemas): FastifyPluginAsyncTypebox {
-  const { websites, publishing, promotion, deletion, jobDetails, slugs, sitePasswords } = services
+  const { websites, publishing, patches, promotion, deletion, jobDetails, slugs, sitePasswords } = services
   // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app) => {
     app.get(
@@ -197,17 +202,26 @@ export function websitesRoutes(services: WebsiteServices, publish: PublishReques
           security,
           summary: 'Publish a new version of a website',
           description:
-            'The complete replacement bundle, not a diff. With promote (default true) it goes live at once; with promote false the live version stays and the new one is stored, reviewable at its previewUrl, and can be made live later with promoteWebsiteVersion.',
+            'The complete replacement bundle (files), or a patch: baseVersion and changes (put, delete, move, edit) applied to its files, every other file published as it is there. Either way the whole new version is checked against the authoring rules. On a baseVersion, a version newer than it refuses the publish with 409 VERSION_CONFLICT naming the newer versions, unless overwrite is true. With promote (default true) it goes live at once; with promote false the live version stays and the new one is stored, reviewable at its previewUrl, and can be made live later with promoteWebsiteVersion.',
           params: WebsiteParams,
           body: ref(publish.PublishVersionRequestSchema),
           response: {
             201: success(PublishVersionResultSchema, 'Published: the version is stored, and live when promoted.'),
-            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'PUBLISH_INVALID', 'RATE_LIMITED']),
+            ...errorResponses([
+              ...AUTH_ERRORS,
+              ...BODY_ERRORS,
+              'NOT_FOUND',
+              'VERSION_CONFLICT',
+              'PUBLISH_INVALID',
+              'EDIT_NO_MATCH',
+              'EDIT_AMBIGUOUS',
+              'RATE_LIMITED',
+            ]),
           },
         },
       },
       async (request, reply) => {
-        const { result, rateLimit } = await publishing.publishVersion(principalOf(request), request.params.websiteId, request.body)
+        const { result, rateLimit } = await patches.publish(principalOf(request), request.params.websiteId, request.body)
         return reply.code(201).headers(rateLimitHeaders(rateLimit)).send(result)
       },
     )

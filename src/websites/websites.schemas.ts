@@ -5,6 +5,7 @@ import {
   DISPLAY_NAME_MAX_CHARS,
   formatSize,
   ID_MAX_CHARS,
+  MAX_CHANGES,
   SITE_PASSWORD_MAX,
   SITE_PASSWORD_MIN,
   VERSION_MESSAGE_MAX_CHARS,
@@ -14,7 +15,7 @@ import {
 } from '../core/limits.ts'
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
-import { FileChangeSchema } from '../editing/editing.schemas.ts'
+import { FileChangeSchema, TextEditsField } from '../editing/editing.schemas.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Website id (web_...).' })
@@ -65,7 +66,21 @@ export function publishRequestSchemas(limits: BundleLimits) {
 
   const PublishVersionRequestSchema = Type.Object(
     {
-      files: filesField,
+      files: Type.Optional(filesField),
+      baseVersion: Type.Optional(ref(VersionRefSchema)),
+      changes: Type.Optional(
+        Type.Array(ref(VersionChangeSchema), {
+          minItems: 1,
+          maxItems: MAX_CHANGES,
+          description: `Instead of files: up to ${MAX_CHANGES} changes to the files of baseVersion, applied in order; the first that does not apply refuses them all, naming it.`,
+        }),
+      ),
+      overwrite: Type.Optional(
+        Type.Boolean({
+          description:
+            'Only with baseVersion. Default false: a version newer than baseVersion refuses the publish (VERSION_CONFLICT); true publishes anyway, undoing its changes.',
+        }),
+      ),
       message: Type.Optional(Type.String({ maxLength: VERSION_MESSAGE_MAX_CHARS, description: "Changelog entry; stored as the version's instruction." })),
       // No schema `default` (generated clients would then require the field): the service applies it.
       promote: Type.Optional(
@@ -75,13 +90,54 @@ export function publishRequestSchemas(limits: BundleLimits) {
         }),
       ),
     },
-    { $id: 'PublishVersionRequest', additionalProperties: false },
+    {
+      $id: 'PublishVersionRequest',
+      additionalProperties: false,
+      description:
+        'Either files (the complete bundle) or baseVersion with changes (a patch), not both. baseVersion may also come with files: the publish is then refused with VERSION_CONFLICT if a newer version exists.',
+    },
   )
 
   return { PublishWebsiteRequestSchema, PublishVersionRequestSchema }
 }
 
 export type PublishRequestSchemas = ReturnType<typeof publishRequestSchemas>
+
+export const VersionRefSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], {
+  $id: 'VersionRef',
+  description: 'A version of the website: its number (2, or "2") or its id (job_...).',
+})
+
+const changedPath = PublishFileSchema.properties.path
+
+const PutChange = Type.Object(
+  { op: Type.Literal('put'), ...PublishFileSchema.properties },
+  {
+    additionalProperties: false,
+    description: 'Writes a file (new or replaced) given as a bundle file is: one of content, sha256 and uploadId.',
+  },
+)
+const DeleteChange = Type.Object({ op: Type.Literal('delete'), path: changedPath }, { additionalProperties: false, description: 'Removes a file.' })
+const MoveChange = Type.Object(
+  { op: Type.Literal('move'), from: changedPath, to: changedPath },
+  { additionalProperties: false, description: 'Renames a file; to must not exist.' },
+)
+const EditChange = Type.Object(
+  { op: Type.Literal('edit'), path: changedPath, edits: TextEditsField },
+  { additionalProperties: false, description: 'Changes a text file.' },
+)
+
+/**
+ * One change of a patch, told apart by `op`: a discriminator, so that a bad change is checked
+ * against the one shape its op names and the errors speak of that shape alone.
+ */
+export const VersionChangeSchema = Type.Unsafe<Static<typeof PutChange> | Static<typeof DeleteChange> | Static<typeof MoveChange> | Static<typeof EditChange>>({
+  $id: 'VersionChange',
+  type: 'object',
+  oneOf: [PutChange, DeleteChange, MoveChange, EditChange],
+  discriminator: { propertyName: 'op' },
+  description: 'One change to the files: `put`, `delete`, `move` or `edit`.',
+})
 
 const publishWarnings = Type.Optional(
   Type.Array(ref(PublishViolationSchema), {
@@ -301,6 +357,8 @@ export const websiteSchemas = (publish: PublishRequestSchemas) => [
   PublishFileSchema,
   publish.PublishWebsiteRequestSchema,
   PublishWebsiteResultSchema,
+  VersionRefSchema,
+  VersionChangeSchema,
   publish.PublishVersionRequestSchema,
   PublishVersionResultSchema,
   VersionFileSchema,
@@ -321,6 +379,7 @@ export type PublishWebsiteRequest = Static<PublishRequestSchemas['PublishWebsite
 export type PublishWebsiteResult = Static<typeof PublishWebsiteResultSchema>
 export type PublishVersionRequest = Static<PublishRequestSchemas['PublishVersionRequestSchema']>
 export type PublishVersionResult = Static<typeof PublishVersionResultSchema>
+export type VersionChange = Static<typeof VersionChangeSchema>
 export type Version = Static<typeof VersionSchema>
 export type VersionList = Static<typeof VersionListSchema>
 export type VersionPageQuery = Static<typeof VersionPageQuery>

@@ -43,7 +43,7 @@ const BUNDLE_RULES = `Bundle rules (publish_version's too), all checked at once:
  * requests with this instance's bundle limits.
  */
 export function websitesTools(services: WebsiteServices, sites: { siteScheme: string; siteDomain: string }, publish: PublishRequestSchemas): AnyMcpTool[] {
-  const { websites, publishing, promotion, deletion, jobDetails, slugs, sitePasswords } = services
+  const { websites, publishing, patches, promotion, deletion, jobDetails, slugs, sitePasswords } = services
   const live = siteUrlPattern(sites)
   const preview = siteUrlPattern(sites, true)
   return [
@@ -67,7 +67,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       input: toolArgs({ websiteId: WebsiteIdParam, ...publish.PublishVersionRequestSchema.properties }),
       output: ref(PublishVersionResultSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      run: async (principal, { websiteId, ...request }) => (await publishing.publishVersion(principal, websiteId, request)).result,
+      run: async (principal, { websiteId, ...request }) => (await patches.publish(principal, websiteId, request)).result,
     }),
 
     defineTool({

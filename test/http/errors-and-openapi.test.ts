@@ -360,7 +360,7 @@ for (const store of STORES) {
       })
       assert.deepEqual(defaults, [], 'no `default` anywhere: generated clients would make such a field required')
       const promote = doc.components.schemas.PublishVersionRequest as any
-      assert.ok(!promote.required.includes('promote'))
+      assert.ok(!(promote.required ?? []).includes('promote'))
       assert.match(promote.properties.promote.description, /Default true/)
       const field = doc.components.schemas.Field as any
       assert.ok(!field.required.includes('required'))
@@ -538,6 +538,20 @@ for (const store of STORES) {
         ['index.html:changed', 'notes-first.html:added'],
       )
       assertEnvelope(await call('GET', `/v1/websites/${websiteId}/versions/1/diff/99`, diff, { token: owner.token }), 404, 'NOT_FOUND')
+      const versions = '/v1/websites/{websiteId}/versions'
+      const patched = await call('POST', `/v1/websites/${websiteId}/versions`, versions, {
+        token: owner.token,
+        body: { baseVersion: shadowing.body.version, changes: [{ op: 'delete', path: 'notes-first.html' }], promote: false },
+      })
+      assert.equal(patched.status, 201, patched.text)
+      const stale = { baseVersion: 1, changes: [{ op: 'edit', path: 'index.html', edits: [{ oldText: 'Schema', newText: 'Plan' }] }] }
+      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions`, versions, { token: owner.token, body: stale }), 409, 'VERSION_CONFLICT')
+      const missing = {
+        ...stale,
+        baseVersion: patched.body.version,
+        changes: [{ op: 'edit', path: 'index.html', edits: [{ oldText: 'Nowhere', newText: 'x' }] }],
+      }
+      assertEnvelope(await call('POST', `/v1/websites/${websiteId}/versions`, versions, { token: owner.token, body: missing }), 422, 'EDIT_NO_MATCH')
       const stranger = await server.user()
       assertEnvelope(await call('GET', `/v1/websites/${websiteId}`, '/v1/websites/{websiteId}', { token: stranger.token }), 404, 'NOT_FOUND')
       const restless = await server.user(undefined, 'mcp')

@@ -59,6 +59,27 @@ const promoted = ok(
   }),
 )
 
+const patched = ok(
+  await client.POST('/v1/websites/{websiteId}/versions', {
+    params: { path: { websiteId } },
+    body: {
+      baseVersion: promoted.version,
+      changes: [
+        { op: 'edit', path: 'index.html', edits: [{ oldText: '<h1>Typed v2', newText: '<h1>Typed v3' }] },
+        { op: 'put', path: 'notes/read me.txt', content: 'one\\ntwo\\n' },
+      ],
+    },
+  }),
+)
+
+const readBack = ok(
+  await client.GET('/v1/websites/{websiteId}/versions/{versionId}/files/{path}', {
+    params: { path: { websiteId, versionId: patched.jobId, path: 'notes/read me.txt' }, query: { offset: 2, limit: 1 } },
+  }),
+)
+
+const compared = ok(await client.GET('/v1/websites/{websiteId}/versions/{a}/diff/{b}', { params: { path: { websiteId, a: stored.jobId, b: String(patched.version) } } }))
+
 const collection = ok(
   await client.POST('/v1/websites/{websiteId}/collections', {
     params: { path: { websiteId } },
@@ -100,6 +121,9 @@ console.log(
     stored: { version: stored.version, isCurrent: stored.isCurrent },
     liveBefore: before.currentVersion?.version ?? null,
     promoted: { version: promoted.version, isCurrent: promoted.isCurrent },
+    patched: { version: patched.version, isCurrent: patched.isCurrent },
+    readBack: { content: readBack.content, lines: readBack.lines ?? null },
+    compared: compared.files.map((f) => \`\${f.path}:\${f.status}\`),
     collection: { name: collection.name, entryPath: collection.entryPath, required: collection.fields.map((f) => f.required ?? null) },
     results: upserted.results.map((r) => \`\${r.slug}:\${r.status}\${r.error ? \`:\${r.error.code}\` : ''}\`),
     counts: upserted.counts,
@@ -167,6 +191,9 @@ for (const store of STORES) {
       assert.deepEqual(out.stored, { version: 2, isCurrent: false })
       assert.equal(out.liveBefore, 1, 'promote false left version 1 live')
       assert.deepEqual(out.promoted, { version: 2, isCurrent: true })
+      assert.deepEqual(out.patched, { version: 3, isCurrent: true })
+      assert.deepEqual(out.readBack, { content: 'two\n', lines: { from: 2, to: 2, total: 2 } }, 'a path with a slash and a space, read by lines')
+      assert.deepEqual(out.compared, ['index.html:changed', 'notes/read me.txt:added'])
       assert.deepEqual(out.collection, { name: 'posts', entryPath: '/posts-{slug}', required: [false, true] }, 'required defaults to false')
       assert.deepEqual(out.results, ['hello:created', 'second:created', 'broken:failed:VALIDATION_FAILED'], 'a bad item fails alone')
       assert.deepEqual(out.counts, { created: 2, updated: 0, unchanged: 0, failed: 1 })

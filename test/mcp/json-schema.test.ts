@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { CONTENT_SCHEMAS, EntryBatchRequestSchema } from '../../src/content/content.schemas.ts'
 import { mergeClientOnlyConstraints, SHARED_SCHEMAS } from '../../src/core/schemas.ts'
+import { EDITING_SCHEMAS } from '../../src/editing/editing.schemas.ts'
 import { resultShape, schemaRegistry, selfContained, withoutRepeatedDescriptions } from '../../src/mcp/json-schema.ts'
 import { allowedOrigins } from '../../src/http/origins.ts'
 import { PublishFileSchema } from '../../src/publishing/publishing.schemas.ts'
@@ -12,7 +13,7 @@ const publish = publishRequestSchemas(BUNDLE_LIMITS)
 const { PublishVersionRequestSchema } = publish
 
 describe('selfContained: named schemas inlined for MCP clients', () => {
-  const registry = schemaRegistry([...SHARED_SCHEMAS, ...websiteSchemas(publish), ...CONTENT_SCHEMAS])
+  const registry = schemaRegistry([...SHARED_SCHEMAS, ...EDITING_SCHEMAS, ...websiteSchemas(publish), ...CONTENT_SCHEMAS])
 
   it('inlines the registered schema a $ref names, dropping every $id', () => {
     const schema = selfContained(PublishVersionRequestSchema, registry) as any

@@ -18,6 +18,8 @@ import {
   SlugSuggestionSchema,
   SitePasswordValue,
   SlugSuggestValue,
+  FileSetRefParam,
+  VersionDiffSchema,
   VersionIdParam,
   VersionPageQuery,
   VersionPageSchema,
@@ -43,7 +45,7 @@ const BUNDLE_RULES = `Bundle rules (publish_version's too), all checked at once:
  * requests with this instance's bundle limits.
  */
 export function websitesTools(services: WebsiteServices, sites: { siteScheme: string; siteDomain: string }, publish: PublishRequestSchemas): AnyMcpTool[] {
-  const { websites, publishing, patches, promotion, deletion, jobDetails, slugs, sitePasswords } = services
+  const { websites, publishing, patches, promotion, versionFiles, deletion, jobDetails, slugs, sitePasswords } = services
   const live = siteUrlPattern(sites)
   const preview = siteUrlPattern(sites, true)
   return [
@@ -62,7 +64,9 @@ ${BUNDLE_RULES}`,
     defineTool({
       name: 'publish_version',
       title: 'Publish a new version of a website',
-      description: `Publish a new version of an existing website: the COMPLETE replacement bundle, not a diff; the bundle rules of publish_website apply. Resend an unchanged file cheaply as { path, sha256 } (files[].sha256 from get_website).
+      description: `Publish a new version of an existing website; the bundle rules of publish_website apply to the whole new version. Either:
+- a patch, best for small changes: baseVersion (the version you read) and changes applied in order to its files, the rest kept as is. An edit's oldText must occur exactly once (EDIT_NO_MATCH names the closest line). If a version newer than baseVersion exists: VERSION_CONFLICT naming it; start again from it, or overwrite true to undo its changes.
+- files: the COMPLETE replacement bundle. Resend an unchanged file as { path, sha256 } (files[].sha256 from get_website).
 With promote false, the version is served for review at its previewUrl (${preview}): show it to the user and, once approved, call promote_version with versionId = the jobId returned here.`,
       input: toolArgs({ websiteId: WebsiteIdParam, ...publish.PublishVersionRequestSchema.properties }),
       output: ref(PublishVersionResultSchema),
@@ -78,6 +82,16 @@ With promote false, the version is served for review at its previewUrl (${previe
       output: ref(VersionSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       run: (principal, { websiteId, versionId }) => promotion.promote(principal, websiteId, versionId),
+    }),
+
+    defineTool({
+      name: 'diff_versions',
+      title: 'Compare two versions',
+      description: `What changed from one version to another, file by file (unchanged files left out): added, removed, changed or moved, with sizes and, for a changed text file, a unified diff (diffTruncated when too large). from and to are each a version number, a version id or a draft id (drf_...).`,
+      input: toolArgs({ websiteId: WebsiteIdParam, from: FileSetRefParam, to: FileSetRefParam }),
+      output: ref(VersionDiffSchema),
+      hints: READ_ONLY,
+      run: (principal, { websiteId, from, to }) => versionFiles.compare(principal, websiteId, from, to),
     }),
 
     defineTool({

@@ -16,6 +16,7 @@ const TOOLS = [
   'create_upload',
   'delete_entry',
   'delete_website',
+  'diff_versions',
   'get_collection',
   'get_entry',
   'get_job_status',
@@ -63,7 +64,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 
-    it('lists exactly the twenty-one tools, with the hints of what each changes', async () => {
+    it('lists exactly the twenty-two tools, with the hints of what each changes', async () => {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
       const hints = (name: string) => {

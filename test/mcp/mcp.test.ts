@@ -19,8 +19,9 @@ const PUBLISHING_TOOLS = [
   'get_job_status',
   'suggest_slug',
   'delete_website',
+  'diff_versions',
 ]
-const READ_ONLY = ['list_websites', 'get_website', 'list_versions', 'get_job_status', 'suggest_slug']
+const READ_ONLY = ['list_websites', 'get_website', 'list_versions', 'get_job_status', 'suggest_slug', 'diff_versions']
 const CHANGES_LIVE_SITE = ['publish_version', 'promote_version', 'delete_website']
 
 const schemaHasRef = (schema: unknown): boolean => JSON.stringify(schema).includes('"$ref"')

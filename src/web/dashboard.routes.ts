@@ -9,22 +9,25 @@ import type { Principal } from '../core/principal.ts'
 import type { CollectionsService } from '../content/collections.service.ts'
 import type { EntriesService } from '../content/entries.service.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
-import { AppError } from '../core/errors.ts'
+import { AppError, notFound } from '../core/errors.ts'
 import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
 import { statusOf } from '../http/error-status.ts'
 import type { MembersService } from '../websites/members.service.ts'
 import type { SitePasswords } from '../websites/site-passwords.ts'
+import type { VersionFiles } from '../websites/version-files.ts'
 import type { VersionPromotion } from '../websites/version-promotion.ts'
 import type { WebsiteDeletion } from '../websites/website-deletion.ts'
 import type { WebsiteQueries } from '../websites/website-queries.ts'
 import { accountOf, field, fieldRefusal, principalOf } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
-import { clipped } from '../core/text.ts'
+import { clipped, quoted } from '../core/text.ts'
 
 export interface DashboardServices {
   websites: WebsiteQueries
   promotion: VersionPromotion
+  /** A version's changes from the live one, on its page. */
+  versionFiles: VersionFiles
   deletion: WebsiteDeletion
   members: MembersService
   sitePasswords: SitePasswords
@@ -56,6 +59,26 @@ function cellText(value: unknown, type: string): string {
 }
 
 type SiteParams = { Params: { websiteId: string }; Querystring: { done?: string; invited?: string } }
+
+/** How each line of a unified diff is shown: the file names, a hunk's header, a line added, removed or kept. */
+type DiffLineKind = 'meta' | 'hunk' | 'add' | 'del' | 'ctx'
+
+function diffLines(diff: string): Array<{ kind: DiffLineKind; text: string }> {
+  const lines = diff.endsWith('\n') ? diff.slice(0, -1).split('\n') : diff.split('\n')
+  return lines.map((text) => {
+    const kind: DiffLineKind =
+      text.startsWith('--- ') || text.startsWith('+++ ') || text.startsWith('\\')
+        ? 'meta'
+        : text.startsWith('@@')
+          ? 'hunk'
+          : text.startsWith('+')
+            ? 'add'
+            : text.startsWith('-')
+              ? 'del'
+              : 'ctx'
+    return { kind, text }
+  })
+}
 
 /** What the owner reads after adding an editor, whether or not the email has an account. */
 const invitedNotice = (email: string) => `${email} will be able to edit this site once they sign in, or sign up, with this email.`
@@ -115,6 +138,24 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       await members.acceptInvitations({ id: account.userId, email: account.email })
       return sitePage(request, reply, account)
     })
+
+    app.get<{ Params: { websiteId: string; version: string } }>(
+      '/dashboard/sites/:websiteId/versions/:version',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const principal = principalOf(accountOf(request))
+        const { websiteId } = request.params
+        const [site, history] = await Promise.all([siteOf(principal, websiteId), websites.history(principal, websiteId)])
+        const version = history.find((v) => String(v.version) === request.params.version)
+        if (!version) throw notFound(`Version ${quoted(request.params.version, 20)} of this site`)
+        const live = history.find((v) => v.isCurrent)
+        // What making this version live would change: the live version's files against its own.
+        const comparison = live && !version.isCurrent ? await services.versionFiles.compare(principal, site.id, live.id, version.id) : null
+        const changes = comparison?.files.map((file) => ({ ...file, lines: file.diff === undefined ? null : diffLines(file.diff) }))
+        const data = { title: `v${version.version} · ${site.name} · Plinth`, site, version, live: live ?? null, changes: changes ?? null }
+        return sendPage(reply, pageContext(web, request, reply), 'version', data)
+      },
+    )
 
     app.post<SiteParams>('/dashboard/sites/:websiteId/promote', { schema: { hide: true } }, async (request, reply) => {
       const account = accountOf(request)

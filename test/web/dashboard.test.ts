@@ -166,6 +166,59 @@ for (const store of STORES) {
       assert.doesNotMatch((await busy.get(path)).text, new RegExp(extra))
     })
 
+    test("a version's page shows what making it live would change, escaped, before its promote button", async () => {
+      const created = await createSite(server, {
+        owner: { token: ownerToken },
+        name: 'Diff Site',
+        files: [
+          { path: 'index.html', content: '<!doctype html>\n<title>One</title>\n<h1>One & only</h1>\n' },
+          { path: 'old.css', content: 'p { color: red; }' },
+          { path: 'about.html', content: '<p>About</p>' },
+        ],
+      })
+      const stored = await createVersion(server, { token: ownerToken }, created.websiteId, {
+        promote: false,
+        message: 'New heading',
+        files: [
+          { path: 'index.html', content: '<!doctype html>\n<title>One</title>\n<h1>Two <script>alert(1)</script></h1>\n' },
+          { path: 'pages/about.html', content: '<p>About</p>' },
+          { path: 'new.js', content: 'console.log(2)' },
+        ],
+      })
+      const site = await owner.get(`/dashboard/sites/${created.websiteId}`)
+      assert.match(site.text, new RegExp(`<a href="/dashboard/sites/${created.websiteId}/versions/2">v2</a>`), 'the versions table leads to it')
+
+      const page = await editor.get(`/dashboard/sites/${created.websiteId}/versions/2`)
+      assert.equal(page.status, 404, 'not yet an editor')
+      const path = `/dashboard/sites/${created.websiteId}/versions/2`
+      const res = await owner.get(path)
+      assert.equal(res.status, 200, res.text)
+      assert.match(res.text, /Changes from the live version, v1/)
+      assert.match(res.text, /Making v2 live changes 4 files/)
+      assert.match(res.text, /<code>new\.js<\/code> <span class="muted">added, 14 bytes<\/span>/)
+      assert.match(res.text, /<code>old\.css<\/code> <span class="muted">removed<\/span>/)
+      assert.match(res.text, /<code>pages\/about\.html<\/code> <span class="muted">moved from <code>about\.html<\/code><\/span>/)
+      assert.match(res.text, /<code>index\.html<\/code> <span class="muted">changed, 55 → 74 bytes<\/span>/)
+      assert.match(res.text, /<span class="diff-del">-&lt;h1&gt;One &amp; only&lt;\/h1&gt;<\/span>/)
+      assert.match(res.text, /<span class="diff-add">\+&lt;h1&gt;Two &lt;script&gt;alert\(1\)&lt;\/script&gt;&lt;\/h1&gt;<\/span>/)
+      assert.doesNotMatch(res.text, /<script>alert/, 'the diff is escaped')
+      const diffAt = res.text.indexOf('class="diff"')
+      const buttonAt = res.text.indexOf('Make v2 live</button>')
+      assert.ok(diffAt > 0 && buttonAt > diffAt, 'the diff comes before the promote button')
+
+      const promoted = await owner.post(`/dashboard/sites/${created.websiteId}/promote`, { versionId: stored.jobId })
+      assert.equal(promoted.status, 303)
+      const live = await owner.get(path)
+      assert.match(live.text, /This is the live version\./)
+      assert.doesNotMatch(live.text, /Make v2 live/)
+      const older = await owner.get(`/dashboard/sites/${created.websiteId}/versions/1`)
+      assert.match(older.text, /Changes from the live version, v2/)
+      assert.match(older.text, /<span class="diff-add">\+&lt;h1&gt;One &amp; only&lt;\/h1&gt;<\/span>/)
+      assert.equal((await owner.get(`/dashboard/sites/${created.websiteId}/versions/3`)).status, 404)
+      assert.equal((await owner.get(`/dashboard/sites/${created.websiteId}/versions/x`)).status, 404)
+      assert.equal((await stranger.get(path)).status, 404)
+    })
+
     test('a stranger sees nothing of a site and can change nothing', async () => {
       const site = await publishSite('Private Site')
       assert.equal((await stranger.get(`/dashboard/sites/${site.id}`)).status, 404)

@@ -1,11 +1,11 @@
 /**
  * The dashboard on a phone (390 px wide) in real Chromium: the site list, a site with several
- * versions (two not live, one with a long message), its people and its custom domains, and the
- * token list. On each page the document does not scroll sideways and every button lies wholly
- * within the viewport's width, so every action is reachable without scrolling sideways; and the
- * button that makes an older version live is clicked and rolls the site back; axe-core finds no
- * serious or critical violation at that width. With
- * PLINTH_SMALL_SCREEN_SHOTS=<dir> the pages are also saved there as full-page PNGs.
+ * versions (two not live, one with a long message) and a version's page with its changes, its
+ * people and its custom domains, and the token list. On each page the document does not scroll
+ * sideways and every button lies wholly within the viewport's width, so every action is
+ * reachable without scrolling sideways; and the button that makes an older version live is
+ * clicked and rolls the site back; axe-core finds no serious or critical violation at that
+ * width. With PLINTH_SMALL_SCREEN_SHOTS=<dir> the pages are also saved there as full-page PNGs.
  * One store (SQLite): the HTTP suites cover PostgreSQL.
  */
 import assert from 'node:assert/strict'
@@ -42,7 +42,9 @@ describe('the dashboard at 390 px wide in Chromium', { skip: browserSkip }, () =
       assert.equal(res.status, 201, res.text)
       return res.body
     }
-    const first = await publish({ name: website.name, category: 'other', files: [{ path: 'index.html', content: '<h1>v1</h1>' }] })
+    // A long unbroken line, which the version page's diff must wrap rather than widen the page with.
+    const v1 = `<h1>v1</h1>\n<p>${'an-unbroken-line-of-text-'.repeat(24)}</p>\n`
+    const first = await publish({ name: website.name, category: 'other', files: [{ path: 'index.html', content: v1 }] })
     website.id = first.websiteId
     website.slug = first.slug
     const message = 'A long message about the new spring menu, the opening hours over the holidays and the new photographs'
@@ -120,6 +122,13 @@ describe('the dashboard at 390 px wide in Chromium', { skip: browserSkip }, () =
     assert.equal(live.body.toString(), '<h1>v2</h1>')
     await checkNarrow(`/dashboard/sites/${website.id}?done=promoted`, 'site after a rollback')
     await page.getByRole('button', { name: 'Make v3 live' }).waitFor()
+  })
+
+  test("a version's page fits, its changes from the live version wrapped and its promote button within reach", async () => {
+    await checkNarrow(`/dashboard/sites/${website.id}/versions/1`, 'version')
+    await page.getByText('Changes from the live version, v2').waitFor()
+    await page.locator('.diff-add', { hasText: 'an-unbroken-line' }).waitFor()
+    await page.getByRole('button', { name: 'Make v1 live' }).waitFor()
   })
 
   test('the custom domains page with a pending domain fits, its Verify and Remove buttons within reach', async () => {

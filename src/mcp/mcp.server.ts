@@ -34,7 +34,7 @@ export interface McpServerDeps {
 const instructions = (
   siteUrls: string,
 ) => `Plinth hosts static websites. You write the whole site (HTML, CSS, JS, images) and publish it as one bundle of files; Plinth checks it against its authoring rules (publish_website lists them), stores it as a numbered version and serves it at once at ${siteUrls}.
-- New site: suggest_slug (optional), then publish_website. Change a site: publish_version with the complete new bundle (not a diff); files you do not change can be passed by sha256 instead of content.
+- New site: suggest_slug (optional), then publish_website. Change a site: publish_version with baseVersion and changes (put, delete, move, edit: a patch of the files), or with the complete new bundle, where files you do not change can be passed by sha256 instead of content. diff_versions shows what changed between two versions.
 - Review before going live: publish_version with promote false, open its previewUrl, then promote_version. promote_version also rolls back to any older version.
 - Find your sites with list_websites; inspect one with get_website or list_versions (versions come in pages, newest first: pass nextCursor as cursor for older ones).
 - Large binaries: create_upload, PUT the bytes to uploadUrl, then publish { path, uploadId } or import_asset { uploadId }.

@@ -74,6 +74,8 @@ let undici: Promise<Undici> | undefined
 export async function safeFetch(url: string, options: SafeFetchOptions): Promise<SafeFetchResult> {
   const library = await (undici ??= import('undici'))
   const allow = normalizeHostSet(options.allowHosts)
+  // Checked before the timer and the agent exist: a URL refused here leaves neither behind.
+  let current = checkUrl(url, allow)
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), options.totalTimeoutMs)
   const agent = new library.Agent({
@@ -81,7 +83,6 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     headersTimeout: options.totalTimeoutMs,
     bodyTimeout: options.totalTimeoutMs,
   })
-  let current = checkUrl(url, allow)
   try {
     for (let hop = 0; ; hop++) {
       const response = await send(library, agent, current, options, controller.signal)

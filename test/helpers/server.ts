@@ -1,11 +1,18 @@
 /** A real Plinth server on 127.0.0.1 (random port) over a real store, and clients for it. */
 import http from 'node:http'
 import { type Config, loadConfig } from '../../src/config.ts'
+import { newId, nowIso } from '../../src/core/ids.ts'
+import { hashPassword } from '../../src/core/passwords.ts'
 import { createLogger, type Logger } from '../../src/log.ts'
 import { type RunningServer, startServer } from '../../src/server.ts'
+import { normalizeEmail } from '../../src/users/email-address.ts'
+import { UsersRepository } from '../../src/users/users.repository.ts'
 import { createStore, type StoreName, type TestStore } from './stores.ts'
 
 export const SITE_DOMAIN = 'plinth.test:8080'
+/** The password of the users TestServer.user makes. */
+export const TEST_PASSWORD = 'correct horse battery'
+let testPasswordHash: Promise<string> | undefined
 export const BASE_URL = 'http://api.plinth.test:8080'
 
 export interface ApiResponse<T = any> {
@@ -34,9 +41,15 @@ export class TestServer {
     return this.server.address
   }
 
-  /** A user with a token (REST and MCP unless told otherwise). */
+  /**
+   * A user with a token (REST and MCP unless told otherwise), whose password is TEST_PASSWORD. The
+   * row is written as UsersService.create writes it, with a hash made once per process: hashing is
+   * slow on purpose, and suites make hundreds of users.
+   */
   async user(email = `user-${Math.random().toString(36).slice(2, 10)}@example.com`, access: 'rest' | 'mcp' | 'both' = 'both') {
-    const user = await this.server.services.users.create({ email, password: 'correct horse battery', name: email.split('@')[0] })
+    testPasswordHash ??= hashPassword(TEST_PASSWORD)
+    const user = { id: newId('usr'), email: normalizeEmail(email), name: email.split('@')[0]!, password_hash: await testPasswordHash, created_at: nowIso() }
+    await new UsersRepository(this.server.db.kysely).insert(user)
     const { token, row } = await this.server.services.tokens.create(user.id, { access })
     return { id: user.id, email, token, tokenId: row.id }
   }

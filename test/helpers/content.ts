@@ -1,6 +1,7 @@
 /** Shared set-up of the content suites: a user with a site, a collection of every field type, an image host. */
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { RICH_TEXT_MAX_CHARS } from '../../src/core/limits.ts'
 import { createSite, createUser } from './factories.ts'
 import { bundle, type TestServer } from './server.ts'
 
@@ -27,6 +28,9 @@ export async function startImageHost(image: (n: number) => Buffer | undefined) {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
+
+/** The costliest rich text of its size we know: nothing but tiny elements, as long as a value may be. */
+export const PATHOLOGICAL_RICH_TEXT = '<p>a <b>b</b></p>'.repeat(Math.floor(RICH_TEXT_MAX_CHARS / '<p>a <b>b</b></p>'.length))
 
 export const FIELDS = [
   { name: 'title', label: 'Title', type: 'text', required: true, maxLength: 100 },

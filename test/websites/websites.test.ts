@@ -5,20 +5,14 @@
  */
 
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
+import { assertError, PNG, PNG_BASE64, sha256, siteWithMembers, type TestUser } from '../helpers/factories.ts'
 import { type ApiResponse, bundle, SITE_DOMAIN, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
-const sha256Hex = (bytes: string | Buffer): string => createHash('sha256').update(bytes).digest('hex')
-
-type User = Awaited<ReturnType<TestServer['user']>>
 type File = { path: string; content: string; contentEncoding?: 'utf8' | 'base64'; contentType?: string }
 
 const pageUrl = (label: string) => `http://${label}.${SITE_DOMAIN}/`
-
-/** A 1x1 transparent PNG. */
-const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
 
 /** Decoded size of a bundle, as the service counts it. */
 const decodedBytes = (files: File[]) => files.reduce((sum, f) => sum + Buffer.from(f.content, f.contentEncoding === 'base64' ? 'base64' : 'utf8').length, 0)
@@ -26,12 +20,6 @@ const decodedBytes = (files: File[]) => files.reduce((sum, f) => sum + Buffer.fr
 const indexOf = (files: File[]) => Buffer.from(files.find((f) => f.path === 'index.html')!.content)
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/
-
-function assertError(res: ApiResponse, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`)
-  assert.equal(res.body?.error?.code, code)
-  assert.equal(typeof res.body.error.message, 'string')
-}
 
 /** Parses `"publish";r=2;t=60` into {r: 2, t: 60}. */
 function rateLimitParams(header: string | null): Record<string, number> {
@@ -50,11 +38,11 @@ function rateLimitParams(header: string | null): Record<string, number> {
 
 /** Server-side helpers bound to one test server. */
 function clientFor(getServer: () => TestServer) {
-  const createSite = (user: User, body: Record<string, unknown> = {}) =>
+  const createSite = (user: TestUser, body: Record<string, unknown> = {}) =>
     getServer().api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files: bundle(), ...body } })
-  const publishVersion = (user: User, websiteId: string, body: Record<string, unknown>) =>
+  const publishVersion = (user: TestUser, websiteId: string, body: Record<string, unknown>) =>
     getServer().api('POST', `/v1/websites/${websiteId}/versions`, { token: user.token, body })
-  async function site(user: User, body: Record<string, unknown> = {}) {
+  async function site(user: TestUser, body: Record<string, unknown> = {}) {
     const res = await createSite(user, body)
     assert.equal(res.status, 201, res.text)
     return res.body as { websiteId: string; jobId: string; version: number; slug: string; pageUrl: string; bytesWritten: number }
@@ -96,7 +84,7 @@ for (const store of STORES) {
         content: '<!doctype html><html><head><title>Crème brûlée</title></head><body><img src="images/dot.png" alt="•"></body></html>',
       }
       const files: File[] = [page, { path: 'images/dot.png', content: PNG_BASE64, contentEncoding: 'base64' }]
-      const expected = Buffer.byteLength(page.content, 'utf8') + Buffer.from(PNG_BASE64, 'base64').length
+      const expected = Buffer.byteLength(page.content, 'utf8') + PNG.length
       assert.notEqual(expected, page.content.length + PNG_BASE64.length, 'the fixture distinguishes bytes from characters')
       const res = await createSite(user, { name: 'Dessert bar', files })
       assert.equal(res.status, 201, res.text)
@@ -105,7 +93,7 @@ for (const store of STORES) {
       const png = await server.site(res.body.slug, '/images/dot.png')
       assert.equal(png.status, 200)
       assert.equal(png.headers['content-type'], 'image/png')
-      assert.deepEqual(png.body, Buffer.from(PNG_BASE64, 'base64'))
+      assert.deepEqual(png.body, PNG)
     })
 
     test('createWebsite sends RateLimit and RateLimit-Policy headers', async () => {
@@ -509,21 +497,21 @@ for (const store of STORES) {
         assert.match(v.createdAt, ISO)
       }
       assert.deepEqual(v2.files, [
-        { originalName: 'index.html', contentType: 'text/html', size: Buffer.byteLength(v2Page.content), sha256: sha256Hex(v2Page.content) },
+        { originalName: 'index.html', contentType: 'text/html', size: Buffer.byteLength(v2Page.content), sha256: sha256(v2Page.content) },
       ])
       const byName = Object.fromEntries(v1.files.map((f: any) => [f.originalName, f]))
       assert.deepEqual(Object.keys(byName).sort(), ['images/dot.png', 'index.html', 'style.css'])
       assert.deepEqual(byName['images/dot.png'], {
         originalName: 'images/dot.png',
         contentType: 'image/png',
-        size: Buffer.from(PNG_BASE64, 'base64').length,
-        sha256: sha256Hex(Buffer.from(PNG_BASE64, 'base64')),
+        size: PNG.length,
+        sha256: sha256(PNG),
       })
       assert.deepEqual(byName['style.css'], {
         originalName: 'style.css',
         contentType: 'text/css',
         size: Buffer.byteLength(v1Files[1].content),
-        sha256: sha256Hex(v1Files[1].content),
+        sha256: sha256(v1Files[1].content),
       })
       assert.equal(byName['index.html'].size, Buffer.byteLength(v1Files[0].content))
     })
@@ -686,9 +674,9 @@ for (const store of STORES) {
 
     // ---- suggestSlug ----------------------------------------------------------------------
 
-    const suggest = (user: User, value: string) => server.api('GET', `/v1/slugs/suggest?value=${encodeURIComponent(value)}`, { token: user.token })
+    const suggest = (user: TestUser, value: string) => server.api('GET', `/v1/slugs/suggest?value=${encodeURIComponent(value)}`, { token: user.token })
 
-    const assertClaimable = async (user: User, slug: string) => {
+    const assertClaimable = async (user: TestUser, slug: string) => {
       const res = await createSite(user, { slug })
       assert.equal(res.status, 201, `the suggestion ${slug} can be claimed: ${res.text}`)
     }
@@ -863,94 +851,83 @@ for (const store of STORES) {
 
   describe(`websites API: owners, editors and strangers (${store.name})`, { skip: store.skip }, () => {
     let server: TestServer
-    let alice: User
-    let bob: User
-    let created: { websiteId: string; jobId: string; slug: string }
+    let members: Awaited<ReturnType<typeof siteWithMembers>>
     before(async () => {
       server = await startTestServer(store.name)
-      alice = await server.user('alice@example.com')
-      bob = await server.user('bob@example.com')
-      const res = await server.api('POST', '/v1/websites', {
-        token: alice.token,
-        body: { name: 'Alice Studio', category: 'portfolio', files: bundle('Alice') },
-      })
-      assert.equal(res.status, 201)
-      created = res.body
+      members = await siteWithMembers(server, { name: 'Alice Studio', category: 'portfolio', files: bundle('Alice') })
     })
     after(() => server?.close())
     const { publishVersion, countVersions } = clientFor(() => server)
 
     test("a stranger cannot see or change another user's site: every operation is 404 NOT_FOUND", async () => {
-      const { websiteId, jobId } = created
-      assertError(await server.api('GET', `/v1/websites/${websiteId}`, { token: bob.token }), 404, 'NOT_FOUND')
-      assertError(await server.api('GET', `/v1/websites/${websiteId}/versions`, { token: bob.token }), 404, 'NOT_FOUND')
-      assertError(await publishVersion(bob, websiteId, { files: bundle('Hijack') }), 404, 'NOT_FOUND')
-      assertError(await server.api('POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`, { token: bob.token }), 404, 'NOT_FOUND')
-      assertError(await server.api('GET', `/v1/jobs/${jobId}`, { token: bob.token }), 404, 'NOT_FOUND')
+      const { websiteId, jobId } = members.site
+      assertError(await server.api('GET', `/v1/websites/${websiteId}`, { token: members.stranger.token }), 404, 'NOT_FOUND')
+      assertError(await server.api('GET', `/v1/websites/${websiteId}/versions`, { token: members.stranger.token }), 404, 'NOT_FOUND')
+      assertError(await publishVersion(members.stranger, websiteId, { files: bundle('Hijack') }), 404, 'NOT_FOUND')
+      assertError(await server.api('POST', `/v1/websites/${websiteId}/versions/${jobId}/promote`, { token: members.stranger.token }), 404, 'NOT_FOUND')
+      assertError(await server.api('GET', `/v1/jobs/${jobId}`, { token: members.stranger.token }), 404, 'NOT_FOUND')
 
-      const list = await server.api('GET', '/v1/websites', { token: bob.token })
+      const list = await server.api('GET', '/v1/websites', { token: members.stranger.token })
       assert.deepEqual(list.body.items, [])
       assert.equal(await countVersions(websiteId), 1, 'the refused publish stored nothing')
-      assert.equal((await server.site(created.slug, '/')).body.toString().includes('Hijack'), false)
+      assert.equal((await server.site(members.site.slug, '/')).body.toString().includes('Hijack'), false)
     })
 
     test('the 404 for a hidden site is the same as for a site that does not exist', async () => {
-      const hidden = await server.api('GET', `/v1/websites/${created.websiteId}`, { token: bob.token })
-      const missing = await server.api('GET', '/v1/websites/web_doesNotExist0000000000', { token: bob.token })
+      const hidden = await server.api('GET', `/v1/websites/${members.site.websiteId}`, { token: members.stranger.token })
+      const missing = await server.api('GET', '/v1/websites/web_doesNotExist0000000000', { token: members.stranger.token })
       assert.equal(hidden.status, missing.status)
       assert.equal(hidden.body.error.code, missing.body.error.code)
       assert.equal(hidden.body.error.message, missing.body.error.message)
     })
 
-    test('once shared, an editor sees the site with role editor and ownerName', async () => {
-      await server.server.services.members.share(created.websiteId, bob.email, 'editor')
-
-      const list = await server.api('GET', '/v1/websites', { token: bob.token })
+    test('an editor sees the site with role editor and ownerName', async () => {
+      const list = await server.api('GET', '/v1/websites', { token: members.editor.token })
       assert.equal(list.status, 200)
       assert.equal(list.body.items.length, 1)
       const summary = list.body.items[0]
-      assert.equal(summary.id, created.websiteId)
+      assert.equal(summary.id, members.site.websiteId)
       assert.equal(summary.role, 'editor')
-      assert.equal(summary.ownerName, 'alice')
+      assert.equal(summary.ownerName, members.owner.email.split('@')[0])
 
-      const got = await server.api('GET', `/v1/websites/${created.websiteId}`, { token: bob.token })
+      const got = await server.api('GET', `/v1/websites/${members.site.websiteId}`, { token: members.editor.token })
       assert.equal(got.status, 200)
       assert.equal(got.body.role, 'editor')
-      assert.equal(got.body.ownerName, 'alice')
-      assert.equal((await server.api('GET', `/v1/websites/${created.websiteId}/versions`, { token: bob.token })).status, 200)
-      assert.equal((await server.api('GET', `/v1/jobs/${created.jobId}`, { token: bob.token })).status, 200)
+      assert.equal(got.body.ownerName, members.owner.email.split('@')[0])
+      assert.equal((await server.api('GET', `/v1/websites/${members.site.websiteId}/versions`, { token: members.editor.token })).status, 200)
+      assert.equal((await server.api('GET', `/v1/jobs/${members.site.jobId}`, { token: members.editor.token })).status, 200)
 
-      const owner = await server.api('GET', `/v1/websites/${created.websiteId}`, { token: alice.token })
+      const owner = await server.api('GET', `/v1/websites/${members.site.websiteId}`, { token: members.owner.token })
       assert.equal(owner.body.role, 'owner')
       assert.ok(!('ownerName' in owner.body))
     })
 
     test('an editor can publish a version, and it goes live', async () => {
       const files = bundle('Edited by Bob')
-      const res = await publishVersion(bob, created.websiteId, { files, message: 'Bob was here' })
+      const res = await publishVersion(members.editor, members.site.websiteId, { files, message: 'Bob was here' })
       assert.equal(res.status, 201, res.text)
       assert.equal(res.body.isCurrent, true)
-      assert.deepEqual((await server.site(created.slug, '/')).body, Buffer.from(files[0].content))
-      const job = await server.api('GET', `/v1/jobs/${res.body.jobId}`, { token: bob.token })
+      assert.deepEqual((await server.site(members.site.slug, '/')).body, Buffer.from(files[0].content))
+      const job = await server.api('GET', `/v1/jobs/${res.body.jobId}`, { token: members.editor.token })
       assert.equal(job.status, 200)
-      const forAlice = await server.api('GET', `/v1/websites/${created.websiteId}`, { token: alice.token })
-      assert.equal(forAlice.body.currentVersionId, res.body.jobId)
-      assert.equal(forAlice.body.versions[0].instruction, 'Bob was here')
+      const forOwner = await server.api('GET', `/v1/websites/${members.site.websiteId}`, { token: members.owner.token })
+      assert.equal(forOwner.body.currentVersionId, res.body.jobId)
+      assert.equal(forOwner.body.versions[0].instruction, 'Bob was here')
     })
 
     test('an editor can promote a version', async () => {
-      const res = await server.api('POST', `/v1/websites/${created.websiteId}/versions/${created.jobId}/promote`, { token: bob.token })
+      const res = await server.api('POST', `/v1/websites/${members.site.websiteId}/versions/${members.site.jobId}/promote`, { token: members.editor.token })
       assert.equal(res.status, 200, res.text)
-      assert.deepEqual((await server.site(created.slug, '/')).body, Buffer.from(bundle('Alice')[0].content))
+      assert.deepEqual((await server.site(members.site.slug, '/')).body, Buffer.from(bundle('Alice')[0].content))
     })
 
     test("a shared site counts only toward its owner's websiteLimits", async () => {
-      const forBob = await server.api('GET', '/v1/websites', { token: bob.token })
-      assert.equal(forBob.body.items.length, 1)
-      assert.equal(forBob.body.websiteLimits.count, 0)
-      assert.equal(forBob.body.websiteLimits.canCreate, true)
-      const forAlice = await server.api('GET', '/v1/websites', { token: alice.token })
-      assert.equal(forAlice.body.websiteLimits.count, 1)
+      const forEditor = await server.api('GET', '/v1/websites', { token: members.editor.token })
+      assert.equal(forEditor.body.items.length, 1)
+      assert.equal(forEditor.body.websiteLimits.count, 0)
+      assert.equal(forEditor.body.websiteLimits.canCreate, true)
+      const forOwner = await server.api('GET', '/v1/websites', { token: members.owner.token })
+      assert.equal(forOwner.body.websiteLimits.count, 1)
     })
   })
 

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
+import { createUser, sha256 } from '../helpers/factories.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
@@ -53,7 +54,7 @@ for (const store of STORES) {
     })
 
     test('token create prints a token that works on the REST API, limited to its access', async () => {
-      await plinth('user', 'create', '--email', 'tok@example.com', '--password', 'long enough')
+      await createUser(server, { email: 'tok@example.com' })
       const both = await plinth('token', 'create', '--email', 'tok@example.com', '--name', 'laptop')
       assert.equal(both.code, 0, both.stderr)
       assert.match(both.lastLine, /^plinth_[A-Za-z0-9]{43}$/)
@@ -70,14 +71,14 @@ for (const store of STORES) {
       const unknown = await plinth('token', 'create', '--email', 'nobody@example.com')
       assert.notEqual(unknown.code, 0)
       assert.match(unknown.stderr, /No user with the email nobody@example.com/)
-      await plinth('user', 'create', '--email', 'acc@example.com', '--password', 'long enough')
+      await createUser(server, { email: 'acc@example.com' })
       const bad = await plinth('token', 'create', '--email', 'acc@example.com', '--access', 'admin')
       assert.notEqual(bad.code, 0)
       assert.match(bad.stderr, /access: must be one of rest, mcp, both/)
     })
 
     test('token list shows tokens without their secret; token revoke makes a token stop working', async () => {
-      await plinth('user', 'create', '--email', 'rev@example.com', '--password', 'long enough')
+      await server.server.services.users.create({ email: 'rev@example.com', password: 'long enough' })
       const token = (await plinth('token', 'create', '--email', 'rev@example.com', '--name', 'ci')).lastLine
       const listed = await plinth('token', 'list', '--email', 'rev@example.com')
       assert.equal(listed.code, 0)
@@ -97,9 +98,7 @@ for (const store of STORES) {
 
     test('site share makes a user an editor who then sees and publishes the site', async () => {
       const owner = await server.user()
-      const editorEmail = 'editor@example.com'
-      await plinth('user', 'create', '--email', editorEmail, '--password', 'long enough')
-      const editorToken = (await plinth('token', 'create', '--email', editorEmail)).lastLine
+      const { email: editorEmail, token: editorToken } = await createUser(server, { email: 'editor@example.com' })
       const site = await server.api('POST', '/v1/websites', { token: owner.token, body: { name: 'Shared', category: 'other', files: bundle() } })
       assert.equal(site.status, 201)
 
@@ -131,7 +130,7 @@ for (const store of STORES) {
     test('site share fails clearly for an unknown site, a bad role, and the owner', async () => {
       const owner = await server.user()
       const site = await server.api('POST', '/v1/websites', { token: owner.token, body: { category: 'other', files: bundle() } })
-      await plinth('user', 'create', '--email', 'someone@example.com', '--password', 'long enough')
+      await createUser(server, { email: 'someone@example.com' })
 
       const unknownSite = await plinth('site', 'share', 'web_doesnotexist', '--email', 'someone@example.com', '--role', 'editor')
       assert.notEqual(unknownSite.code, 0)
@@ -162,7 +161,7 @@ for (const store of STORES) {
       await server.server.blobVariants.settled() // no variant's temp file is renamed under the walk
       for (const file of readdirSync(blobs, { recursive: true })) utimesSync(path.join(blobs, String(file)), old, old) // published, and old
       const bytes = randomBytes(4096)
-      const hash = createHash('sha256').update(bytes).digest('hex')
+      const hash = sha256(bytes)
       const dir = path.join(blobs, hash.slice(0, 2))
       mkdirSync(dir, { recursive: true })
       for (const [name, content] of [

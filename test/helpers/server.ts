@@ -1,5 +1,6 @@
 /** A real Plinth server on 127.0.0.1 (random port) over a real store, and clients for it. */
 import http from 'node:http'
+import { after } from 'node:test'
 import { type Config, loadConfig } from '../../src/config.ts'
 import { newId, nowIso } from '../../src/core/ids.ts'
 import { hashPassword } from '../../src/core/passwords.ts'
@@ -135,6 +136,26 @@ export async function startTestServer(storeName: StoreName, env: Record<string, 
   const store = await createStore(storeName)
   const config = testConfig(store.dataDir, { ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}), ...env })
   return startOnStore(store, config, log)
+}
+
+/**
+ * Servers the suites of one test file share, one per store and settings: each is started when a
+ * suite first asks for it and closed once the file's tests are done. A server costs its start and
+ * the worker threads it starts on its first publish or render, so suites that need no server of
+ * their own share one; they must not depend on anything the others store (each makes its own
+ * users and sites). Call at the top level of the test file.
+ */
+export function sharedTestServers(): (storeName: StoreName, env?: Record<string, string>) => Promise<TestServer> {
+  const servers = new Map<string, Promise<TestServer>>()
+  after(async () => {
+    for (const server of servers.values()) await (await server.catch(() => undefined))?.close()
+  })
+  return (storeName, env = {}) => {
+    const key = JSON.stringify([storeName, env])
+    let server = servers.get(key)
+    if (!server) servers.set(key, (server = startTestServer(storeName, env)))
+    return server
+  }
 }
 
 /** A file of a bundle as the API takes it. */

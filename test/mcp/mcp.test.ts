@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { CLIENTS, call, connect, type McpClient, REVISIONS } from '../helpers/mcp.ts'
-import { BASE_URL, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { BASE_URL, bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
 const PUBLISHING_TOOLS = [
@@ -38,6 +38,8 @@ const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list',
 /** What an agent pays to connect: the whole tools/list result, as JSON. */
 const TOOLS_LIST_BUDGET = 45_000
 
+// The suites of both clients share a server per store, and so do their rate-limited ones.
+const sharedServer = sharedTestServers()
 for (const store of STORES) {
   for (const kind of CLIENTS) describeServer(store, kind)
 }
@@ -50,15 +52,12 @@ function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[n
     let client: McpClient
 
     before(async () => {
-      server = await startTestServer(store.name)
+      server = await sharedServer(store.name)
       alice = await server.user()
       bob = await server.user()
       client = await connect(server, alice.token, { client: kind })
     })
-    after(async () => {
-      await client?.close()
-      await server?.close()
-    })
+    after(() => client?.close())
 
     // SDK 1.x speaks 2025-11-25 only; the v2 client is run at every revision.
     for (const revision of kind === 'v2' ? REVISIONS : (['2025-11-25'] as const)) {
@@ -107,11 +106,11 @@ function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[n
     })
 
     it('publishes a site, refines it with and without promote, promotes, and reads it all back', async () => {
-      const created = await call(client, 'publish_website', { name: 'Agent Bakery', category: 'restaurant', files: bundle('Bakery v1') })
+      const created = await call(client, 'publish_website', { name: `Agent Bakery ${kind}`, category: 'restaurant', files: bundle('Bakery v1') })
       assert.equal(created.isError, false)
       const { websiteId, slug, pageUrl, jobId, version } = created.data
-      assert.equal(slug, 'agent-bakery')
-      assert.equal(pageUrl, `http://agent-bakery.plinth.test:8080/`)
+      assert.equal(slug, `agent-bakery-${kind}`)
+      assert.equal(pageUrl, `http://agent-bakery-${kind}.plinth.test:8080/`)
       assert.equal(version, 1)
       assert.match((await server.site(slug)).body.toString(), /Bakery v1/)
 
@@ -119,7 +118,7 @@ function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[n
       assert.equal(draft.isError, false)
       assert.equal(draft.data.isCurrent, false)
       assert.equal(draft.data.version, 2)
-      assert.equal(draft.data.previewUrl, 'http://agent-bakery--v2.plinth.test:8080/')
+      assert.equal(draft.data.previewUrl, `http://agent-bakery-${kind}--v2.plinth.test:8080/`)
       assert.match((await server.site(slug)).body.toString(), /Bakery v1/, 'the live site is untouched')
       assert.match((await server.site(`${slug}--v2`)).body.toString(), /Bakery v2/)
 
@@ -167,8 +166,8 @@ function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[n
       assert.equal(rollback.data.version, 1)
       assert.match((await server.site(slug)).body.toString(), /Bakery v1/)
 
-      const taken = await call(client, 'suggest_slug', { value: 'Agent Bakery' })
-      assert.deepEqual([taken.data.available, taken.data.suggestion], [false, 'agent-bakery-2'])
+      const taken = await call(client, 'suggest_slug', { value: `Agent Bakery ${kind}` })
+      assert.deepEqual([taken.data.available, taken.data.suggestion], [false, `agent-bakery-${kind}-2`])
     })
 
     it('returns PUBLISH_INVALID with every violation, exactly as REST does, and stores nothing', async () => {
@@ -310,21 +309,17 @@ function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[n
     })
 
     it('says when to retry once the publish rate limit is reached', async () => {
-      const limited = await startTestServer(store.name, { PLINTH_PUBLISH_RATE_PER_MINUTE: '1' })
+      const limited = await sharedServer(store.name, { PLINTH_PUBLISH_RATE_PER_MINUTE: '1' })
+      const carol = await limited.user()
+      const c = await connect(limited, carol.token, { client: kind })
       try {
-        const carol = await limited.user()
-        const c = await connect(limited, carol.token, { client: kind })
-        try {
-          assert.equal((await call(c, 'publish_website', { category: 'other', files: bundle() })).isError, false)
-          const refused = await call(c, 'publish_website', { category: 'other', files: bundle() })
-          assert.equal(refused.isError, true)
-          assert.equal(refused.data.error.code, 'RATE_LIMITED')
-          assert.ok(Number.isInteger(refused.data.error.retryAfter) && refused.data.error.retryAfter >= 1 && refused.data.error.retryAfter <= 60)
-        } finally {
-          await c.close()
-        }
+        assert.equal((await call(c, 'publish_website', { category: 'other', files: bundle() })).isError, false)
+        const refused = await call(c, 'publish_website', { category: 'other', files: bundle() })
+        assert.equal(refused.isError, true)
+        assert.equal(refused.data.error.code, 'RATE_LIMITED')
+        assert.ok(Number.isInteger(refused.data.error.retryAfter) && refused.data.error.retryAfter >= 1 && refused.data.error.retryAfter <= 60)
       } finally {
-        await limited.close()
+        await c.close()
       }
     })
 

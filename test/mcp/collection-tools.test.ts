@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test'
 import { PNG } from '../helpers/factories.ts'
 import { startImageHost } from '../helpers/content.ts'
 import { CLIENTS, call, connect, type McpClient } from '../helpers/mcp.ts'
-import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
 const FIELDS = [
@@ -18,6 +18,13 @@ const FIELDS = [
   { name: 'price', label: 'Price', type: 'number', min: 0 },
 ]
 
+// The suites of both clients share an image host, and a server per store.
+let images: Awaited<ReturnType<typeof startImageHost>>
+before(async () => {
+  images = await startImageHost((n) => (n === 1 ? PNG : undefined))
+})
+after(() => images?.close())
+const sharedServer = sharedTestServers()
 for (const store of STORES) {
   for (const kind of CLIENTS) describeCollectionTools(store, kind)
 }
@@ -25,14 +32,12 @@ for (const store of STORES) {
 function describeCollectionTools(store: (typeof STORES)[number], kind: (typeof CLIENTS)[number]) {
   describe(`MCP collection, entry and image tools (${store.name}, ${kind} client)`, { skip: store.skip }, () => {
     let server: TestServer
-    let images: Awaited<ReturnType<typeof startImageHost>>
     let owner: Awaited<ReturnType<TestServer['user']>>
     let client: McpClient
     let websiteId: string
 
     before(async () => {
-      images = await startImageHost((n) => (n === 1 ? PNG : undefined))
-      server = await startTestServer(store.name, images.env)
+      server = await sharedServer(store.name, images.env)
       // A token for MCP alone: everything below goes through the tools.
       owner = await server.user(undefined, 'mcp')
       client = await connect(server, owner.token, { client: kind })
@@ -40,11 +45,7 @@ function describeCollectionTools(store: (typeof STORES)[number], kind: (typeof C
       assert.equal(site.isError, false, JSON.stringify(site.data))
       websiteId = site.data.websiteId
     })
-    after(async () => {
-      await client?.close()
-      await server?.close()
-      await images?.close()
-    })
+    after(() => client?.close())
 
     it('creates, reads, lists and updates a collection, as REST does', async () => {
       const created = await call(client, 'create_collection', { websiteId, name: 'products', label: 'Products', fields: FIELDS })

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { siteWithCollection } from '../helpers/content.ts'
 import { CLIENTS, call, connect, type McpClient } from '../helpers/mcp.ts'
-import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
 const TOOLS = [
@@ -42,6 +42,8 @@ const POSTS = [
   { slug: 'coming-soon', publishedAt: '2999-01-01T00:00:00Z', data: { title: 'Later', kind: 'news' } },
 ]
 
+// The suites of both clients share a server per store.
+const sharedServer = sharedTestServers()
 for (const store of STORES) {
   for (const kind of CLIENTS) describeContentTools(store, kind)
 }
@@ -53,14 +55,11 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
     let client: McpClient
 
     before(async () => {
-      server = await startTestServer(store.name)
+      server = await sharedServer(store.name)
       owner = await siteWithCollection(server)
       client = await connect(server, owner.user.token, { client: kind })
     })
-    after(async () => {
-      await client?.close()
-      await server?.close()
-    })
+    after(() => client?.close())
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { assertError, PNG, PNG_BASE64, sha256, siteWithMembers, type TestUser } from '../helpers/factories.ts'
-import { type ApiResponse, bundle, SITE_DOMAIN, startTestServer, type TestServer } from '../helpers/server.ts'
+import { type ApiResponse, bundle, SITE_DOMAIN, sharedTestServers, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
 type File = { path: string; content: string; contentEncoding?: 'utf8' | 'base64'; contentType?: string }
@@ -52,13 +52,15 @@ function clientFor(getServer: () => TestServer) {
   return { createSite, publishVersion, site, countVersions }
 }
 
+// The suites that need no settings of their own share a server per store.
+const sharedServer = sharedTestServers()
+
 for (const store of STORES) {
   describe(`websites API (${store.name})`, { skip: store.skip }, () => {
     let server: TestServer
     before(async () => {
-      server = await startTestServer(store.name)
+      server = await sharedServer(store.name)
     })
-    after(() => server?.close())
     const { createSite, publishVersion, site, countVersions } = clientFor(() => server)
 
     // ---- createWebsite --------------------------------------------------------------------
@@ -853,10 +855,9 @@ for (const store of STORES) {
     let server: TestServer
     let members: Awaited<ReturnType<typeof siteWithMembers>>
     before(async () => {
-      server = await startTestServer(store.name)
+      server = await sharedServer(store.name)
       members = await siteWithMembers(server, { name: 'Alice Studio', category: 'portfolio', files: bundle('Alice') })
     })
-    after(() => server?.close())
     const { publishVersion, countVersions } = clientFor(() => server)
 
     test("a stranger cannot see or change another user's site: every operation is 404 NOT_FOUND", async () => {

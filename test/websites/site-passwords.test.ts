@@ -7,7 +7,7 @@ import http from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { FIELDS } from '../helpers/content.ts'
 import { call, CLIENTS, connect } from '../helpers/mcp.ts'
-import { bundle, SITE_DOMAIN, startTestServer, type TestServer } from '../helpers/server.ts'
+import { bundle, SITE_DOMAIN, sharedTestServers, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 import { WebVisitor } from '../helpers/web.ts'
 
@@ -47,6 +47,9 @@ function unlock(server: TestServer, label: string, password: string, options: { 
 
 const cookieOf = (res: { headers: http.IncomingHttpHeaders }) => String(res.headers['set-cookie']?.[0] ?? '').split(';')[0]!
 
+// A server per store and settings, shared by the suites of this file.
+const sharedServer = sharedTestServers()
+
 for (const store of STORES) {
   describe(`site passwords (${store.name})`, { skip: store.skip }, () => {
     let server: TestServer
@@ -54,7 +57,7 @@ for (const store of STORES) {
     let websiteId: string
     let entryPath: string
     before(async () => {
-      server = await startTestServer(store.name)
+      server = await sharedServer(store.name)
       owner = await server.user()
       const created = await server.api('POST', '/v1/websites', { token: owner.token, body: { slug: 'members', category: 'other', files: bundle(SECRET_TEXT) } })
       assert.equal(created.status, 201, created.text)
@@ -76,7 +79,6 @@ for (const store of STORES) {
       })
       assert.equal(v2.status, 201, v2.text)
     })
-    after(() => server?.close())
 
     const setPassword = (password: string, token = owner.token, id = websiteId) =>
       server.api('PUT', `/v1/websites/${id}/password`, { token, body: { password } })
@@ -244,20 +246,17 @@ describe('site password guesses behind a proxy', () => {
     ['', false],
   ] as const) {
     test(`with PLINTH_TRUST_PROXY=${JSON.stringify(trust)} clients behind one proxy are throttled ${separate ? 'each on their own' : 'together (X-Forwarded-For is not believed)'}`, async () => {
-      const server = await startTestServer('sqlite', { PLINTH_TRUST_PROXY: trust })
-      try {
-        const user = await server.user()
-        const created = await server.api('POST', '/v1/websites', { token: user.token, body: { slug: 'proxied', category: 'other', files: bundle('Proxied') } })
-        assert.equal(
-          (await server.api('PUT', `/v1/websites/${created.body.websiteId}/password`, { token: user.token, body: { password: 'the real one' } })).status,
-          204,
-        )
-        for (let i = 0; i < 10; i++) assert.equal((await unlock(server, 'proxied', `guess ${i}`, { forwardedFor: '203.0.113.5' })).status, 401)
-        assert.equal((await unlock(server, 'proxied', 'the real one', { forwardedFor: '203.0.113.5' })).status, 429)
-        assert.equal((await unlock(server, 'proxied', 'the real one', { forwardedFor: '203.0.113.6' })).status, separate ? 303 : 429)
-      } finally {
-        await server.close()
-      }
+      // An empty PLINTH_TRUST_PROXY is the default: that server is the one the suites above share.
+      const server = await sharedServer('sqlite', trust ? { PLINTH_TRUST_PROXY: trust } : {})
+      const user = await server.user()
+      const created = await server.api('POST', '/v1/websites', { token: user.token, body: { slug: 'proxied', category: 'other', files: bundle('Proxied') } })
+      assert.equal(
+        (await server.api('PUT', `/v1/websites/${created.body.websiteId}/password`, { token: user.token, body: { password: 'the real one' } })).status,
+        204,
+      )
+      for (let i = 0; i < 10; i++) assert.equal((await unlock(server, 'proxied', `guess ${i}`, { forwardedFor: '203.0.113.5' })).status, 401)
+      assert.equal((await unlock(server, 'proxied', 'the real one', { forwardedFor: '203.0.113.5' })).status, 429)
+      assert.equal((await unlock(server, 'proxied', 'the real one', { forwardedFor: '203.0.113.6' })).status, separate ? 303 : 429)
     })
   }
 })

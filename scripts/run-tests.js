@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { ensureBuilt } from './build.js'
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..')
 const isEndToEnd = (file) => file.endsWith('.e2e.test.ts')
@@ -57,6 +58,9 @@ function skippedPostgresSuites(tap) {
 }
 
 await dropTestSchemas()
+// dist/ made current first: the end-to-end tests run it, and the worker threads of every test
+// load their modules from it when it is (test/helpers/build.ts).
+await ensureBuilt()
 // The usual report on stdout (spec in a terminal, TAP otherwise) and a TAP copy to count skips in.
 const reportDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-test-report-'))
 const tapCopy = path.join(reportDir, 'report.tap')

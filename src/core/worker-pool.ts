@@ -11,7 +11,9 @@
  * when a thread takes a task up: the clock starts then, so a thread still starting costs the task
  * nothing. Pools name their module by its TypeScript source; where Plinth runs compiled (dist/,
  * what `npm start` runs) the thread loads the compiled module beside this one instead, and only a
- * process running the sources through tsx (tests, development) has its threads register tsx.
+ * process running the sources through tsx (tests, development) has its threads register tsx,
+ * unless it calls loadThreadModulesFrom with a dist/ built from these very sources (tsx's loader
+ * costs a thread's start about as much as the libraries the thread loads).
  *
  * Threads start on demand and stop after `idleTimeoutMs` without a task, the last one too. A pool
  * made for a server keeps them THREAD_IDLE_MS: a thread that waits costs the event loop nothing,
@@ -56,11 +58,25 @@ const THREAD_ENTRY = new URL('./thread-entry.js', import.meta.url).href
 
 /** Whether this process runs the TypeScript sources (through tsx) rather than the compiled dist/. */
 const RUNS_TYPESCRIPT = import.meta.url.endsWith('.ts')
+/** The folder of the sources (src/) this module is part of. */
+const SOURCES = new URL('../', import.meta.url).href
+/** Where a process running the sources has its threads load the compiled twins of src/ modules, if anywhere. */
+let compiledSources: string | null = null
+
+/**
+ * Makes the threads of this process, which runs the sources through tsx, load the compiled twins
+ * of src/ modules from `dist`, which the caller knows to be built from these very sources.
+ */
+export function loadThreadModulesFrom(dist: URL): void {
+  if (RUNS_TYPESCRIPT) compiledSources = dist.href
+}
 
 /** The module a thread loads for a pool's module named by its TypeScript source: the source itself, or its compiled twin. */
 function threadModule(source: string): string {
   if (!source.endsWith('.ts')) throw new Error(`a pool's module is named by its TypeScript source: ${source}`)
-  return RUNS_TYPESCRIPT ? source : `${source.slice(0, -'.ts'.length)}.js`
+  const compiled = `${source.slice(0, -'.ts'.length)}.js`
+  if (!RUNS_TYPESCRIPT) return compiled
+  return compiledSources && source.startsWith(SOURCES) ? compiledSources + compiled.slice(SOURCES.length) : source
 }
 
 export class WorkerPool {
@@ -132,13 +148,13 @@ export class WorkerPool {
 
   /**
    * Made on first use, so a process that never needs a thread (the admin CLI) starts none. The
-   * threads inherit no flags of the main thread: running from the sources, each registers tsx itself.
+   * threads inherit no flags of the main thread: loading a TypeScript module, each registers tsx itself.
    */
   private piscina(): Piscina {
     if (this.closed) throw new Error(`the ${this.name} pool is closed`)
     this.pool ??= new Piscina({
       filename: THREAD_ENTRY,
-      workerData: { module: this.module, typescript: RUNS_TYPESCRIPT },
+      workerData: { module: this.module, typescript: this.module.endsWith('.ts') },
       minThreads: 0,
       maxThreads: this.options.threads,
       idleTimeout: this.options.idleTimeoutMs,

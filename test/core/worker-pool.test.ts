@@ -2,6 +2,9 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, describe, test } from 'node:test'
 import { WorkerPool } from '../../src/core/worker-pool.ts'
+import { useCompiledThreadModules } from '../helpers/build.ts'
+
+await useCompiledThreadModules()
 
 /** The content rules' thread module: any module a pool runs will do. */
 const THREAD = new URL('../../src/publishing/content-scans.thread.ts', import.meta.url).href

@@ -8,7 +8,10 @@ import { createLogger, type Logger } from '../../src/log.ts'
 import { type RunningServer, startServer } from '../../src/server.ts'
 import { normalizeEmail } from '../../src/users/email-address.ts'
 import { UsersRepository } from '../../src/users/users.repository.ts'
+import { useCompiledThreadModules } from './build.ts'
 import { createStore, type StoreName, type TestStore } from './stores.ts'
+
+await useCompiledThreadModules()
 
 export const SITE_DOMAIN = 'plinth.test:8080'
 /** The password of the users TestServer.user makes. */

@@ -19,7 +19,10 @@ import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
 import type { PublishFileInput } from '../../src/publishing/publishing.schemas.ts'
 import { UploadsRepository } from '../../src/uploads/uploads.repository.ts'
 import { UploadsService } from '../../src/uploads/uploads.service.ts'
+import { useCompiledThreadModules } from '../helpers/build.ts'
 import { createStore, type TestStore } from '../helpers/stores.ts'
+
+await useCompiledThreadModules()
 
 /** The real pool, noting the path of every text it is asked to check. */
 class CountingScanPool extends ContentScanPool {

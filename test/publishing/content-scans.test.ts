@@ -2,6 +2,9 @@ import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import { scanText } from '../../src/publishing/content-rules.ts'
 import { batchesOf, CONTENT_SCAN_BATCH_CHARS, ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
+import { useCompiledThreadModules } from '../helpers/build.ts'
+
+await useCompiledThreadModules()
 
 const page = (path: string, body: string) => ({ path, contentType: 'text/html', text: `<!doctype html><title>${path}</title>${body}` })
 /** A page whose checks take about 400 ms here: far past a 100 ms limit. */

@@ -6,6 +6,9 @@ import { WorkerPool } from '../../src/core/worker-pool.ts'
 import { TemplatePool } from '../../src/site-content/site-templates.pool.ts'
 import type { TemplateTask } from '../../src/site-content/site-templates.thread.ts'
 import { DEFAULT_ENTRY_TEMPLATE, DEFAULT_LIST_TEMPLATE, SafeHtml, SiteTemplates, TemplateFailure } from '../../src/site-content/site-templates.ts'
+import { useCompiledThreadModules } from '../helpers/build.ts'
+
+await useCompiledThreadModules()
 
 /** Counts Liquid parses while `run` runs. */
 async function parses(run: () => Promise<void>): Promise<number> {

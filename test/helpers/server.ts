@@ -5,7 +5,7 @@ import { type Config, loadConfig } from '../../src/config.ts'
 import { newId, nowIso } from '../../src/core/ids.ts'
 import { hashPassword } from '../../src/core/passwords.ts'
 import { createLogger, type Logger } from '../../src/log.ts'
-import { type RunningServer, startServer } from '../../src/server.ts'
+import type { RunningServer } from '../../src/server.ts'
 import { normalizeEmail } from '../../src/users/email-address.ts'
 import { UsersRepository } from '../../src/users/users.repository.ts'
 import { useCompiledThreadModules } from './build.ts'
@@ -127,6 +127,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
 /** Starts a server with `config` over `store`; if it fails to start, the store is disposed of. */
 export async function startOnStore(store: TestStore, config: Config, log: Logger = createLogger('silent')): Promise<TestServer> {
   try {
+    // Loaded on first use: a suite that takes only fixtures from the helpers does not load all of Plinth.
+    const { startServer } = await import('../../src/server.ts')
     return new TestServer(await startServer(config, log), config, store)
   } catch (error) {
     await store.dispose()

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { RICH_TEXT_MAX_DEPTH, renderRichText, rewriteImageSources } from '../../src/content/rich-text.ts'
 import { RICH_TEXT_MAX_CHARS } from '../../src/core/limits.ts'
+import { PNG_BASE64 } from '../helpers/factories.ts'
 
 const html = (value: string) => renderRichText({ html: value }).html
-const PNG_DATA = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='
+const PNG_DATA = `data:image/png;base64,${PNG_BASE64}`
 
 describe('rich text', () => {
   test('a script tag and a javascript: link are stripped', () => {

@@ -14,19 +14,13 @@ import { BlobsRepository } from '../../src/blobs/blobs.repository.ts'
 import { loadConfig } from '../../src/config.ts'
 import { AssetLibrary } from '../../src/images/asset-library.ts'
 import { AssetsRepository } from '../../src/images/assets.repository.ts'
-import { type ApiResponse, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { assertError, createSite, PNG, siteWithMembers } from '../helpers/factories.ts'
+import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
 const GIF = Buffer.from('R0lGODlhAgADAIAAAAAAAP///yH5BAEAAAAALAAAAAACAAMAAAIChF8AOw==', 'base64')
 const SVG = Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(1)</script></svg>')
 const HASH = /^[0-9a-f]{64}$/
-
-function assertError(res: ApiResponse, status: number, code: string, message?: RegExp): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`)
-  assert.equal(res.body?.error?.code, code)
-  if (message) assert.match(res.body.error.message, message)
-}
 
 for (const store of STORES) {
   describe(`image library and importAsset (${store.name})`, { skip: store.skip }, () => {
@@ -68,12 +62,7 @@ for (const store of STORES) {
         ).n,
       )
     const footprint = async () => ({ assets: await count('assets'), blobs: await count('blobs') })
-    async function site() {
-      const owner = await server.user()
-      const res = await server.api('POST', '/v1/websites', { token: owner.token, body: { category: 'other', files: bundle() } })
-      assert.equal(res.status, 201, res.text)
-      return { owner, websiteId: res.body.websiteId as string }
-    }
+    const site = () => createSite(server)
     const importAsset = (token: string, websiteId: string, body: unknown) => server.api('POST', `/v1/websites/${websiteId}/assets`, { token, body })
 
     test('importAsset by URL: 201 with the LibraryAsset, served from /_assets/{hash}.{ext}', async () => {
@@ -222,12 +211,13 @@ for (const store of STORES) {
     })
 
     test('owners and editors may import; a stranger gets 404; no token 401', async () => {
-      const { websiteId } = await site()
-      const editor = await server.user()
-      await server.server.services.members.share(websiteId, editor.email, 'editor')
+      const {
+        site: { websiteId },
+        editor,
+        stranger,
+      } = await siteWithMembers(server)
       const ok = await importAsset(editor.token, websiteId, { url: `${origin}/png/editor.png` })
       assert.equal(ok.status, 201, ok.text)
-      const stranger = await server.user()
       assertError(await importAsset(stranger.token, websiteId, { url: `${origin}/png/stranger.png` }), 404, 'NOT_FOUND')
       assertError(await importAsset(stranger.token, 'web_nope', { url: `${origin}/png/stranger.png` }), 404, 'NOT_FOUND')
       const anonymous = await server.api('POST', `/v1/websites/${websiteId}/assets`, { body: { url: `${origin}/png/anon.png` } })

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import { deflateSync } from 'node:zlib'
 import type { Kysely } from 'kysely'
 import { siteWithCollection, startImageHost } from '../helpers/content.ts'
+import { PNG } from '../helpers/factories.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
@@ -91,8 +92,6 @@ for (const store of STORES) {
   })
 }
 
-/** A real 1x1 PNG, as an image editor writes it. */
-const DOT = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
 const dataUrl = (bytes: Buffer, type = 'image/png') => `data:${type};base64,${bytes.toString('base64')}`
 const LIBRARY = /^\/_assets\/[0-9a-f]{64}\.png$/
 /** Longest message a refusal of an image may have: it says why, never repeating the value. */
@@ -188,13 +187,13 @@ for (const store of STORES) {
 
     test('an inline data: PNG is decoded into the library', async () => {
       const s = await site()
-      const put = await server.api('PUT', `${s.base}/entries/inline`, { token: s.token, body: { data: { title: 'Inline', cover: dataUrl(DOT) } } })
+      const put = await server.api('PUT', `${s.base}/entries/inline`, { token: s.token, body: { data: { title: 'Inline', cover: dataUrl(PNG) } } })
       assert.equal(put.status, 201, put.text)
       assert.match(put.body.rendered.cover, LIBRARY)
       assert.equal(put.body.data.cover, put.body.rendered.cover, 'data does not repeat the inline bytes')
-      const again = await server.api('PUT', `${s.base}/entries/inline`, { token: s.token, body: { data: { title: 'Inline', cover: dataUrl(DOT) } } })
+      const again = await server.api('PUT', `${s.base}/entries/inline`, { token: s.token, body: { data: { title: 'Inline', cover: dataUrl(PNG) } } })
       assert.equal(again.headers.get('entry-status'), 'unchanged')
-      assert.deepEqual((await server.site(s.slug, put.body.rendered.cover)).body, DOT)
+      assert.deepEqual((await server.site(s.slug, put.body.rendered.cover)).body, PNG)
     })
 
     test('markdown images and <img> take each form, and point at the library', async () => {

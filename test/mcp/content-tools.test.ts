@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, it } from 'node:test'
 import { siteWithCollection } from '../helpers/content.ts'
+import { PNG } from '../helpers/factories.ts'
 import { CLIENTS, call, connect, type McpClient } from '../helpers/mcp.ts'
 import { bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
@@ -192,11 +193,10 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
     })
 
     it('writes an entry whose image is an upload of the caller, and refuses one that is not theirs', async () => {
-      const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
-      const reserved = await call(client, 'create_upload', { files: [{ filename: 'dot.png', size: png.length }] })
+      const reserved = await call(client, 'create_upload', { files: [{ filename: 'dot.png', size: PNG.length }] })
       const [upload] = reserved.data.uploads
       const target = new URL(upload.uploadUrl)
-      assert.equal((await server.api('PUT', target.pathname + target.search, { body: png, headers: { 'content-type': 'image/png' } })).status, 200)
+      assert.equal((await server.api('PUT', target.pathname + target.search, { body: PNG, headers: { 'content-type': 'image/png' } })).status, 200)
       const data = { title: 'With a dot', cover: `upload:${upload.uploadId}`, body: { markdown: `![dot](upload:${upload.uploadId})` } }
       const written = await call(client, 'put_entry', entryArgs({ entry: 'dot', data }))
       assert.equal(written.isError, false, JSON.stringify(written.data))

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { siteWithCollection, startImageHost } from '../helpers/content.ts'
+import { PNG } from '../helpers/factories.ts'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
 import { bundle, SITE_DOMAIN, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
-/** A valid 1x1 PNG; a second one differs in one pixel (other bytes, other hash). */
-const PNG = [
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
-].map((b) => Buffer.from(b, 'base64'))
+/** The 1x1 PNG, and a second one that differs in one pixel (other bytes, other hash). */
+const PNGS = [PNG, Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64')]
 
 type Files = ReturnType<typeof bundle>
 
@@ -19,7 +17,7 @@ for (const store of STORES) {
     let images: Awaited<ReturnType<typeof startImageHost>>
     let origin: string
     before(async () => {
-      images = await startImageHost((n) => PNG[n])
+      images = await startImageHost((n) => PNGS[n])
       origin = images.origin
       server = await startTestServer(store.name, images.env)
     })
@@ -152,7 +150,7 @@ for (const store of STORES) {
       const image = await server.site(s.slug, url)
       assert.equal(image.status, 200)
       assert.equal(image.headers['content-type'], 'image/png')
-      assert.deepEqual(image.body, PNG[0])
+      assert.deepEqual(image.body, PNGS[0])
       assert.equal((await server.site(s.slug, url.replace('.png', '.jpg'))).status, 404, 'wrong extension')
       const other = await site()
       const theirs = await other.put('pic', { title: 'Pic', cover: 'img/1.png' }, '2024-01-01T00:00:00Z')

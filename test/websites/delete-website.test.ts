@@ -4,21 +4,17 @@
  * dir, and a blob that anything else still refers to stays.
  */
 import assert from 'node:assert/strict'
-import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { CLIENTS, call, connect } from '../helpers/mcp.ts'
-import { type ApiResponse, startTestServer, type TestServer } from '../helpers/server.ts'
+import { addEditor, assertError, createUser, PNG, sha256, type TestUser } from '../helpers/factories.ts'
+import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
-type User = Awaited<ReturnType<TestServer['user']>>
 type File = { path: string; content: string; contentEncoding?: 'base64' }
 
-const sha256Hex = (bytes: string | Buffer): string => createHash('sha256').update(bytes).digest('hex')
-
-/** A 1x1 PNG; bytes after its end keep it a PNG and make each copy a blob of its own. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64')
+/** The 1x1 PNG, with bytes after its end that keep it a PNG and make each copy a blob of its own. */
 const png = (tag: string) => Buffer.concat([PNG, Buffer.from(tag)])
 
 /** An HTML page long enough to be stored with .br and .gz variants, unique to `tag`. */
@@ -27,12 +23,6 @@ const page = (tag: string) =>
 
 /** A stylesheet two sites publish byte for byte: one blob. */
 const SHARED_CSS = `body { font-family: Georgia, serif; color: #333; } ${'.menu li { margin: 0 0 4px; } '.repeat(20)}`
-
-function assertError(res: ApiResponse, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`)
-  assert.equal(res.body?.error?.code, code)
-  assert.equal(typeof res.body.error.message, 'string')
-}
 
 for (const store of STORES) {
   describe(`deleteWebsite (${store.name})`, { skip: store.skip }, () => {
@@ -47,13 +37,12 @@ for (const store of STORES) {
     const blobFiles = (hash: string) => ['', '.br', '.gz'].filter((suffix) => existsSync(blobFile(hash, suffix)))
     const blobRow = async (hash: string) => (await db().selectFrom('blobs').select('hash').where('hash', '=', hash).executeTakeFirst()) !== undefined
 
-    async function createSite(user: User, files: File[], body: Record<string, unknown> = {}) {
+    async function createSite(user: TestUser, files: File[], body: Record<string, unknown> = {}) {
       const res = await server.api('POST', '/v1/websites', { token: user.token, body: { category: 'restaurant', files, ...body } })
       assert.equal(res.status, 201, res.text)
       return res.body as { websiteId: string; slug: string; jobId: string }
     }
-    const deleteSite = (user: User, websiteId: string) => server.api('DELETE', `/v1/websites/${websiteId}`, { token: user.token })
-    const share = (websiteId: string, user: User) => server.server.services.members.share(websiteId, user.email, 'editor')
+    const deleteSite = (user: TestUser, websiteId: string) => server.api('DELETE', `/v1/websites/${websiteId}`, { token: user.token })
 
     /** Every row that hangs off a website, counted per table. */
     async function rowsOf(websiteId: string) {
@@ -72,7 +61,7 @@ for (const store of STORES) {
     }
 
     /** A site with two versions (the second stored for review), an editor, a collection with an entry and a library image. */
-    async function fullSite(owner: User, tag: string) {
+    async function fullSite(owner: TestUser, tag: string) {
       const site = await createSite(owner, [
         { path: 'index.html', content: page(`${tag} v1`) },
         { path: 'shared.css', content: SHARED_CSS },
@@ -98,13 +87,12 @@ for (const store of STORES) {
         body: { url: `data:image/png;base64,${image.toString('base64')}` },
       })
       assert.equal(asset.status, 201, asset.text)
-      const editor = await server.user()
-      await share(site.websiteId, editor)
-      return { ...site, editor, imageHash: sha256Hex(image), pageHashes: [sha256Hex(page(`${tag} v1`)), sha256Hex(page(`${tag} v2`))] as const }
+      const editor = await addEditor(server, site.websiteId)
+      return { ...site, editor, imageHash: sha256(image), pageHashes: [sha256(page(`${tag} v1`)), sha256(page(`${tag} v2`))] as const }
     }
 
     test('the owner deletes a site: 204, its live and preview URLs are 404 at once, and its slug is free at once', async () => {
-      const owner = await server.user()
+      const owner = await createUser(server)
       const site = await fullSite(owner, 'Doomed bakery')
       // Served, and so cached, before the delete.
       for (const label of [site.slug, `${site.slug}--v1`, `${site.slug}--v2`]) assert.equal((await server.site(label)).status, 200, label)
@@ -127,7 +115,7 @@ for (const store of STORES) {
       )
 
       // Someone else takes the slug at once, and its address serves the new site.
-      const newcomer = await server.user()
+      const newcomer = await createUser(server)
       const taken = await createSite(newcomer, [{ path: 'index.html', content: '<!doctype html><title>New</title><h1>Newcomer</h1>' }], { slug: site.slug })
       assert.equal(taken.slug, site.slug)
       const served = await server.site(site.slug)
@@ -137,10 +125,10 @@ for (const store of STORES) {
     })
 
     test("the site's own blobs leave the data dir; a blob another site, library image or upload still holds stays", async () => {
-      const owner = await server.user()
+      const owner = await createUser(server)
       const site = await fullSite(owner, 'Blob bakery')
       // Another user's site publishes the same stylesheet, so its blob is shared.
-      const neighbour = await server.user()
+      const neighbour = await createUser(server)
       const other = await createSite(neighbour, [
         { path: 'index.html', content: page('Neighbour') },
         { path: 'shared.css', content: SHARED_CSS },
@@ -180,15 +168,15 @@ for (const store of STORES) {
       })
       assert.equal(byUpload.status, 201, byUpload.text)
 
-      const unique = [...site.pageHashes, sha256Hex(page('Blob bakery v3')), sha256Hex(page('Blob bakery v4')), site.imageHash]
-      const kept = [sha256Hex(SHARED_CSS), sha256Hex(keptImage), sha256Hex(uploadedBytes)]
+      const unique = [...site.pageHashes, sha256(page('Blob bakery v3')), sha256(page('Blob bakery v4')), site.imageHash]
+      const kept = [sha256(SHARED_CSS), sha256(keptImage), sha256(uploadedBytes)]
       await server.server.blobVariants.settled() // variants are written after a publish answers
       for (const hash of unique) {
         assert.ok(blobFiles(hash).includes(''), `${hash} is stored`)
         assert.equal(await blobRow(hash), true)
       }
       assert.deepEqual(blobFiles(site.pageHashes[0]), ['', '.br', '.gz'], 'pages are stored with their variants')
-      const variantsOfShared = blobFiles(sha256Hex(SHARED_CSS))
+      const variantsOfShared = blobFiles(sha256(SHARED_CSS))
       assert.ok(variantsOfShared.includes('.br'), 'the stylesheet has a br variant')
 
       assert.equal((await deleteSite(owner, site.websiteId)).status, 204)
@@ -201,7 +189,7 @@ for (const store of STORES) {
         assert.ok(blobFiles(hash).includes(''), `${hash} is kept`)
         assert.equal(await blobRow(hash), true, `the row of ${hash} is kept`)
       }
-      assert.deepEqual(blobFiles(sha256Hex(SHARED_CSS)), variantsOfShared, 'with its variants')
+      assert.deepEqual(blobFiles(sha256(SHARED_CSS)), variantsOfShared, 'with its variants')
 
       // The other site still serves the shared blob, plain and precompressed.
       const css = await server.site(other.slug, '/shared.css')
@@ -229,7 +217,7 @@ for (const store of STORES) {
     })
 
     test('an editor gets 403 OWNER_ONLY and nothing changes', async () => {
-      const owner = await server.user()
+      const owner = await createUser(server)
       const site = await fullSite(owner, 'Kept bakery')
       const before = await rowsOf(site.websiteId)
       const res = await deleteSite(site.editor, site.websiteId)
@@ -244,9 +232,9 @@ for (const store of STORES) {
     })
 
     test('a stranger, an unknown id and a second delete are 404 NOT_FOUND', async () => {
-      const owner = await server.user()
+      const owner = await createUser(server)
       const site = await createSite(owner, [{ path: 'index.html', content: page('Twice') }])
-      const stranger = await server.user()
+      const stranger = await createUser(server)
       assertError(await deleteSite(stranger, site.websiteId), 404, 'NOT_FOUND')
       assert.equal((await server.site(site.slug)).status, 200, 'untouched')
       assertError(await deleteSite(owner, 'web_doesnotexist'), 404, 'NOT_FOUND')
@@ -263,7 +251,7 @@ for (const store of STORES) {
 
     for (const kind of CLIENTS) {
       test(`the MCP tool delete_website does the same (${kind} client)`, async () => {
-        const owner = await server.user()
+        const owner = await createUser(server)
         const site = await fullSite(owner, `Tool bakery ${kind}`)
         const client = await connect(server, owner.token, { client: kind })
         const editorClient = await connect(server, site.editor.token, { client: kind })

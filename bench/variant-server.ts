@@ -17,6 +17,7 @@ import { startServer } from '../src/server.ts'
 import { DbSiteLookup } from '../src/serving/db-site-lookup.ts'
 import { NO_CONTENT } from '../src/serving/content-responder.ts'
 import { createSiteServer } from '../src/serving/site-handler.ts'
+import { MANIFEST_CACHE_LIMITS } from '../src/serving/site-cache.ts'
 import { serveIpc } from './lib/child-ipc.ts'
 
 const config = loadConfig(process.env)
@@ -37,6 +38,8 @@ if (process.env.VARIANT === 'bare-in-plinth') {
     lookup: new DbSiteLookup(plinth.db.kysely),
     blobs,
     cacheBytes: config.serveCacheBytes,
+    manifests: MANIFEST_CACHE_LIMITS,
+    now: Date.now,
     log: createLogger(config.logLevel),
     content: NO_CONTENT,
   })

@@ -51,6 +51,7 @@ import { DbSiteLookup } from './serving/db-site-lookup.ts'
 import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
 import { CustomHosts } from './serving/custom-hosts.ts'
 import { SiteLock } from './serving/site-lock.ts'
+import { MANIFEST_CACHE_LIMITS } from './serving/site-cache.ts'
 import { createSiteServer, type SiteServer } from './serving/site-handler.ts'
 import { SiteContentRepository } from './site-content/site-content.repository.ts'
 import { SITE_PAGE_CACHE_BYTES, SiteContent } from './site-content/site-content.ts'
@@ -202,6 +203,8 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     lookup: new DbSiteLookup(db.kysely),
     blobs,
     cacheBytes: config.serveCacheBytes,
+    manifests: MANIFEST_CACHE_LIMITS,
+    now: Date.now,
     log,
     content: new SiteContent({
       sources: { live: new SiteContentRepository(db.kysely), collections: collectionsRepo, entries: entriesRepo, assets: assetsRepo },

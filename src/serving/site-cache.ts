@@ -14,20 +14,32 @@ import { parseHeaders } from '../publishing/header-rules.ts'
 import { parseRedirects } from '../publishing/redirect-rules.ts'
 import { type PreparedFile, type PreparedLoad, type PreparedVariant, type PreparedVersion, prepareVersion } from './site-version.ts'
 
-export interface ManifestCacheOptions {
+/** How much a server's manifest cache holds, and how long it remembers a label that names no site. */
+export interface ManifestCacheLimits {
+  /** Max cached versions. */
+  maxEntries: number
+  /** Max files over all cached versions, bounds memory. */
+  maxFiles: number
+  /** How long an unknown label is remembered. */
+  negativeTtlMs: number
+  /** Max remembered unknown labels. */
+  maxNegative: number
+}
+
+/** The limits of a server's manifest cache. */
+export const MANIFEST_CACHE_LIMITS: Readonly<ManifestCacheLimits> = Object.freeze({
+  maxEntries: 10_000,
+  maxFiles: 500_000,
+  negativeTtlMs: 5_000,
+  maxNegative: 10_000,
+})
+
+export interface ManifestCacheOptions extends ManifestCacheLimits {
   lookup: SiteLookup
-  /** Max cached versions (default 10,000). */
-  maxEntries?: number
-  /** Max files over all cached versions (default 500,000), bounds memory. */
-  maxFiles?: number
-  /** How long an unknown label is remembered (default 5 s). */
-  negativeTtlMs?: number
-  /** The clock unknown labels expire by, in ms (default Date.now). */
-  now?: () => number
-  /** Max remembered unknown labels (default 10,000). */
-  maxNegative?: number
+  /** The clock unknown labels expire by, in ms (Date.now on a server). */
+  now: () => number
   /** Called for manifest entries with an invalid hash or size (they are left out). */
-  onInvalidFile?: (label: string, file: ServedFile) => void
+  onInvalidFile: (label: string, file: ServedFile) => void
   /** Reads a blob's bytes: a version's `_redirects` and `_headers` are read and parsed when it is loaded. */
   readBlob: (hash: string) => Promise<Buffer>
 }
@@ -58,14 +70,9 @@ export class ManifestCache {
   private readonly versions: LRUCache<string, PreparedVersion>
   /** Unknown label -> when it is forgotten (ms by `now`). */
   private readonly unknown: LRUCache<string, number>
-  private readonly negativeTtlMs: number
-  private readonly now: () => number
   private readonly inFlight = new Map<string, InFlight>()
   /** slug -> cached preview labels, so a re-created site never serves another site's previews. */
   private readonly previews = new Map<string, Set<string>>()
-  private readonly lookup: SiteLookup
-  private readonly onInvalidFile?: ManifestCacheOptions['onInvalidFile']
-  private readonly readBlob: ManifestCacheOptions['readBlob']
   private readonly parsedRules = new LRUCache<string, object>({ max: PARSED_RULE_FILES })
   /** Label and version -> reads in a row that found its variants pending (see PENDING_VARIANTS_MAX_TTL_MS). */
   private readonly pendingReads = new LRUCache<string, number>({ max: 10_000 })
@@ -73,13 +80,10 @@ export class ManifestCache {
   hits = 0
   misses = 0
 
-  constructor(options: ManifestCacheOptions) {
-    this.lookup = options.lookup
-    this.onInvalidFile = options.onInvalidFile
-    this.readBlob = options.readBlob
+  constructor(private readonly options: ManifestCacheOptions) {
     this.versions = new LRUCache<string, PreparedVersion>({
-      max: options.maxEntries ?? 10_000,
-      maxSize: options.maxFiles ?? 500_000,
+      max: options.maxEntries,
+      maxSize: options.maxFiles,
       sizeCalculation: (version) => version.files.size + version.templates.size + 1,
       dispose: (version, label) => {
         if (!version.preview) return
@@ -91,9 +95,7 @@ export class ManifestCache {
     })
     // Expiry is checked against `now` here rather than by lru-cache's own TTL timers, so it
     // follows one clock that the caller chooses.
-    this.unknown = new LRUCache<string, number>({ max: options.maxNegative ?? 10_000 })
-    this.negativeTtlMs = options.negativeTtlMs ?? 5_000
-    this.now = options.now ?? Date.now
+    this.unknown = new LRUCache<string, number>({ max: options.maxNegative })
   }
 
   /** Cached version, null for a remembered unknown label, undefined when a lookup is needed. */
@@ -108,13 +110,13 @@ export class ManifestCache {
     const version = this.versions.get(label)
     if (version !== undefined) {
       // Most versions are never read again: no clock to ask.
-      if (version.recheckAt === Infinity || this.now() < version.recheckAt) return version
+      if (version.recheckAt === Infinity || this.options.now() < version.recheckAt) return version
       this.versions.delete(label)
       return undefined
     }
     const until = this.unknown.get(label)
     if (until === undefined) return undefined
-    if (this.now() < until) return null
+    if (this.options.now() < until) return null
     this.unknown.delete(label)
     return undefined
   }
@@ -128,7 +130,7 @@ export class ManifestCache {
     }
     const reads = this.pendingReads.get(key) ?? 0
     this.pendingReads.set(key, reads + 1)
-    load.version.recheckAt = this.now() + Math.min(PENDING_VARIANTS_TTL_MS * 2 ** reads, PENDING_VARIANTS_MAX_TTL_MS)
+    load.version.recheckAt = this.options.now() + Math.min(PENDING_VARIANTS_TTL_MS * 2 ** reads, PENDING_VARIANTS_MAX_TTL_MS)
   }
 
   /** Looks the label up (sharing a lookup already in flight) and caches the result. */
@@ -144,9 +146,9 @@ export class ManifestCache {
   }
 
   private async fetch(label: string, site: SiteHost, entry: InFlight): Promise<PreparedVersion | null> {
-    const found = site.version === null ? await this.lookup.findLive(site.slug) : await this.lookup.findVersion(site.slug, site.version)
+    const found = site.version === null ? await this.options.lookup.findLive(site.slug) : await this.options.lookup.findVersion(site.slug, site.version)
     const preview = site.version !== null
-    const load = found === null ? null : prepareVersion(found, preview, (file) => this.onInvalidFile?.(label, file))
+    const load = found === null ? null : prepareVersion(found, preview, (file) => this.options.onInvalidFile(label, file))
     if (load !== null) {
       this.scheduleRecheck(label, load)
       await this.readRules(load)
@@ -154,7 +156,7 @@ export class ManifestCache {
     const prepared = load?.version ?? null
     if (entry.stale) return prepared
     if (prepared === null) {
-      this.unknown.set(label, this.now() + this.negativeTtlMs)
+      this.unknown.set(label, this.options.now() + this.options.negativeTtlMs)
     } else {
       this.unknown.delete(label)
       this.versions.set(label, prepared)
@@ -180,7 +182,7 @@ export class ManifestCache {
     const hit = this.parsedRules.get(key)
     if (hit !== undefined) return hit as T
     // Checked at publish: what is stored parses; a rule that fails anyway is simply absent.
-    const { rules } = parse(bytesToText(await this.readBlob(file.identity.hash)))
+    const { rules } = parse(bytesToText(await this.options.readBlob(file.identity.hash)))
     this.parsedRules.set(key, rules)
     return rules
   }

@@ -13,7 +13,7 @@ import type { ContentResponder, ContentStats } from './content-responder.ts'
 import type { CustomHosts } from './custom-hosts.ts'
 import { FileResponder } from './file-responses.ts'
 import { METHOD_NOT_ALLOWED_PAGE, NO_SITE_PAGE, SERVICE_WORKER_REFUSED_PAGE, sendPage } from './security-headers.ts'
-import { BlobCache, ManifestCache } from './site-cache.ts'
+import { BlobCache, ManifestCache, type ManifestCacheLimits } from './site-cache.ts'
 import { type HostEntry, SiteHosts } from './site-host.ts'
 import { type SiteLock, UNLOCK_PATH } from './site-lock.ts'
 import type { SiteLookup } from './site-lookup.ts'
@@ -44,14 +44,10 @@ export interface SiteServerOptions {
   /** Byte budget of the blob cache; 0 disables it. Files over a quarter of it are never cached. */
   cacheBytes: number
   log: { error(obj: unknown, msg?: string): void }
-  /** Max cached versions (default 10,000). */
-  manifestEntries?: number
-  /** Max files over all cached versions (default 500,000). */
-  manifestFiles?: number
-  /** How long unknown sites are remembered, in ms (default 5,000). */
-  negativeTtlMs?: number
-  /** The clock unknown sites expire by (default Date.now). */
-  now?: () => number
+  /** What the manifest cache holds, and how long it remembers an unknown site (MANIFEST_CACHE_LIMITS on a server). */
+  manifests: ManifestCacheLimits
+  /** The clock unknown sites expire by (Date.now on a server). */
+  now: () => number
   /** Content pages served where the version has no file (NO_CONTENT for a server of files only). */
   content: ContentResponder
   /** Site passwords (site-lock.ts); without it a protected site is served as if it had none. */
@@ -65,10 +61,8 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   const lock = options.lock ?? null
   const blobs = new BlobCache(options.blobs, options.cacheBytes)
   const manifests = new ManifestCache({
+    ...options.manifests,
     lookup: options.lookup,
-    maxEntries: options.manifestEntries,
-    maxFiles: options.manifestFiles,
-    negativeTtlMs: options.negativeTtlMs,
     now: options.now,
     onInvalidFile: (label, file) => log.error({ label, path: file?.path, hash: file?.hash }, 'manifest entry with an invalid hash or size skipped'),
     readBlob: (hash) => options.blobs.get(hash),

@@ -10,6 +10,7 @@ import { FsBlobStore } from '../../src/blobs/fs-blob-store.ts'
 import { SITE_CONTENT_SECURITY_POLICY } from '../../src/core/site-policy.ts'
 import { type ContentAnswer, type ContentResponder, NO_CONTENT } from '../../src/serving/content-responder.ts'
 import { createSiteServer, type SiteServer } from '../../src/serving/site-handler.ts'
+import { MANIFEST_CACHE_LIMITS } from '../../src/serving/site-cache.ts'
 import { parseSiteHost } from '../../src/serving/site-host.ts'
 import type { ServedFile, ServedVersion, SiteLookup } from '../../src/serving/site-lookup.ts'
 import { memoryFile, type PreparedVersion } from '../../src/serving/site-version.ts'
@@ -100,7 +101,13 @@ interface Running {
 
 const servers: Running[] = []
 
-async function start(lookup: SiteLookup, cacheBytes = 1 << 20, negativeTtlMs?: number, now?: () => number, content = NO_CONTENT): Promise<Running> {
+async function start(
+  lookup: SiteLookup,
+  cacheBytes = 1 << 20,
+  negativeTtlMs = MANIFEST_CACHE_LIMITS.negativeTtlMs,
+  now = Date.now,
+  content = NO_CONTENT,
+): Promise<Running> {
   const errors: unknown[] = []
   let requests = 0
   const site = createSiteServer({
@@ -108,7 +115,7 @@ async function start(lookup: SiteLookup, cacheBytes = 1 << 20, negativeTtlMs?: n
     lookup,
     blobs: store,
     cacheBytes,
-    negativeTtlMs,
+    manifests: { ...MANIFEST_CACHE_LIMITS, negativeTtlMs },
     now,
     log: { error: (obj) => void errors.push(obj) },
     content,

@@ -57,7 +57,7 @@ describe('a batch of maximal pathological rich text against `npm start`', () => 
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       })
-      return { status: res.status, body: (await res.json()) }
+      return { status: res.status, body: await res.json() }
     }
     const site = await api('POST', '/v1/websites', {
       name: 'Load',

@@ -9,6 +9,8 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import zlib from 'node:zlib'
+import { AppError } from '../../src/core/errors.ts'
+import { statusOf } from '../../src/http/error-status.ts'
 import { normalizeHostEntry, parseHostList } from '../../src/net/allow-hosts.ts'
 import { addressProblem } from '../../src/net/public-address.ts'
 import { type SafeFetchOptions, safeFetch } from '../../src/net/safe-fetch.ts'
@@ -32,8 +34,9 @@ const options = (allow: string[] = [], extra: Partial<SafeFetchOptions> = {}): S
 async function refused(url: string, opts: SafeFetchOptions, pattern: RegExp): Promise<string> {
   let message = ''
   await assert.rejects(safeFetch(url, opts), (error: any) => {
+    assert.ok(error instanceof AppError)
     assert.equal(error.code, 'FETCH_FAILED')
-    assert.equal(error.status, 422)
+    assert.equal(statusOf(error), 422)
     message = error.message
     assert.match(error.message, pattern)
     return true

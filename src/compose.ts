@@ -392,7 +392,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       await contentScans.close()
       await templates.close()
       await db.close()
-      blobs.close()
+      await blobs.close()
     },
   }
 }

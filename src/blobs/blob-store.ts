@@ -29,8 +29,8 @@ export interface BlobStore {
   check(): Promise<void>
   /** Resolves once the work a store does in the background after its puts is done (tests, benchmarks). */
   settled(): Promise<void>
-  /** Lets go of connections; the store is not used afterwards. */
-  close(): void
+  /** Lets go of connections and of what the store keeps on the side; the store is not used afterwards. */
+  close(): Promise<void>
 }
 
 /** One file of the store: a blob or variant (hash and encoding set), or a temp file (both null). */

@@ -164,8 +164,8 @@ export class FsBlobStore implements BlobStore {
   }
 
   /** Stops making spare files and removes this store's. */
-  close(): void {
-    this.spares.close()
+  async close(): Promise<void> {
+    await this.spares.close()
   }
 
   async delete(hash: string): Promise<void> {

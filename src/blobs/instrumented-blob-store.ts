@@ -63,8 +63,8 @@ export class InstrumentedBlobStore implements BlobStore {
     return this.inner.settled()
   }
 
-  close(): void {
-    this.inner.close()
+  async close(): Promise<void> {
+    await this.inner.close()
   }
 
   private async timed<T>(operation: BlobOperation, call: () => Promise<T>): Promise<T> {

@@ -217,8 +217,9 @@ export class S3BlobStore implements BlobStore {
   async settled(): Promise<void> {}
 
   /** Closes the client's pooled connections. */
-  close(): void {
+  close(): Promise<void> {
     this.client.destroy()
+    return Promise.resolve()
   }
 
   private async head(key: string): Promise<HeadObjectCommandOutput | null> {

@@ -12,7 +12,6 @@
  * runs beside the server).
  */
 import { randomBytes } from 'node:crypto'
-import { rmSync } from 'node:fs'
 import { type FileHandle, mkdir, open, readdir, rm, rmdir, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { BlobFile } from './blob-store.ts'
@@ -61,13 +60,17 @@ export class SpareFiles {
     await this.refilling
   }
 
-  /** Stops making spare files and removes this store's. */
-  close(): void {
+  /**
+   * Stops making spare files and removes this store's, once the file being made (if any) is made:
+   * removing the folder under it would race that file's creation.
+   */
+  async close(): Promise<void> {
     this.closed = true
     if (this.refillTimer) clearTimeout(this.refillTimer)
     this.refillTimer = null
     this.ready.length = 0
-    rmSync(this.folder, { recursive: true, force: true })
+    await this.refilling
+    await rm(this.folder, { recursive: true, force: true })
   }
 
   /**
@@ -118,8 +121,6 @@ export class SpareFiles {
         await (await open(file, 'wx')).close()
         this.ready.push(file)
       }
-      // Closed meanwhile: close() may have removed the folder before this made it again.
-      if (this.closed) await rm(this.folder, { recursive: true, force: true })
     } catch {
       // See above: the store works without spare files.
     }

@@ -218,7 +218,14 @@ blobStoreContract(
   'fs',
   () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'plinth-blobs-'))
-    return { store: new FsBlobStore(root), close: () => rmSync(root, { recursive: true, force: true }) }
+    const store = new FsBlobStore(root)
+    return {
+      store,
+      close: async () => {
+        await store.close()
+        rmSync(root, { recursive: true, force: true })
+      },
+    }
   },
   { touchDelayMs: 50 },
 )
@@ -306,7 +313,7 @@ describe('S3 blob store', () => {
     store = new S3BlobStore({ ...server, endpoint: proxy.endpoint, forcePathStyle: true, prefix: 'proxied/', maxAttempts: 4 })
   })
   after(async () => {
-    store?.close()
+    await store?.close()
     await proxy?.close()
   })
 
@@ -396,8 +403,8 @@ describe('S3 blob store', () => {
       for await (const file of a.list()) names.push(file.name)
       assert.deepEqual(names, [`${x.hash.slice(0, 2)}/${x.hash.slice(2, 4)}/${x.hash}`])
     } finally {
-      a.close()
-      b.close()
+      await a.close()
+      await b.close()
       raw.destroy()
     }
   })
@@ -408,7 +415,7 @@ describe('S3 blob store', () => {
     try {
       await assert.rejects(missing.check())
     } finally {
-      missing.close()
+      await missing.close()
     }
   })
 })

@@ -143,8 +143,8 @@ describe('filesystem blob store spare files', () => {
     stores.push(store)
     return { root, store }
   }
-  after(() => {
-    stores.forEach((store) => store.close())
+  after(async () => {
+    await Promise.all(stores.map((store) => store.close()))
     roots.forEach((root) => rmSync(root, { recursive: true, force: true }))
   })
   /** The spare files under root, by folder: name -> [inode, size]. */
@@ -254,8 +254,8 @@ describe('filesystem blob store spare files', () => {
     assert.equal(left.size, 2, "the dead process's folder went with its last file")
     for (const files of left.values()) assert.equal(files.size, SPARE_FILES, "the live stores' spare files are all there")
 
-    store.close()
-    other.close()
+    await store.close()
+    await other.close()
     assert.deepEqual(readdirSync(path.join(root, 'spare')), [])
     assert.deepEqual(await store.get(sha256(bytes)), bytes, 'the blob stays')
   })

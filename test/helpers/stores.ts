@@ -21,11 +21,11 @@ export const STORES: Array<{ name: StoreName; skip: string | false }> = [
 ]
 
 /**
- * Removes a test data dir at once, synchronously: a server's background writes (its spare blob
- * files) cannot add files midway, as they can between the steps of an asynchronous removal.
+ * Removes a test data dir. A store left open may still be making a spare blob file on an I/O
+ * thread, which lands after the folder was read: the removal then retries (ENOTEMPTY).
  */
 export function removeDataDir(dataDir: string): Promise<void> {
-  rmSync(dataDir, { recursive: true, force: true })
+  rmSync(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 })
   return Promise.resolve()
 }
 

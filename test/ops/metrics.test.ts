@@ -185,7 +185,7 @@ describe('InstrumentedBlobStore', () => {
       check: () => {
         throw new Error('thrown before any promise')
       },
-      close: () => {},
+      close: async () => {},
     }
     const seen: Array<[BlobOperation, boolean]> = []
     const store = new InstrumentedBlobStore(inner, {

@@ -47,7 +47,7 @@ class CountingBlobStore implements BlobStore {
     return this.inner.settled()
   }
   close() {
-    this.inner.close()
+    return this.inner.close()
   }
 }
 

@@ -1,8 +1,13 @@
 #!/usr/bin/env node
-// The `plinth` admin command. It runs the compiled CLI in dist/, as `npm start` runs the compiled
-// server, building it first when it is missing or out of date (scripts/build.js).
+// The `plinth` command. `plinth deploy` works with a server over its REST API from any machine and
+// loads no server code (dist/client/); every other command administers the instance whose
+// settings are in the environment (dist/cli/). Both run compiled JavaScript, built first when
+// dist/ is missing or out of date (scripts/build.js).
 import { ensureBuilt } from '../scripts/build.js'
 
+const CLIENT_COMMANDS = new Set(['deploy'])
+
 await ensureBuilt()
-const { run } = await import('../dist/cli/main.js')
-process.exitCode = await run(process.argv.slice(2))
+const args = process.argv.slice(2)
+const { run } = CLIENT_COMMANDS.has(args[0] ?? '') ? await import('../dist/client/main.js') : await import('../dist/cli/main.js')
+process.exitCode = await run(args)

@@ -37,7 +37,8 @@ import { uploadContentRoutes, uploadsRoutes } from './uploads/uploads.routes.ts'
 import { uploadSchemas } from './uploads/uploads.schemas.ts'
 import { versionFilesRoutes } from './websites/version-files.routes.ts'
 import { websitesRoutes } from './websites/websites.routes.ts'
-import { ApiIndexSchema, publishRequestSchemas, websiteSchemas } from './websites/websites.schemas.ts'
+import { publishRequestSchemas, websiteSchemas } from './websites/websites.schemas.ts'
+import { ApiIndexSchema } from './http/api-index.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
 import { createWebSite } from './web/web.routes.ts'
 import { siteUrlPattern } from './core/site-address.ts'
@@ -121,6 +122,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...uploadSchemas(limits),
     ...CONTENT_SCHEMAS,
     ...ASSET_SCHEMAS,
+    ApiIndexSchema,
   ])
     app.addSchema(schema)
 
@@ -172,6 +174,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       tokens: `${config.siteUrl}/mcp`,
       documentation: `${config.siteUrl}/docs`,
       llms: `${config.siteUrl}/llms.txt`,
+      bundleLimits: { maxFiles: limits.maxFiles, maxFileBytes: limits.maxFileBytes, maxBundleBytes: limits.maxBundleBytes, maxHtmlPages: limits.maxHtmlPages },
     }),
   )
 

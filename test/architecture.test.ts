@@ -41,6 +41,7 @@ const LAYER_OF: Record<string, Layer> = {
   drafts: 'feature',
   mcp: 'surface',
   web: 'surface',
+  client: 'surface',
   'app.ts': 'composition',
   'compose.ts': 'composition',
   'main.ts': 'start-up',

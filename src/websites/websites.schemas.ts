@@ -308,20 +308,6 @@ export const SlugSuggestionSchema = Type.Object(
   { $id: 'SlugSuggestion' },
 )
 
-export const ApiIndexSchema = Type.Object(
-  {
-    name: Type.String(),
-    version: Type.String(),
-    openapi: Type.String({ format: 'uri' }),
-    mcp: Type.String({ format: 'uri' }),
-    protectedResourceMetadata: Type.String({ format: 'uri' }),
-    tokens: Type.String({ format: 'uri' }),
-    documentation: Type.String({ format: 'uri' }),
-    llms: Type.String({ format: 'uri' }),
-  },
-  { $id: 'ApiIndex' },
-)
-
 const FileSetLabelSchema = Type.Object(
   {
     kind: Type.Enum(FILE_SET_KINDS, { description: '`version`, or `draft` for a draft being edited.' }),
@@ -372,7 +358,6 @@ export const websiteSchemas = (publish: PublishRequestSchemas) => [
   SitePasswordSchema,
   FileSetLabelSchema,
   VersionDiffSchema,
-  ApiIndexSchema,
 ]
 
 export type PublishWebsiteRequest = Static<PublishRequestSchemas['PublishWebsiteRequestSchema']>
@@ -390,5 +375,4 @@ export type WebsiteList = Static<typeof WebsiteListSchema>
 export type Website = Static<typeof WebsiteSchema>
 export type Job = Static<typeof JobSchema>
 export type SlugSuggestion = Static<typeof SlugSuggestionSchema>
-export type ApiIndex = Static<typeof ApiIndexSchema>
 export type VersionDiff = Static<typeof VersionDiffSchema>

@@ -54,7 +54,18 @@ for (const store of STORES) {
       const res = await server.api('GET', '/v1')
       assert.equal(res.status, 200)
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/)
-      assert.deepEqual(Object.keys(res.body).sort(), ['documentation', 'llms', 'mcp', 'name', 'openapi', 'protectedResourceMetadata', 'tokens', 'version'])
+      assert.deepEqual(Object.keys(res.body).sort(), [
+        'bundleLimits',
+        'documentation',
+        'llms',
+        'mcp',
+        'name',
+        'openapi',
+        'protectedResourceMetadata',
+        'tokens',
+        'version',
+      ])
+      assert.deepEqual(res.body.bundleLimits, { maxFiles: 40, maxFileBytes: 2 * 1024 * 1024, maxBundleBytes: 8 * 1024 * 1024, maxHtmlPages: 15 })
       assert.equal(res.body.name, 'Plinth')
       assert.equal(typeof res.body.version, 'string')
       assert.equal(res.body.openapi, `${BASE_URL}/openapi.json`)

@@ -131,6 +131,11 @@ for (const store of STORES) {
       assert.equal(reserved.body.uploads.length, 41)
     })
 
+    test('GET /v1 states the limits each instance enforces', async () => {
+      assert.deepEqual((await standard.api('GET', '/v1')).body.bundleLimits, { maxFiles: 40, maxFileBytes: 2 * MiB, maxBundleBytes: 8 * MiB, maxHtmlPages: 15 })
+      assert.deepEqual((await raised.api('GET', '/v1')).body.bundleLimits, { maxFiles: 60, maxFileBytes: 13 * MiB, maxBundleBytes: 13 * MiB, maxHtmlPages: 20 })
+    })
+
     test('the OpenAPI document states the limits each instance enforces', async () => {
       for (const [server, files, fileSize, bundleSize] of [
         [standard, 40, '2 MiB', '8 MiB'],

@@ -1,0 +1,207 @@
+/**
+ * The `plinth` commands that work with a Plinth server over its REST API, from any machine:
+ * `plinth deploy`. They load no server code and need no database; the server is named by
+ * `--url` (or PLINTH_URL) and the caller by `--token` (or PLINTH_TOKEN).
+ *
+ * Exit codes: 0 done, 2 the site breaks authoring rules (every violation printed), 1 anything
+ * else (one clear line on stderr). With `--json` the one result, or the error envelope, is the
+ * only thing on stdout.
+ */
+import path from 'node:path'
+import { createInterface } from 'node:readline/promises'
+import { parseArgs } from 'node:util'
+import type { PublishViolation } from '../core/errors.ts'
+import { ApiClient, ApiError } from './api-client.ts'
+import { deploy, DeployRefused, type DeployProgress, type DeployResult } from './deploy.ts'
+import { readSiteFolder, SiteFolderError } from './site-folder.ts'
+
+const DEFAULT_URL = 'http://localhost:8080'
+
+export const CLIENT_USAGE = `Usage:
+  plinth deploy [DIR] [--site SLUG_OR_ID] [--name N] [--category C] [--preview] [--message M]
+                [--url URL] [--token T] [--json] [--yes]
+      publishes the built site in DIR (default: the current folder) as a new version of a site,
+      or as a new site when --site is not given. Only files the site does not hold yet are sent.
+
+  PLINTH_URL and PLINTH_TOKEN stand for --url and --token (default URL: ${DEFAULT_URL}).`
+
+/** Build folders whose parent names the site better (`my-site/dist` deploys "my-site"). */
+const BUILD_FOLDERS = new Set(['dist', 'build', 'public', 'out', '_site', 'www', 'site'])
+
+export interface ClientIo {
+  out: (text: string) => void
+  err: (text: string) => void
+  /** Progress goes to stderr only when it is a terminal. */
+  interactive: boolean
+  env: NodeJS.ProcessEnv
+  cwd: string
+  /** Asks a yes/no question on the terminal; absent when there is none to ask. */
+  confirm?: (question: string) => Promise<boolean>
+}
+
+class UsageError extends Error {}
+
+export async function run(args: string[], io: ClientIo = processIo()): Promise<number> {
+  const [command, ...rest] = args
+  const json = rest.includes('--json')
+  try {
+    if (command !== 'deploy') throw new UsageError(`unknown command ${command ?? '(none)'}`)
+    return await deployCommand(rest, io)
+  } catch (error) {
+    return report(error, json, io)
+  }
+}
+
+async function deployCommand(args: string[], io: ClientIo): Promise<number> {
+  const { values, positionals } = parse(args)
+  if (values.help) {
+    io.out(CLIENT_USAGE)
+    return 0
+  }
+  if (positionals.length > 1) throw new UsageError(`deploy takes one folder, got ${positionals.length}`)
+  const dir = path.resolve(io.cwd, positionals[0] ?? '.')
+  const api = new ApiClient({
+    baseUrl: values.url ?? io.env.PLINTH_URL ?? DEFAULT_URL,
+    token: token(values.token ?? io.env.PLINTH_TOKEN),
+    userAgent: 'plinth-deploy',
+  })
+  const folder = await readSiteFolder(dir)
+  const site = values.site ?? null
+  const name = values.name ?? defaultSiteName(dir)
+  if (site === null && !values.yes && !values.json && io.confirm && !(await io.confirm(`Create a new site "${name}" on ${api.baseUrl}?`))) {
+    io.err('Nothing deployed.')
+    return 1
+  }
+  const progress = values.json || !io.interactive ? () => {} : (event: DeployProgress) => io.err(progressLine(event, folder.skipped.length))
+  const result = await deploy(
+    api,
+    { folder, site, name, category: values.category ?? 'other', preview: values.preview ?? false, message: values.message },
+    progress,
+  )
+  io.out(values.json ? JSON.stringify(result) : summary(result, values.preview ?? false))
+  return 0
+}
+
+function parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        site: { type: 'string' },
+        name: { type: 'string' },
+        category: { type: 'string' },
+        preview: { type: 'boolean' },
+        message: { type: 'string' },
+        url: { type: 'string' },
+        token: { type: 'string' },
+        json: { type: 'boolean' },
+        yes: { type: 'boolean', short: 'y' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+function token(value: string | undefined): string {
+  if (value === undefined || value === '') throw new UsageError('no token: pass --token or set PLINTH_TOKEN (mint one on the web site, Tokens)')
+  return value
+}
+
+function defaultSiteName(dir: string): string {
+  const base = path.basename(dir)
+  return BUILD_FOLDERS.has(base) ? path.basename(path.dirname(dir)) || base : base
+}
+
+function progressLine(event: DeployProgress, skipped: number): string {
+  switch (event.step) {
+    case 'checked':
+      return `Checked ${event.files} files (${size(event.bytes)})${skipped > 0 ? `, ${skipped} skipped` : ''}: no rule broken`
+    case 'planned':
+      return event.toSend === 0
+        ? `All ${event.reused} files are on the server already: sending none`
+        : `Sending ${event.toSend} files (${size(event.bytesToSend)}), reusing ${event.reused}`
+    case 'sent':
+      return `Sent ${size(event.bytes)}`
+    case 'publishing':
+      return 'Publishing...'
+  }
+}
+
+function summary(result: DeployResult, preview: boolean): string {
+  const lines = [
+    preview && !result.isCurrent
+      ? `Stored version ${result.version} of ${result.slug} for review: ${result.previewUrl ?? result.pageUrl}\nThe live site stays as it was: ${result.pageUrl}`
+      : `Published version ${result.version} of ${result.slug}: ${result.pageUrl}`,
+    `${result.filesSent} file${result.filesSent === 1 ? '' : 's'} sent (${size(result.bytesSent)}), ${result.filesReused} reused`,
+  ]
+  for (const warning of result.warnings ?? []) lines.push(`warning ${violationLine(warning)}`)
+  return lines.join('\n')
+}
+
+function violationLine(violation: PublishViolation): string {
+  return `${violation.code}${violation.path ? ` ${violation.path}` : ''}: ${violation.message}`
+}
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+}
+
+/** The exit code of a failure, after saying what it was. */
+function report(error: unknown, json: boolean, io: ClientIo): number {
+  if (error instanceof DeployRefused) {
+    if (json) io.out(JSON.stringify({ error: { code: 'PUBLISH_INVALID', message: error.message, violations: error.violations } }))
+    else {
+      io.err(`${error.message}${error.where === 'local' ? ' (checked here; nothing was sent)' : ''}:`)
+      for (const violation of error.violations) io.err(`  ${violationLine(violation)}`)
+    }
+    return 2
+  }
+  const envelope =
+    error instanceof ApiError
+      ? { code: error.code, message: error.message, ...(Object.keys(error.fields).length > 0 && { fields: error.fields }) }
+      : error instanceof UsageError
+        ? { code: 'USAGE', message: `${error.message}\n${CLIENT_USAGE}` }
+        : error instanceof SiteFolderError
+          ? { code: 'FOLDER', message: error.message }
+          : null
+  if (envelope === null) throw error
+  if (json) io.out(JSON.stringify({ error: envelope }))
+  else
+    io.err(
+      `plinth: ${envelope.message}${
+        'fields' in envelope && envelope.fields
+          ? ` (${Object.entries(envelope.fields)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join('; ')})`
+          : ''
+      }`,
+    )
+  return 1
+}
+
+function processIo(): ClientIo {
+  const terminal = Boolean(process.stdin.isTTY && process.stderr.isTTY)
+  return {
+    out: (text) => process.stdout.write(`${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    interactive: Boolean(process.stderr.isTTY),
+    env: process.env,
+    cwd: process.cwd(),
+    confirm: terminal
+      ? async (question) => {
+          const prompt = createInterface({ input: process.stdin, output: process.stderr })
+          try {
+            return !/^n/i.test((await prompt.question(`${question} [Y/n] `)).trim())
+          } finally {
+            prompt.close()
+          }
+        }
+      : undefined,
+  }
+}

@@ -14,6 +14,7 @@ import type { ApiIndex } from '../http/api-index.schemas.ts'
 import { checkBundle } from '../publishing/authoring-rules.ts'
 import { contentTypeFor, readsText } from '../publishing/content-rules.ts'
 import { type ApiClient, ApiError } from './api-client.ts'
+import { findSite } from './site-commands.ts'
 import type { LocalFile, SiteFolder } from './site-folder.ts'
 
 /** Files at least this large are sent through an upload URL rather than inline (as base64, a third larger). */
@@ -62,12 +63,6 @@ export class DeployRefused extends Error {
 }
 
 type BundleFile = { path: string; sha256: string } | { path: string; uploadId: string } | { path: string; content: string; contentEncoding: 'utf8' | 'base64' }
-
-interface SiteRecord {
-  id: string
-  slug: string | null
-  versions: Array<{ files: Array<{ sha256?: string }> }>
-}
 
 interface PublishAnswer {
   websiteId: string
@@ -143,20 +138,6 @@ export async function deploy(api: ApiClient, request: DeployRequest, progress: (
     filesReused: files.length - sent.files,
     ...(answer.warnings !== undefined && { warnings: answer.warnings }),
   }
-}
-
-/** A site by id (`web_…`) or by slug, among the sites the caller owns or edits. */
-async function findSite(api: ApiClient, site: string): Promise<SiteRecord> {
-  if (site.startsWith('web_')) return api.call<SiteRecord>('GET', `/v1/websites/${encodeURIComponent(site)}`)
-  const { items } = await api.call<{ items: Array<{ id: string; slug: string | null }> }>('GET', '/v1/websites')
-  const match = items.find((item) => item.slug === site)
-  if (match === undefined)
-    throw new ApiError(
-      404,
-      'NOT_FOUND',
-      `No site with the slug ${site} among the sites you own or edit (give its id, web_…, if it is not among your 50 latest).`,
-    )
-  return api.call<SiteRecord>('GET', `/v1/websites/${encodeURIComponent(match.id)}`)
 }
 
 /** Reserves an upload for each large file and PUTs its bytes; the upload id of each by path. */

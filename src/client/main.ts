@@ -1,6 +1,6 @@
 /**
  * The `plinth` commands that work with a Plinth server over its REST API, from any machine:
- * `plinth deploy`. They load no server code and need no database; the server is named by
+ * `deploy`, `sites`, `versions`, `promote` and `open`. They load no server code and need no database; the server is named by
  * `--url` (or PLINTH_URL) and the caller by `--token` (or PLINTH_TOKEN).
  *
  * Exit codes: 0 done, 2 the site breaks authoring rules (every violation printed), 1 anything
@@ -9,9 +9,10 @@
  */
 import path from 'node:path'
 import { createInterface } from 'node:readline/promises'
-import { parseArgs } from 'node:util'
+import { type ParseArgsConfig, parseArgs } from 'node:util'
 import type { PublishViolation } from '../core/errors.ts'
 import { ApiClient, ApiError } from './api-client.ts'
+import { listSites, listVersions, openSite, promoteVersion } from './site-commands.ts'
 import { deploy, DeployRefused, type DeployProgress, type DeployResult } from './deploy.ts'
 import { readSiteFolder, SiteFolderError } from './site-folder.ts'
 
@@ -22,6 +23,10 @@ export const CLIENT_USAGE = `Usage:
                 [--url URL] [--token T] [--json] [--yes]
       publishes the built site in DIR (default: the current folder) as a new version of a site,
       or as a new site when --site is not given. Only files the site does not hold yet are sent.
+  plinth sites [--json]                      the sites you own or edit
+  plinth versions SITE [--json]              a site's versions, newest first (* marks the live one)
+  plinth promote SITE VERSION [--json]       makes a version live: a review's promotion, or a rollback
+  plinth open SITE                           opens the live site in the browser (BROWSER names one)
 
   PLINTH_URL and PLINTH_TOKEN stand for --url and --token (default URL: ${DEFAULT_URL}).`
 
@@ -45,26 +50,46 @@ export async function run(args: string[], io: ClientIo = processIo()): Promise<n
   const [command, ...rest] = args
   const json = rest.includes('--json')
   try {
-    if (command !== 'deploy') throw new UsageError(`unknown command ${command ?? '(none)'}`)
-    return await deployCommand(rest, io)
+    if (command === 'deploy') return await deployCommand(rest, io)
+    const siteCommand = SITE_COMMANDS[command ?? '']
+    if (siteCommand === undefined) throw new UsageError(`unknown command ${command ?? '(none)'}`)
+    const { values, positionals } = parse(rest, {})
+    if (values.help) return usage(io)
+    if (positionals.length !== siteCommand.arguments) throw new UsageError(`${command} takes ${siteCommand.arguments} argument(s), got ${positionals.length}`)
+    const { lines, value } = await siteCommand.run(apiClient(values, io), positionals, io.env)
+    io.out(values.json ? JSON.stringify(value) : lines.join('\n'))
+    return 0
   } catch (error) {
     return report(error, json, io)
   }
 }
 
+/** The commands on deployed sites: how many arguments each takes, and what it does. */
+const SITE_COMMANDS: Record<
+  string,
+  { arguments: number; run: (api: ApiClient, args: string[], env: NodeJS.ProcessEnv) => Promise<{ lines: string[]; value: unknown }> }
+> = {
+  sites: { arguments: 0, run: (api) => listSites(api) },
+  versions: { arguments: 1, run: (api, [site]) => listVersions(api, site!) },
+  promote: { arguments: 2, run: (api, [site, version]) => promoteVersion(api, site!, version!) },
+  open: { arguments: 1, run: (api, [site], env) => openSite(api, site!, env) },
+}
+
+const DEPLOY_OPTIONS = {
+  site: { type: 'string' },
+  name: { type: 'string' },
+  category: { type: 'string' },
+  preview: { type: 'boolean' },
+  message: { type: 'string' },
+  yes: { type: 'boolean', short: 'y' },
+} as const
+
 async function deployCommand(args: string[], io: ClientIo): Promise<number> {
-  const { values, positionals } = parse(args)
-  if (values.help) {
-    io.out(CLIENT_USAGE)
-    return 0
-  }
+  const { values, positionals } = parse(args, DEPLOY_OPTIONS)
+  if (values.help) return usage(io)
   if (positionals.length > 1) throw new UsageError(`deploy takes one folder, got ${positionals.length}`)
   const dir = path.resolve(io.cwd, positionals[0] ?? '.')
-  const api = new ApiClient({
-    baseUrl: values.url ?? io.env.PLINTH_URL ?? DEFAULT_URL,
-    token: token(values.token ?? io.env.PLINTH_TOKEN),
-    userAgent: 'plinth-deploy',
-  })
+  const api = apiClient(values, io)
   const folder = await readSiteFolder(dir)
   const site = values.site ?? null
   const name = values.name ?? defaultSiteName(dir)
@@ -73,37 +98,38 @@ async function deployCommand(args: string[], io: ClientIo): Promise<number> {
     return 1
   }
   const progress = values.json || !io.interactive ? () => {} : (event: DeployProgress) => io.err(progressLine(event, folder.skipped.length))
-  const result = await deploy(
-    api,
-    { folder, site, name, category: values.category ?? 'other', preview: values.preview ?? false, message: values.message },
-    progress,
-  )
+  const request = { folder, site, name, category: values.category ?? 'other', preview: values.preview ?? false, message: values.message }
+  const result = await deploy(api, request, progress)
   io.out(values.json ? JSON.stringify(result) : summary(result, values.preview ?? false))
   return 0
 }
 
-function parse(args: string[]) {
+const COMMON_OPTIONS = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+function parse<T extends ParseArgsConfig['options']>(args: string[], options: T) {
   try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        site: { type: 'string' },
-        name: { type: 'string' },
-        category: { type: 'string' },
-        preview: { type: 'boolean' },
-        message: { type: 'string' },
-        url: { type: 'string' },
-        token: { type: 'string' },
-        json: { type: 'boolean' },
-        yes: { type: 'boolean', short: 'y' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
+    return parseArgs({ args, allowPositionals: true, strict: true, options: { ...COMMON_OPTIONS, ...options } })
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
+}
+
+function apiClient(values: { url?: string; token?: string }, io: ClientIo): ApiClient {
+  return new ApiClient({
+    baseUrl: values.url ?? io.env.PLINTH_URL ?? DEFAULT_URL,
+    token: token(values.token ?? io.env.PLINTH_TOKEN),
+    userAgent: 'plinth-client',
+  })
+}
+
+function usage(io: ClientIo): number {
+  io.out(CLIENT_USAGE)
+  return 0
 }
 
 function token(value: string | undefined): string {

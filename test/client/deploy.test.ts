@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -30,19 +30,21 @@ function folderWith(files: Record<string, string | Buffer>): string {
   return root
 }
 
-/** Runs `plinth deploy` in-process with the given arguments; what it printed and its exit code. */
-async function deploy(server: TestServer, user: Pick<TestUser, 'token'>, args: string[]) {
+/** Runs a `plinth` client command in-process; what it printed and its exit code. */
+async function plinth(server: TestServer, user: Pick<TestUser, 'token'>, args: string[], env: Record<string, string> = {}) {
   const out: string[] = []
   const err: string[] = []
-  const code = await run(['deploy', ...args], {
+  const code = await run(args, {
     out: (text) => out.push(text),
     err: (text) => err.push(text),
     interactive: false,
-    env: { PLINTH_URL: server.url, PLINTH_TOKEN: user.token },
+    env: { PLINTH_URL: server.url, PLINTH_TOKEN: user.token, ...env },
     cwd: os.tmpdir(),
   })
   return { code, out: out.join('\n'), err: err.join('\n') }
 }
+
+const deploy = (server: TestServer, user: Pick<TestUser, 'token'>, args: string[]) => plinth(server, user, ['deploy', ...args])
 
 const json = (text: string) => JSON.parse(text) as Record<string, any>
 
@@ -174,6 +176,47 @@ for (const store of STORES) {
       const { violations } = json(refused.out).error
       assert.equal(violations[0].code, 'TOO_MANY_FILES')
       assert.match(violations[0].message, /41 files.*at most 40/)
+    })
+
+    test('sites, versions, promote and open cover the rest of a deploy', async () => {
+      const user = await createUser(server)
+      const root = folder({ 'index.html': page('First'), 'assets/site.css': 'p{}', 'assets/img/logo.png': PNG })
+      const first = json((await deploy(server, user, [root, '--name', 'Bakery', '--json'])).out)
+      writeFileSync(path.join(root, 'index.html'), page('Second'))
+      await deploy(server, user, [root, '--site', first.slug, '--message', 'Spring menu'])
+
+      const sites = await plinth(server, user, ['sites'])
+      assert.equal(sites.code, 0, sites.err)
+      assert.match(sites.out, new RegExp(`^${first.slug}  owner  http://${first.slug}\\.\\S+  Bakery$`))
+      assert.deepEqual(
+        json((await plinth(server, user, ['sites', '--json'])).out).map((s: { id: string }) => s.id),
+        [first.websiteId],
+      )
+
+      const versions = await plinth(server, user, ['versions', first.slug])
+      assert.equal(versions.code, 0, versions.err)
+      const lines = versions.out.split('\n')
+      assert.match(lines[0]!, /^\* 2 .* Spring menu$/, 'newest first, the live one marked')
+      assert.match(lines[1]!, /^ {2}1 /)
+
+      const rolledBack = await plinth(server, user, ['promote', first.slug, '1'])
+      assert.equal(rolledBack.code, 0, rolledBack.err)
+      assert.match(rolledBack.out, new RegExp(`^Version 1 of ${first.slug} is live: http://`))
+      assert.match((await server.site(first.slug, '/')).body.toString(), /<h1>First<\/h1>/)
+      const badVersion = await plinth(server, user, ['promote', first.slug, 'latest'])
+      assert.equal(badVersion.code, 1)
+      assert.match(badVersion.err, /VERSION is a version number or id/)
+
+      // BROWSER names the program that opens the URL: here one that writes it to a file.
+      const opened = path.join(folder({}), 'opened.txt')
+      const opener = path.join(folder({ 'open.sh': `#!/bin/sh\necho "$1" > ${opened}\n` }), 'open.sh')
+      chmodSync(opener, 0o755)
+      const open = await plinth(server, user, ['open', first.slug], { BROWSER: opener })
+      assert.equal(open.code, 0, open.err)
+      assert.equal(open.out, first.pageUrl)
+      for (let i = 0; i < 100 && !existsSync(opened); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+      assert.equal(readFileSync(opened, 'utf8').trim(), first.pageUrl)
+      assert.equal((await plinth(server, user, ['frobnicate'])).code, 1)
     })
 
     test('a bad token, an unknown site, a missing folder and a bad option each exit 1 with one clear line', async () => {

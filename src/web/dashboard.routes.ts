@@ -63,19 +63,25 @@ type SiteParams = { Params: { websiteId: string }; Querystring: { done?: string;
 /** How each line of a unified diff is shown: the file names, a hunk's header, a line added, removed or kept. */
 type DiffLineKind = 'meta' | 'hunk' | 'add' | 'del' | 'ctx'
 
+/**
+ * Each line of a unified diff with its kind. The file names are the lines before the first hunk:
+ * inside a hunk a line is told by its first character alone, so a removed `-- x` (`--- x`) or an
+ * added `++ x` (`+++ x`) is a line of the file, not a file name.
+ */
 function diffLines(diff: string): Array<{ kind: DiffLineKind; text: string }> {
   const lines = diff.endsWith('\n') ? diff.slice(0, -1).split('\n') : diff.split('\n')
+  let inHunk = false
   return lines.map((text) => {
-    const kind: DiffLineKind =
-      text.startsWith('--- ') || text.startsWith('+++ ') || text.startsWith('\\')
+    if (text.startsWith('@@')) inHunk = true
+    const kind: DiffLineKind = text.startsWith('@@')
+      ? 'hunk'
+      : !inHunk || text.startsWith('\\')
         ? 'meta'
-        : text.startsWith('@@')
-          ? 'hunk'
-          : text.startsWith('+')
-            ? 'add'
-            : text.startsWith('-')
-              ? 'del'
-              : 'ctx'
+        : text.startsWith('+')
+          ? 'add'
+          : text.startsWith('-')
+            ? 'del'
+            : 'ctx'
     return { kind, text }
   })
 }

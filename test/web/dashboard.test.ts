@@ -219,6 +219,24 @@ for (const store of STORES) {
       assert.equal((await stranger.get(path)).status, 404)
     })
 
+    test("a diff's lines that read like its file names once prefixed are shown as the lines removed and added they are", async () => {
+      const created = await createSite(server, {
+        owner: { token: ownerToken },
+        name: 'Signature Site',
+        files: [{ path: 'index.html', content: '<h1>Hello</h1>\n<p>Thanks.\n-- Rosa</p>\n' }],
+      })
+      await createVersion(server, { token: ownerToken }, created.websiteId, {
+        promote: false,
+        files: [{ path: 'index.html', content: '<h1>Hello</h1>\n<p>Thanks.\n++ Rosa &amp; Marco</p>\n' }],
+      })
+      const res = await owner.get(`/dashboard/sites/${created.websiteId}/versions/2`)
+      assert.equal(res.status, 200, res.text)
+      assert.match(res.text, /<span class="diff-meta">--- a\/index\.html<\/span>/)
+      assert.match(res.text, /<span class="diff-meta">\+\+\+ b\/index\.html<\/span>/)
+      assert.match(res.text, /<span class="diff-del">--- Rosa&lt;\/p&gt;<\/span>/)
+      assert.match(res.text, /<span class="diff-add">\+\+\+ Rosa &amp;amp; Marco&lt;\/p&gt;<\/span>/)
+    })
+
     test('a stranger sees nothing of a site and can change nothing', async () => {
       const site = await publishSite('Private Site')
       assert.equal((await stranger.get(`/dashboard/sites/${site.id}`)).status, 404)

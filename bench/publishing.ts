@@ -7,12 +7,11 @@
  * after a quiet spell, beside the same publish right after it.
  */
 import { createHash } from 'node:crypto'
-import type { Dirent } from 'node:fs'
-import { mkdir, open, readdir, rm, stat } from 'node:fs/promises'
+import { mkdir, open, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { SPARE_FOLDER } from '../src/blobs/spare-files.ts'
+import { treeSize } from './lib/blob-files.ts'
 import { type Child, makeTempDir, spawnChild } from './lib/children.ts'
 import { htmlPage, maximalBundle } from './lib/content.ts'
 import { api, probedDuring } from './lib/http.ts'
@@ -81,26 +80,6 @@ async function rawCost(body: Buffer, dir: string): Promise<number> {
   const ms = performance.now() - started
   await rm(dir, { recursive: true, force: true })
   return ms
-}
-
-/** Total size and count of the blob files under a blob store's directory (0 when it does not exist): its empty spare files are not blobs. */
-async function treeSize(dir: string): Promise<{ bytes: number; files: number }> {
-  let bytes = 0
-  let files = 0
-  let entries: Dirent[]
-  try {
-    entries = await readdir(dir, { withFileTypes: true, recursive: true })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { bytes, files }
-    throw error
-  }
-  for (const entry of entries) {
-    const folder = entry.parentPath ?? (entry as { path?: string }).path ?? dir
-    if (!entry.isFile() || path.relative(dir, folder).split(path.sep)[0] === SPARE_FOLDER) continue
-    bytes += (await stat(path.join(folder, entry.name))).size
-    files++
-  }
-  return { bytes, files }
 }
 
 const stats = (ms: number[]) => ({ p50: percentile(ms, 50), p95: percentile(ms, 95), max: Math.max(...ms) })

@@ -8,10 +8,12 @@
  * instance's warm serving on S3 against the filesystem store (scale-out.ts); resident memory
  * before, during and after 20,000 hostile requests (fuzz-memory.ts); and start-up: the compiled
  * server's cold start to its first GET /v1 answer beside a bare node:http server's, its idle
- * memory, and `plinth user create` (startup.ts). Servers run in child processes on temp data dirs,
- * listening on 127.0.0.1 only; everything is cleaned up at the end, on failure and on Ctrl-C.
+ * memory, and `plinth user create` (startup.ts); and a one-word change to a 40-file site through a
+ * draft (start, edit, publish) against a one-file publish, with the blob bytes it adds
+ * (drafts.ts). Servers run in child processes on temp data dirs, listening on 127.0.0.1 only;
+ * everything is cleaned up at the end, on failure and on Ctrl-C.
  *
- * `npm run bench -- serving` and `npm run bench -- startup` run one phase alone.
+ * `npm run bench -- serving`, `npm run bench -- startup` and `npm run bench -- drafts` run one phase alone.
  * Quick runs: BENCH_DURATION=3 BENCH_WARMUP=1 BENCH_PUBLISH_ITERATIONS=3 BENCH_SITES=100 npm run bench
  * Other knobs: BENCH_CONNECTIONS (50), BENCH_SLICES (5), BENCH_BR=0, BENCH_PROFILE=auto|1|0,
  * BENCH_PROFILE_SECONDS (5), BENCH_PROFILE_OUT=/path/file.cpuprofile, BENCH_DIAGNOSE=1,
@@ -22,6 +24,7 @@
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { type ContentResult, contentPhase, PROBE_TARGET_MS, UPSERT_P50_TARGET_MS, UPSERT_RATIO_TARGET } from './content.ts'
+import { DRAFT_RATIO_TARGET, type DraftsResult, draftsPhase } from './drafts.ts'
 import { cleanupAll, killAllSync } from './lib/children.ts'
 import { FUZZ_GROWTH_TARGET, type FuzzMemoryResult, fuzzMemoryPhase } from './fuzz-memory.ts'
 import { fmtInt, fmtMiB, fmtMs } from './lib/load.ts'
@@ -49,6 +52,7 @@ function summary(
   scaleOut: ScaleOutResult,
   fuzz: FuzzMemoryResult,
   startup: StartupResult,
+  drafts: DraftsResult,
 ): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`
   const rows = [['Benchmark', 'Figure', 'Value', 'Target', 'Result'], ...servingRows(serving)]
@@ -133,6 +137,7 @@ function summary(
     ['', 'RSS growth after a full GC', fmtMiB(growth), `<= ${fmtMiB(FUZZ_GROWTH_TARGET)}`, passFail(growth <= FUZZ_GROWTH_TARGET)],
   )
   rows.push(...startupRows(startup))
+  rows.push(...draftsRows(drafts))
   return table(rows)
 }
 
@@ -183,7 +188,28 @@ function startupRows(r: StartupResult): string[][] {
   ]
 }
 
-/** The phases that can run alone (`npm run bench -- serving`, `npm run bench -- startup`). */
+function draftsRows(r: DraftsResult): string[][] {
+  const ms = (t: { p50: number; p90: number }) => `${t.p50.toFixed(0)} / ${t.p90.toFixed(0)} ms`
+  return [
+    [`One-word change, ${r.siteFiles}-file site (${(r.siteBytes / 1024).toFixed(0)} KiB)`, 'draft start + edit + publish p50 / p90', ms(r.sequence), '', ''],
+    ['', 'new version of a one-file site p50 / p90', ms(r.onePublish), '', ''],
+    ['', 'ratio draft sequence / one-file publish (p50)', r.ratio.toFixed(2), `<= ${DRAFT_RATIO_TARGET}`, passFail(r.ratio <= DRAFT_RATIO_TARGET)],
+    [
+      '',
+      'blob bytes added by the edits and publishes',
+      `${r.blobs.bytesAdded} B (${r.blobs.filesAdded} files)`,
+      `${r.blobs.bytesExpected} B (${r.blobs.filesExpected} files)`,
+      passFail(draftBlobsExact(r)),
+    ],
+  ]
+}
+
+/** Every edit-and-publish added exactly the edited file's blob and its variants. */
+const draftBlobsExact = (r: DraftsResult) => r.blobs.exact === r.iterations
+/** The drafts phase missed its target or added other blob bytes than the edited file's. */
+const draftsFailed = (r: DraftsResult) => r.ratio > DRAFT_RATIO_TARGET || !draftBlobsExact(r)
+
+/** The phases that can run alone (`npm run bench -- serving`, `… startup`, `… drafts`). */
 const ALONE: Record<string, () => Promise<string[][]>> = {
   serving: async () => {
     const serving = await servingPhase()
@@ -191,6 +217,11 @@ const ALONE: Record<string, () => Promise<string[][]>> = {
     return servingRows(serving)
   },
   startup: async () => startupRows(await startupPhase()),
+  drafts: async () => {
+    const drafts = await draftsPhase()
+    if (draftsFailed(drafts)) process.exitCode = 1
+    return draftsRows(drafts)
+  },
 }
 
 function scaleOutRows(r: ScaleOutResult): string[][] {
@@ -257,13 +288,15 @@ async function main(): Promise<void> {
     const scaleOut = await scaleOutPhase()
     const fuzz = await fuzzMemoryPhase()
     const startup = await startupPhase()
+    const drafts = await draftsPhase()
     console.log('\n== Summary ==')
-    console.log(summary(serving, publishing, memory, content, scaleOut, fuzz, startup))
+    console.log(summary(serving, publishing, memory, content, scaleOut, fuzz, startup, drafts))
     if (!serving.clean || !content.clean) console.log('!! load runs had errors or non-2xx responses (see above)')
     const scaleOutClean = scaleOut.skipped !== null || scaleOut.clean
     if (!scaleOutClean) console.log('!! the two-instance run had 5xx responses, failed requests or lost publishes (see above)')
     console.log(`Total time: ${((performance.now() - started) / 1000).toFixed(0)} s`)
-    if (publishing.blobBytesAdded !== 0 || publishing.blobFilesAdded !== 0 || !serving.clean || !content.clean || !scaleOutClean) process.exitCode = 1
+    if (publishing.blobBytesAdded !== 0 || publishing.blobFilesAdded !== 0 || !serving.clean || !content.clean || !scaleOutClean || draftsFailed(drafts))
+      process.exitCode = 1
   } finally {
     await cleanup()
   }

@@ -1,7 +1,8 @@
 /**
  * Bundles the benchmark publishes: the 4 KB page it serves, a maximal bundle (40 files, just under
- * 8 MiB decoded, fresh random bytes each time so nothing dedupes) and small 3-file sites. All of
- * them pass the authoring rules (relative URLs only, no frames, no service workers).
+ * 8 MiB decoded, fresh random bytes each time so nothing dedupes), an ordinary 40-file site of
+ * about 180 KB and small 3-file sites. All of them pass the authoring rules (relative URLs only,
+ * no frames, no service workers).
  */
 import { randomBytes, randomInt } from 'node:crypto'
 
@@ -120,6 +121,33 @@ export function maximalBundle(): { files: BundleFile[]; bytes: number } {
   if (files.length !== 40 || bytes > MAX_BUNDLE_BYTES || sizes.some((s) => s > MAX_FILE_BYTES)) {
     throw new Error(`maximalBundle: ${files.length} files, ${bytes} bytes: outside the limits`)
   }
+  return { files, bytes }
+}
+
+/**
+ * A site as one that is kept up to date looks: 40 files, about 180 KB in all: 15 HTML pages of
+ * 6 KB (index.html + 14, the most a site may have), each linking 8 of them, a stylesheet, a
+ * script and an image; 5 stylesheets and 5 scripts of 6 KB; 15 PNG-named images of 1.5 to 2.8 KB
+ * (random bytes).
+ */
+export function ordinarySite(): { files: BundleFile[]; bytes: number } {
+  const nonce = randomBytes(8).toString('hex')
+  const pages = ['index.html', ...Array.from({ length: 14 }, (_, i) => `page-${String(i + 1).padStart(2, '0')}.html`)]
+  const images = Array.from({ length: 15 }, (_, i) => `img/photo-${String(i + 1).padStart(2, '0')}.png`)
+  const files: BundleFile[] = pages.map((page, i) => ({
+    path: page,
+    content: htmlPage(6 * 1024, `Page ${i} ${nonce}`, {
+      css: `css/site-${(i % 5) + 1}.css`,
+      js: `js/app-${(i % 5) + 1}.js`,
+      nav: pages.slice(0, 8),
+      img: [images[i]!],
+    }),
+  }))
+  for (let i = 1; i <= 5; i++) files.push({ path: `css/site-${i}.css`, content: css(6 * 1024, `${nonce}${i}`) })
+  for (let i = 1; i <= 5; i++) files.push({ path: `js/app-${i}.js`, content: js(6 * 1024, `${nonce}${i}`, false) })
+  for (const [i, path] of images.entries()) files.push({ path, content: randomBytes(1536 + i * 96).toString('base64'), contentEncoding: 'base64' })
+  const bytes = files.reduce((sum, f) => sum + Buffer.from(f.content, f.contentEncoding === 'base64' ? 'base64' : 'utf8').length, 0)
+  if (files.length !== 40) throw new Error(`ordinarySite: ${files.length} files`)
   return { files, bytes }
 }
 

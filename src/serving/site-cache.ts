@@ -71,7 +71,7 @@ export class ManifestCache {
   /** Unknown label -> when it is forgotten (ms by `now`). */
   private readonly unknown: LRUCache<string, number>
   private readonly inFlight = new Map<string, InFlight>()
-  /** slug -> cached preview labels, so a re-created site never serves another site's previews. */
+  /** slug -> cached preview labels: dropped when the slug changes, and never served for another site of the slug. */
   private readonly previews = new Map<string, Set<string>>()
   private readonly parsedRules = new LRUCache<string, object>({ max: PARSED_RULE_FILES })
   /** Label and version -> reads in a row that found its variants pending (see PENDING_VARIANTS_MAX_TTL_MS). */
@@ -197,18 +197,29 @@ export class ManifestCache {
     }
   }
 
-  /** Forgets the live version of this slug and any remembered unknown labels of it. */
-  invalidate(slug: string): void {
-    this.versions.delete(slug)
-    this.unknown.delete(slug)
-    const running = this.inFlight.get(slug)
+  /**
+   * Forgets what a site event names: a slug's live version, every preview of it (what changed
+   * may be the site's password, or its very existence) and the labels of it remembered as unknown
+   * (a preview of the version just published may have been probed before it existed).
+   */
+  invalidate(key: string): void {
+    this.forget(key)
+    const previews = this.previews.get(key)
+    if (previews !== undefined) for (const label of [...previews]) this.forget(label)
+    const prefix = `${key}--`
+    for (const label of [...this.unknown.keys()]) if (label.startsWith(prefix)) this.unknown.delete(label)
+    for (const label of [...this.inFlight.keys()]) if (label.startsWith(prefix)) this.forget(label)
+  }
+
+  /** Forgets one label: its version, its unknown mark, and the result of a lookup of it under way. */
+  private forget(label: string): void {
+    this.versions.delete(label)
+    this.unknown.delete(label)
+    const running = this.inFlight.get(label)
     if (running !== undefined) {
       running.stale = true
-      this.inFlight.delete(slug)
+      this.inFlight.delete(label)
     }
-    // A preview of the version just published may have been probed before it existed.
-    const prefix = `${slug}--v`
-    for (const label of [...this.unknown.keys()]) if (label.startsWith(prefix)) this.unknown.delete(label)
   }
 
   /** Forgets everything: what changed while change notifications were lost is read afresh. */

@@ -27,14 +27,14 @@ export class ServedDomains {
 
   /**
    * Whether the proxy may get a certificate for `host`: a verified custom domain of a site that
-   * exists, or `{slug}.{site_domain}` of a site with a live version. Previews (`{slug}--v{n}`)
-   * are not: the wildcard certificate of the site domain covers them, and a certificate per
-   * version would soon exhaust the certificate authority's rate limits for the domain. `host` is
-   * a host name as requestedHost gives it.
+   * exists, or `{slug}.{site_domain}` of a site with a live version. Previews (`{slug}--v{n}`, a
+   * draft's `{slug}--d{token}`) are not: the wildcard certificate of the site domain covers them,
+   * and a certificate per version would soon exhaust the certificate authority's rate limits for
+   * the domain. `host` is a host name as requestedHost gives it.
    */
   async isCertificateAllowed(host: string): Promise<boolean> {
     const site = parseSiteHost(host, this.rules.siteDomain)
-    if (site !== null) return site.version === null && (await this.repo.isLive(site.slug))
+    if (site !== null) return 'version' in site && site.version === null && (await this.repo.isLive(site.slug))
     return (await this.repo.findServed(host)) !== undefined
   }
 }

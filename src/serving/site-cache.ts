@@ -1,14 +1,15 @@
 /**
  * The two caches behind site serving:
- *  - ManifestCache: host label (`slug` or `slug--vN`) -> prepared version, LRU bounded by entries
- *    and total files, with a short-lived negative cache and shared in-flight lookups.
+ *  - ManifestCache: host label (`slug`, `slug--vN` or a draft's `slug--d{token}`) -> prepared
+ *    version, LRU bounded by entries and total files, with a short-lived negative cache and shared
+ *    in-flight lookups.
  *  - BlobCache: blob hash + encoding -> bytes, LRU bounded by bytes, shared in-flight reads.
  * Both answer synchronously on a hit so the warm request path never awaits.
  */
 import { LRUCache } from 'lru-cache'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import type { SiteHost } from './site-host.ts'
-import type { ServedFile, SiteLookup } from './site-lookup.ts'
+import type { ServedFile, ServedVersion, SiteLookup } from './site-lookup.ts'
 import { bytesToText } from '../publishing/bundle-paths.ts'
 import { parseHeaders } from '../publishing/header-rules.ts'
 import { parseRedirects } from '../publishing/redirect-rules.ts'
@@ -71,7 +72,7 @@ export class ManifestCache {
   /** Unknown label -> when it is forgotten (ms by `now`). */
   private readonly unknown: LRUCache<string, number>
   private readonly inFlight = new Map<string, InFlight>()
-  /** slug -> cached preview labels: dropped when the slug changes, and never served for another site of the slug. */
+  /** slug -> its cached preview labels (versions' and drafts'): dropped when the slug changes, never served for another site. */
   private readonly previews = new Map<string, Set<string>>()
   private readonly parsedRules = new LRUCache<string, object>({ max: PARSED_RULE_FILES })
   /** Label and version -> reads in a row that found its variants pending (see PENDING_VARIANTS_MAX_TTL_MS). */
@@ -130,7 +131,8 @@ export class ManifestCache {
     }
     const reads = this.pendingReads.get(key) ?? 0
     this.pendingReads.set(key, reads + 1)
-    load.version.recheckAt = this.options.now() + Math.min(PENDING_VARIANTS_TTL_MS * 2 ** reads, PENDING_VARIANTS_MAX_TTL_MS)
+    const recheckAt = this.options.now() + Math.min(PENDING_VARIANTS_TTL_MS * 2 ** reads, PENDING_VARIANTS_MAX_TTL_MS)
+    load.version.recheckAt = Math.min(load.version.recheckAt, recheckAt)
   }
 
   /** Looks the label up (sharing a lookup already in flight) and caches the result. */
@@ -146,10 +148,14 @@ export class ManifestCache {
   }
 
   private async fetch(label: string, site: SiteHost, entry: InFlight): Promise<PreparedVersion | null> {
-    const found = site.version === null ? await this.options.lookup.findLive(site.slug) : await this.options.lookup.findVersion(site.slug, site.version)
-    const preview = site.version !== null
-    const load = found === null ? null : prepareVersion(found, preview, (file) => this.options.onInvalidFile(label, file))
+    const found = await this.find(site)
+    // What expires (a draft) is served until then, and read again then: by then it is gone.
+    const expiresAt = found?.expiresAt == null ? Infinity : Date.parse(found.expiresAt)
+    const served = found !== null && this.options.now() < expiresAt ? found : null
+    const preview = 'draftId' in site || site.version !== null
+    const load = served === null ? null : prepareVersion(served, { label, preview }, (file) => this.options.onInvalidFile(label, file))
     if (load !== null) {
+      load.version.recheckAt = expiresAt
       this.scheduleRecheck(label, load)
       await this.readRules(load)
     }
@@ -168,6 +174,12 @@ export class ManifestCache {
     }
     if (!preview) this.dropForeignPreviews(site.slug, prepared?.websiteId ?? null)
     return prepared
+  }
+
+  private find(site: SiteHost): Promise<ServedVersion | null> {
+    const { lookup } = this.options
+    if ('draftId' in site) return lookup.findDraft(site.slug, site.draftId)
+    return site.version === null ? lookup.findLive(site.slug) : lookup.findVersion(site.slug, site.version)
   }
 
   /** Parses the version's `_redirects` and `_headers` (each blob once, then from memory). */
@@ -198,9 +210,10 @@ export class ManifestCache {
   }
 
   /**
-   * Forgets what a site event names: a slug's live version, every preview of it (what changed
+   * Forgets what a site event names. A slug: its live version, every preview of it (what changed
    * may be the site's password, or its very existence) and the labels of it remembered as unknown
-   * (a preview of the version just published may have been probed before it existed).
+   * (a preview of the version just published may have been probed before it existed). A draft's
+   * label: that preview alone.
    */
   invalidate(key: string): void {
     this.forget(key)

@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { BlobStore } from '../blobs/blob-store.ts'
+import { parseDraftLabel } from '../core/site-address.ts'
 import type { ServingCounters } from '../ops/metrics.ts'
 import type { ContentResponder, ContentStats } from './content-responder.ts'
 import type { CustomHosts } from './custom-hosts.ts'
@@ -27,8 +28,11 @@ export interface SiteServer {
   serve(site: HostEntry, req: IncomingMessage, res: ServerResponse): void
   /** Answers a request whatever its Host: one that names no site gets the site-not-found page. */
   handle(req: IncomingMessage, res: ServerResponse): void
-  /** Forget everything cached for this slug's live site (called after publish/promote, also from other instances). */
-  invalidate(slug: string): void
+  /**
+   * Forget everything cached for a site event's key (after a publish, promote, entry change,
+   * also from other instances): a slug's live site and previews, or one draft's preview (its label).
+   */
+  invalidate(key: string): void
   /** Drops every cached version and page (site-events.ts, when change notifications may have been lost). */
   invalidateAll(): void
   /** What the caches hold and how often they answered or missed (ops/metrics.ts reads it). */
@@ -123,9 +127,11 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     siteOf: (host) => hosts.entry(host),
     serve: serveSite,
     handle: (req, res) => serveSite(hosts.entry(req.headers.host), req, res),
-    invalidate(slug: string): void {
-      manifests.invalidate(String(slug).toLowerCase())
-      content.invalidate(String(slug).toLowerCase())
+    invalidate(key: string): void {
+      const label = String(key).toLowerCase()
+      manifests.invalidate(label)
+      // A draft's content pages are keyed by its files' digest (versionId), its entries by its slug.
+      if (parseDraftLabel(label) === null) content.invalidate(label)
     },
     invalidateAll(): void {
       manifests.invalidateAll()

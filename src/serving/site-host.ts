@@ -1,14 +1,20 @@
 /**
- * Host header parsing for site requests: `{slug}.{siteDomain}` is the live site and
- * `{slug}--v{n}.{siteDomain}` the preview of version n. Ports are ignored on both sides. Verified
- * custom domains serve their site's live version; SiteHosts remembers each Host value's answer.
+ * Host header parsing for site requests: `{slug}.{siteDomain}` is the live site,
+ * `{slug}--v{n}.{siteDomain}` the preview of version n and `{slug}--d{token}.{siteDomain}` the
+ * preview of a draft. Ports are ignored on both sides. Verified custom domains serve their site's
+ * live version; SiteHosts remembers each Host value's answer.
  */
 import { MAX_HOST_CHARS } from '../core/limits.ts'
-import { parseSiteLabel, type SiteLabel, siteLabel } from '../core/site-address.ts'
+import { type DraftLabel, draftLabel, parseDraftLabel, parseSiteLabel, type SiteLabel, siteLabel } from '../core/site-address.ts'
 import type { CustomHosts } from './custom-hosts.ts'
 
-/** A site host: the live site (version null) or the preview of one version. */
-export type SiteHost = SiteLabel
+/** A site host: the live site (version null), the preview of one version, or a draft's preview (draftId). */
+export type SiteHost = SiteLabel | DraftLabel
+
+/** The host label a site host's versions are cached under: `slug`, `slug--v{n}` or `slug--d{token}`. */
+function hostLabel(site: SiteHost): string {
+  return 'draftId' in site ? draftLabel(site.slug, site.draftId) : siteLabel(site.slug, site.version)
+}
 
 /** The host name of a Host value (lowercased, port and one trailing dot removed); null when malformed. */
 export function hostName(host: string): string | null {
@@ -49,7 +55,7 @@ function parseUncached(host: string, siteDomain: string): SiteHost | null {
   if (name.charCodeAt(name.length - domain.length - 1) !== 46 /* . */) return null
   const label = name.slice(0, name.length - domain.length - 1)
   if (label.includes('.')) return null
-  return parseSiteLabel(label)
+  return parseSiteLabel(label) ?? parseDraftLabel(label)
 }
 
 /** A Host value that names a site: the label its versions are cached under, and the site. */
@@ -92,7 +98,7 @@ export class SiteHosts {
     if (hit !== undefined) return hit
     const name = hostName(host)
     const site = parseSiteHost(host, this.siteDomain)
-    let entry: HostEntry | null = site === null || this.serviceHosts.has(name ?? '') ? null : { label: siteLabel(site.slug, site.version), site }
+    let entry: HostEntry | null = site === null || this.serviceHosts.has(name ?? '') ? null : { label: hostLabel(site), site }
     // A verified custom domain serves its site's live version, as `{slug}.{site_domain}` does.
     const custom = site === null && name !== null ? this.customHosts?.slugOf(name) : undefined
     if (custom !== undefined) entry = { label: custom, site: { slug: custom, version: null } }

@@ -1,6 +1,6 @@
 /**
- * The data source the site server reads published versions from. Implemented elsewhere over the
- * database; the serving module only depends on this interface.
+ * The data source the site server reads published versions (and drafts' current files) from.
+ * Implemented elsewhere over the database; the serving module only depends on this interface.
  */
 
 import type { StoredFile } from '../blobs/blob-store.ts'
@@ -18,11 +18,18 @@ export interface ServedFile extends StoredFile {
 export interface ServedVersion {
   websiteId: string
   slug: string
+  /**
+   * Names these very files: caches of pages and templates are keyed by it. A version's id; for a
+   * draft, its id with a digest of its files, so that every change of the draft gets another one.
+   */
   versionId: string
+  /** The version's number; a draft's base version's. */
   number: number
   files: ServedFile[]
   /** When the site's password was set; null (or absent) when the site is open to everyone. */
   lockedSince?: string | null
+  /** From when it is no longer served (a draft's expiry); null (or absent) when it is served as long as it exists. */
+  expiresAt?: string | null
 }
 
 export interface SiteLookup {
@@ -30,4 +37,6 @@ export interface SiteLookup {
   findLive(slug: string): Promise<ServedVersion | null>
   /** Version `number` of the site with this slug (live or not), null when there is none. */
   findVersion(slug: string, number: number): Promise<ServedVersion | null>
+  /** The draft `draftId` of the site with this slug, with its current files; null when that site has no such draft. */
+  findDraft(slug: string, draftId: string): Promise<ServedVersion | null>
 }

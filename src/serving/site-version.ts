@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto'
 import { type BlobEncoding, SHA256_HEX } from '../blobs/blob-store.ts'
 import { contentTypeHeader, isCompressible } from '../core/media-types.ts'
-import { siteLabel } from '../core/site-address.ts'
 import { HEADERS_FILE, type HeaderList, type HeaderRules } from '../publishing/header-rules.ts'
 import { REDIRECTS_FILE, type RedirectRules } from '../publishing/redirect-rules.ts'
 import { TEMPLATE_DIR } from '../publishing/template-rules.ts'
@@ -46,8 +45,9 @@ export interface PreparedVersion {
   slug: string
   versionId: string
   number: number
+  /** Served at a preview's host (a version's or a draft's): never indexed. */
   preview: boolean
-  /** The host label: `slug`, or `slug--vN` for a preview. */
+  /** The host label: `slug`, or `slug--vN` or `slug--d{token}` for a preview. */
   label: string
   /** The files served at their paths (never those under `_templates/`). */
   files: Map<string, PreparedFile>
@@ -145,8 +145,11 @@ export interface PreparedLoad {
   variantsPending: boolean
 }
 
-/** Builds the prepared form of a version. Files with an invalid hash or size are left out and reported. */
-export function prepareVersion(version: ServedVersion, preview: boolean, onInvalid?: (file: ServedFile) => void): PreparedLoad {
+/**
+ * Builds the prepared form of a version, as served at the host `label` (a preview's or the live
+ * site's). Files with an invalid hash or size are left out and reported.
+ */
+export function prepareVersion(version: ServedVersion, at: { label: string; preview: boolean }, onInvalid?: (file: ServedFile) => void): PreparedLoad {
   const files = new Map<string, PreparedFile>()
   const templates = new Map<string, PreparedFile>()
   let variantsPending = false
@@ -172,8 +175,8 @@ export function prepareVersion(version: ServedVersion, preview: boolean, onInval
     slug: version.slug,
     versionId: version.versionId,
     number: version.number,
-    preview,
-    label: siteLabel(version.slug, preview ? version.number : null),
+    preview: at.preview,
+    label: at.label,
     files,
     templates,
     notFound: files.get('404.html') ?? null,

@@ -44,7 +44,7 @@ describe('the Host memo', () => {
 })
 
 describe("the memo of a version's _headers by path", () => {
-  const { version } = prepareVersion({ websiteId: 'web_1', slug: 'bakery', versionId: 'job_1', number: 1, files: [] }, false)
+  const { version } = prepareVersion({ websiteId: 'web_1', slug: 'bakery', versionId: 'job_1', number: 1, files: [] }, { label: 'bakery', preview: false })
   version.headerRules = parseHeaders('/*\n  X-Robots-Tag: noarchive\n/assets/*\n  Cache-Control: public, max-age=60\n').rules
 
   test('holds at most its cap of paths, and every path still gets its headers', () => {

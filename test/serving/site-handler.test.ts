@@ -47,6 +47,8 @@ class MemoryLookup implements SiteLookup {
   /** slug -> number -> version */
   readonly versions = new Map<string, Map<number, ServedVersion>>()
   readonly live = new Map<string, number>()
+  /** `{slug} {draftId}` -> the draft's files as a version */
+  readonly drafts = new Map<string, ServedVersion>()
   calls = 0
   failWith: Error | null = null
   /** While set, every lookup waits for it: the test decides when lookups finish, not a timer. */
@@ -84,6 +86,10 @@ class MemoryLookup implements SiteLookup {
 
   findVersion(slug: string, number: number): Promise<ServedVersion | null> {
     return this.answer(this.versions.get(slug)?.get(number) ?? null)
+  }
+
+  findDraft(slug: string, draftId: string): Promise<ServedVersion | null> {
+    return this.answer(this.drafts.get(`${slug} ${draftId}`) ?? null)
   }
 }
 
@@ -225,7 +231,7 @@ after(async () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('parseSiteHost', () => {
-  const accept: [string, string, { slug: string; version: number | null }][] = [
+  const accept: [string, string, { slug: string; version: number | null } | { slug: string; draftId: string }][] = [
     ['shop.localhost:8080', 'localhost:8080', { slug: 'shop', version: null }],
     ['shop.localhost:54321', 'localhost:8080', { slug: 'shop', version: null }],
     ['shop.localhost', 'localhost:8080', { slug: 'shop', version: null }],
@@ -234,6 +240,8 @@ describe('parseSiteHost', () => {
     ['my-site-2.sites.example.com', 'sites.example.com', { slug: 'my-site-2', version: null }],
     ['my-site-2--v1.sites.example.com', 'sites.example.com', { slug: 'my-site-2', version: 1 }],
     ['abc.example.com.', 'example.com', { slug: 'abc', version: null }],
+    ['shop--dk3x9a0bq2z.localhost:8080', 'localhost:8080', { slug: 'shop', draftId: 'drf_k3x9a0bq2z' }],
+    ['My-Shop--DK3X9.sites.example.com', 'sites.example.com', { slug: 'my-shop', draftId: 'drf_k3x9' }],
     [`a${'b'.repeat(49)}.example.com`, 'example.com', { slug: `a${'b'.repeat(49)}`, version: null }],
   ]
   for (const [host, domain, expected] of accept) {
@@ -261,6 +269,12 @@ describe('parseSiteHost', () => {
     ['shop--v1--v2.localhost', 'localhost'],
     ['shop--x1.localhost', 'localhost'],
     ['shop---v1.localhost', 'localhost'],
+    ['shop--d.localhost', 'localhost'],
+    ['shop--d_x1.localhost', 'localhost'],
+    [`shop--d${'a'.repeat(21)}.localhost`, 'localhost'],
+    ['shop--dab--v1.localhost', 'localhost'],
+    ['ab--dk3x9.localhost', 'localhost'],
+    ['shop--dk3x9.x.localhost', 'localhost'],
     ['[::1]:8080', 'localhost:8080'],
     ['[::1', 'localhost:8080'],
     ['shop.localhost:80a', 'localhost'],
@@ -625,6 +639,51 @@ describe('site handler', () => {
     server.site.invalidate('swap')
     assert.equal((await send(server, '/', { host: 'swap.localhost' })).text, 'new owner')
     assert.equal((await send(server, '/', { host: 'swap--v1.localhost' })).text, 'new owner')
+  })
+
+  it('serves a draft at its preview host until its label or its slug changes, and not from the instant it expires', async () => {
+    const lookup = new MemoryLookup()
+    lookup.add('w7', 'studio', 1, [await blob('index.html', 'studio live', 'text/html')])
+    let now = 1_000_000
+    const draftId = 'drf_k3x9a0bq2z'
+    const host = 'studio--dk3x9a0bq2z.localhost'
+    const setDraft = async (text: string) =>
+      lookup.drafts.set(`studio ${draftId}`, {
+        websiteId: 'w7',
+        slug: 'studio',
+        versionId: `${draftId}.${text}`,
+        number: 1,
+        files: [await blob('index.html', text, 'text/html')],
+        expiresAt: new Date(1_060_000).toISOString(),
+      })
+    await setDraft('draft one')
+    const server = await start(lookup, 1 << 20, undefined, () => now)
+    const draft = await send(server, '/', { host })
+    assert.equal(draft.text, 'draft one')
+    assert.equal(draft.headers['x-robots-tag'], 'noindex')
+    assert.equal((await send(server, '/', { host: 'studio.localhost' })).text, 'studio live')
+    const calls = lookup.calls
+
+    await setDraft('draft two')
+    assert.equal((await send(server, '/', { host })).text, 'draft one', 'served from cache')
+    server.site.invalidate('studio--dk3x9a0bq2z')
+    assert.equal((await send(server, '/', { host })).text, 'draft two')
+    assert.equal((await send(server, '/', { host: 'studio.localhost' })).text, 'studio live')
+    assert.equal(lookup.calls, calls + 1, "the draft's label drops its preview alone")
+
+    await setDraft('draft three')
+    server.site.invalidate('studio')
+    assert.equal((await send(server, '/', { host })).text, 'draft three', "the slug's change drops its drafts' previews")
+
+    const reads = lookup.calls
+    now = 1_059_999
+    assert.equal((await send(server, '/', { host })).text, 'draft three')
+    assert.equal(lookup.calls, reads, 'kept until it expires')
+    now = 1_060_000
+    assert.equal((await send(server, '/', { host })).status, 404, 'expired: gone at once, with no event')
+    for (const other of ['studio--dk3x9a0bq2y.localhost', 'studio--d.localhost', 'other--dk3x9a0bq2z.localhost']) {
+      assert.equal((await send(server, '/', { host: other })).status, 404, other)
+    }
   })
 
   it('serves correct bytes through a tiny blob cache (eviction) and with no cache', async () => {

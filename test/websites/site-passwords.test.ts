@@ -3,49 +3,15 @@
  * host and path with its password page until the right password is posted to /.plinth/unlock.
  */
 import assert from 'node:assert/strict'
-import http from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { FIELDS } from '../helpers/content.ts'
 import { call, CLIENTS, connect } from '../helpers/mcp.ts'
 import { bundle, SITE_DOMAIN, sharedTestServers, startTestServer, type TestServer } from '../helpers/server.ts'
+import { cookieOf, unlockSite } from '../helpers/site-unlock.ts'
 import { STORES } from '../helpers/stores.ts'
 import { WebVisitor } from '../helpers/web.ts'
 
 const SECRET_TEXT = 'Only for members'
-
-/** A POST of the password form to a site host, as a browser sends it. */
-function unlock(server: TestServer, label: string, password: string, options: { next?: string; origin?: string; cookie?: string; forwardedFor?: string } = {}) {
-  const body = new URLSearchParams({ password, ...(options.next ? { next: options.next } : {}) }).toString()
-  const { port } = new URL(server.url)
-  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/.plinth/unlock',
-        method: 'POST',
-        agent: false,
-        headers: {
-          host: `${label}.${SITE_DOMAIN}`,
-          'content-type': 'application/x-www-form-urlencoded',
-          'content-length': String(Buffer.byteLength(body)),
-          ...(options.origin ? { origin: options.origin } : {}),
-          ...(options.cookie ? { cookie: options.cookie } : {}),
-          ...(options.forwardedFor ? { 'x-forwarded-for': options.forwardedFor } : {}),
-        },
-      },
-      (res) => {
-        let text = ''
-        res.on('data', (c) => (text += c))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
-      },
-    )
-    req.on('error', reject)
-    req.end(body)
-  })
-}
-
-const cookieOf = (res: { headers: http.IncomingHttpHeaders }) => String(res.headers['set-cookie']?.[0] ?? '').split(';')[0]!
 
 // A server per store and settings, shared by the suites of this file.
 const sharedServer = sharedTestServers()
@@ -136,16 +102,16 @@ for (const store of STORES) {
     })
 
     test('the right password sets a host-only, HttpOnly cookie and leads back; a wrong one or a cross-site form does not', async () => {
-      const wrong = await unlock(server, 'members', 'not the password', { next: '/style.css' })
+      const wrong = await unlockSite(server, 'members', 'not the password', { next: '/style.css' })
       assert.equal(wrong.status, 401)
       assert.match(wrong.body, /not right/)
       assert.equal(wrong.headers['set-cookie'], undefined)
 
-      const crossSite = await unlock(server, 'members', 'correct horse', { origin: 'https://evil.example' })
+      const crossSite = await unlockSite(server, 'members', 'correct horse', { origin: 'https://evil.example' })
       assert.equal(crossSite.status, 403)
       assert.equal(crossSite.headers['set-cookie'], undefined)
 
-      const right = await unlock(server, 'members', 'correct horse', { next: '/style.css', origin: `http://members.${SITE_DOMAIN}` })
+      const right = await unlockSite(server, 'members', 'correct horse', { next: '/style.css', origin: `http://members.${SITE_DOMAIN}` })
       assert.equal(right.status, 303)
       assert.equal(right.headers.location, '/style.css')
       const setCookie = String(right.headers['set-cookie']?.[0])
@@ -160,13 +126,13 @@ for (const store of STORES) {
       assert.equal(entry.status, 200)
       assert.match(entry.body.toString(), /Hidden entry/)
 
-      const offSite = await unlock(server, 'members', 'correct horse', { next: '//evil.example/x' })
+      const offSite = await unlockSite(server, 'members', 'correct horse', { next: '//evil.example/x' })
       assert.equal(offSite.headers.location, '/', 'never sends the visitor elsewhere')
       assert.equal((await server.site('members', '/', { headers: { cookie: `${cookie}x` } })).status, 401, 'a forged cookie opens nothing')
     })
 
     test('a new password ends earlier unlocks; removing it opens the site again', async () => {
-      const cookie = cookieOf(await unlock(server, 'members', 'correct horse'))
+      const cookie = cookieOf(await unlockSite(server, 'members', 'correct horse'))
       assert.equal((await server.site('members', '/', { headers: { cookie } })).status, 200)
       assert.equal((await setPassword('battery staple')).status, 204)
       assert.equal((await server.site('members', '/', { headers: { cookie } })).status, 401)
@@ -184,8 +150,8 @@ for (const store of STORES) {
       const page = `/dashboard/sites/${websiteId}`
       const set = await web.submit(page, `${page}/password`, { password: '  spaced out  ' })
       assert.equal(set.status, 303, set.text.slice(0, 300))
-      assert.equal((await unlock(server, 'members', 'spaced out')).status, 401, 'the trimmed text is not the password')
-      assert.equal((await unlock(server, 'members', '  spaced out  ')).status, 303)
+      assert.equal((await unlockSite(server, 'members', 'spaced out')).status, 401, 'the trimmed text is not the password')
+      assert.equal((await unlockSite(server, 'members', '  spaced out  ')).status, 303)
       assert.equal((await server.api('DELETE', `/v1/websites/${websiteId}/password`, { token: owner.token })).status, 204)
     })
 
@@ -193,8 +159,8 @@ for (const store of STORES) {
       const user = await server.user()
       const created = await server.api('POST', '/v1/websites', { token: user.token, body: { slug: 'guarded', category: 'other', files: bundle('Guarded') } })
       assert.equal((await setPassword('the real one', user.token, created.body.websiteId)).status, 204)
-      for (let i = 0; i < 10; i++) assert.equal((await unlock(server, 'guarded', `guess ${i}`)).status, 401)
-      const blocked = await unlock(server, 'guarded', 'the real one')
+      for (let i = 0; i < 10; i++) assert.equal((await unlockSite(server, 'guarded', `guess ${i}`)).status, 401)
+      const blocked = await unlockSite(server, 'guarded', 'the real one')
       assert.equal(blocked.status, 429)
       assert.ok(Number(blocked.headers['retry-after']) > 0)
       assert.match(blocked.body, /Too many wrong passwords/)
@@ -236,7 +202,7 @@ describe('site passwords on https sites', () => {
       (await server.api('PUT', `/v1/websites/${created.body.websiteId}/password`, { token: user.token, body: { password: 'over https' } })).status,
       204,
     )
-    const res = await unlock(server, 'secure-site', 'over https')
+    const res = await unlockSite(server, 'secure-site', 'over https')
     assert.equal(res.status, 303)
     assert.match(String(res.headers['set-cookie']?.[0]), /^__Host-plinth_unlock=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax; Secure$/)
   })
@@ -256,9 +222,9 @@ describe('site password guesses behind a proxy', () => {
         (await server.api('PUT', `/v1/websites/${created.body.websiteId}/password`, { token: user.token, body: { password: 'the real one' } })).status,
         204,
       )
-      for (let i = 0; i < 10; i++) assert.equal((await unlock(server, 'proxied', `guess ${i}`, { forwardedFor: '203.0.113.5' })).status, 401)
-      assert.equal((await unlock(server, 'proxied', 'the real one', { forwardedFor: '203.0.113.5' })).status, 429)
-      assert.equal((await unlock(server, 'proxied', 'the real one', { forwardedFor: '203.0.113.6' })).status, separate ? 303 : 429)
+      for (let i = 0; i < 10; i++) assert.equal((await unlockSite(server, 'proxied', `guess ${i}`, { forwardedFor: '203.0.113.5' })).status, 401)
+      assert.equal((await unlockSite(server, 'proxied', 'the real one', { forwardedFor: '203.0.113.5' })).status, 429)
+      assert.equal((await unlockSite(server, 'proxied', 'the real one', { forwardedFor: '203.0.113.6' })).status, separate ? 303 : 429)
     })
   }
 })

@@ -7,10 +7,12 @@ const CHANNEL = 'plinth_site_changed'
 
 /**
  * Told whenever what a slug serves changes (a publish, a promotion, an entry or collection
- * edit), so that every serving cache, here and on other instances, drops what it holds for it.
+ * edit, a password), so that every serving cache, here and on other instances, drops what it
+ * holds for it, previews included; or, keyed by a draft's preview label (`{slug}--d{token}`),
+ * whenever a draft changes or goes, which drops that preview alone.
  */
 export interface SiteEvents {
-  siteChanged(slug: string): Promise<void>
+  siteChanged(key: string): Promise<void>
 }
 
 export interface SiteEventBus extends SiteEvents {

@@ -1,9 +1,10 @@
 /**
  * Two instances on one PostgreSQL schema and one S3 bucket behave as one service: what is changed
- * through one (a publish, a promotion, an entry, a revoked token, a deleted site) is what the other
- * serves, shared limits are counted together, a lost change listener only delays propagation by
- * about a second, blobs live in the bucket and nowhere else, and the orphan sweep on the bucket
- * never takes a blob that is referenced or being published through the other instance.
+ * through one (a publish, a promotion, an entry, a draft, a revoked token, a deleted site) is what
+ * the other serves, shared limits are counted together, a lost change listener only delays
+ * propagation by about a second, blobs live in the bucket and nowhere else, and the orphan sweep
+ * on the bucket never takes a blob that is referenced or being published through the other
+ * instance.
  *
  * Propagation is eventual (a NOTIFY, or the resync while a listener is away), so reads on the other
  * instance are polled up to a generous deadline; the delays seen are reported as diagnostics, not
@@ -18,6 +19,7 @@ import { brotliDecompressSync } from 'node:zlib'
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import pg from 'pg'
 import { SIGN_IN_FAILURES_PER_ACCOUNT } from '../../src/core/limits.ts'
+import { draftLabel } from '../../src/core/site-address.ts'
 import { siteWithCollection } from '../helpers/content.ts'
 import { type Instance, s3ObjectFile, startInstance, useS3Credentials } from '../helpers/instances.ts'
 import { startTestS3, type TestS3 } from '../helpers/s3.ts'
@@ -207,6 +209,30 @@ describe('two instances on one database and one bucket (postgres)', { skip }, ()
       return page.status === 404 || `${page.status}`
     }
     report(t, 'a deleted entry, 404 on B after', await until('B drops the entry', gone))
+  })
+
+  test("a draft written, edited and discarded through A is on B's preview host", async (t) => {
+    const { token } = await user()
+    const site = await publishSite(A, token, 'drafted', 'Live page')
+    const created = await A.api('POST', `/v1/websites/${site.websiteId}/drafts`, { token })
+    assert.equal(created.status, 201, created.text)
+    const label = draftLabel('drafted', created.body.draftId)
+    const draft = (method: string, suffix: string, body?: unknown) =>
+      A.api(method, `/v1/websites/${site.websiteId}/drafts/${created.body.draftId}${suffix}`, { token, ...(body === undefined ? {} : { body }) })
+    report(t, 'a new draft, previewed on B after', await until('B previews the draft', serves(B, label, '/', 'Live page')))
+    // B has the draft cached now; each change must replace it there.
+    assert.equal((await draft('PUT', '/files/index.html', { content: bundle('Written on A')[0].content })).status, 200)
+    report(t, 'a draft write, on B after', await until('B shows the write', serves(B, label, '/', 'Written on A')))
+    assert.equal((await draft('PATCH', '/files/index.html', { edits: [{ oldText: '<h1>Written on A', newText: '<h1>Edited on A' }] })).status, 200)
+    report(t, 'a draft edit, on B after', await until('B shows the edit', serves(B, label, '/', 'Edited on A')))
+    assert.match((await B.site('drafted', '/')).body.toString(), /Live page/, 'the live site is left alone')
+
+    assert.equal((await draft('DELETE', '')).status, 204)
+    const gone = async () => {
+      const page = await B.site(label, '/')
+      return page.status === 404 || `${page.status}`
+    }
+    report(t, 'a discarded draft, 404 on B after', await until('B drops the draft', gone))
   })
 
   test('a token revoked through A is refused by B at once', async () => {

@@ -52,10 +52,11 @@ export function contentTools({
   return [
     defineTool({
       name: 'create_upload',
+      toolset: 'publishing',
       title: 'Reserve uploads for large files',
       description: `Reserve uploads for binaries too large to inline (over ~100 KB of base64), up to ${limits.maxFiles} per call.
 Within ${MINUTES} minutes, HTTP PUT exactly size raw bytes to each uploadUrl with the returned headers and NO Authorization header (the signed URL is the credential); it answers {uploadId, sha256, size}. An upload is written once.
-Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, in import_asset, or as an entry image: upload:{uploadId}.`,
+Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path, uploadId } of publish_website or publish_version, in write_file, in import_asset, or as an entry image: upload:{uploadId}.`,
       input: ref(createUploadsRequestSchema(limits)),
       output: ref(CreateUploadsResultSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -64,6 +65,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
 
     defineTool({
       name: 'list_collections',
+      toolset: 'content',
       title: "List a website's collections",
       description: `List a website's collections (typed lists of entries such as posts or products) by name, each with its fields, entryPath, reservedPaths and entryCount.`,
       input: toolArgs({ websiteId: WebsiteIdParam }),
@@ -74,6 +76,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
 
     defineTool({
       name: 'get_collection',
+      toolset: 'content',
       title: 'Get a collection with its fields',
       description: `Get one collection. Its fields say what entry data holds: read them before writing entries. removedFields still hold their stored values.`,
       input: toolArgs({ ...CollectionParams.properties }),
@@ -84,6 +87,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
 
     defineTool({
       name: 'create_collection',
+      toolset: 'content',
       title: 'Create a collection',
       description: `Create a collection (a typed list of entries, e.g. posts or products) with its fields. Entries of posts are served at /posts-{slug}, a listing at /posts, feeds at /posts.json and /posts.xml: these root paths are reserved: a name clashing with live files is COLLECTION_CONFLICT, and later publishes may not add such files. A name in use is COLLECTION_EXISTS.`,
       input: toolArgs({ websiteId: WebsiteIdParam, ...CollectionCreateSchema.properties }),
@@ -94,6 +98,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
 
     defineTool({
       name: 'update_collection',
+      toolset: 'content',
       title: "Change a collection's label or fields",
       description: `Change the label or the fields (the complete new list) of a collection. No stored value is lost. A field cannot change type while entries hold values for it (FIELD_IN_USE): add a new field instead. Entries meet the new fields at their next write.`,
       input: toolArgs({ ...CollectionParams.properties, ...CollectionUpdateSchema.properties }),
@@ -104,6 +109,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
 
     defineTool({
       name: 'list_entries',
+      toolset: 'content',
       title: "List a collection's entries",
       description: `List the entries of a collection, newest publishedAt first (ties by id): id, slug, path on the site, live (false while publishedAt is in the future), data as sent and rendered values. Paged: pass nextCursor as cursor (null on the last page).`,
       input: toolArgs({ ...CollectionParams.properties, ...EntryListQuery.properties }),
@@ -114,6 +120,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
 
     defineTool({
       name: 'get_entry',
+      toolset: 'content',
       title: 'Get an entry',
       description: `Get one entry of a collection by its id (ent_...) or its slug: data as sent, rendered values, path and live.`,
       input: toolArgs({ ...EntryParams.properties }),
@@ -124,6 +131,7 @@ Within ${UPLOAD_RETENTION_MS / 3_600_000} hours, use it as a bundle file { path,
 
     defineTool({
       name: 'upsert_entries',
+      toolset: 'content',
       title: 'Create or update entries',
       description: `Create or update up to ${MAX_BATCH} entries of a collection; they are on the live site at once. The slug is an entry's identity: an existing slug is updated, a new one created, an identical one reported unchanged, so re-running an import makes no duplicates. ${ENTRY_DATA}
 Not all-or-nothing: one result per entry, in order, with its status, and counts. A failed entry has an error code (VALIDATION_FAILED, DUPLICATE_SLUG, IMAGE_IMPORT_FAILED, RICH_TEXT_TOO_COSTLY, RICH_TEXT_BUDGET_EXCEEDED: resend later); fix and resend just those. Only a malformed call (not a list, over ${MAX_BATCH}, bad baseUrl) is an error result.`,
@@ -135,6 +143,7 @@ Not all-or-nothing: one result per entry, in order, with its status, and counts.
 
     defineTool({
       name: 'put_entry',
+      toolset: 'content',
       title: 'Create or replace one entry',
       description: `Create or replace the entry at one slug (entry) of a collection, live at once. data replaces the stored values of the current fields (removed fields keep theirs), written as by upsert_entries. A bad entry is a VALIDATION_FAILED error result.`,
       input: toolArgs({ ...SlugParams.properties, ...EntryPutSchema.properties }),
@@ -145,6 +154,7 @@ Not all-or-nothing: one result per entry, in order, with its status, and counts.
 
     defineTool({
       name: 'delete_entry',
+      toolset: 'content',
       title: 'Delete an entry',
       description: `Delete one entry of a collection by its id (ent_...) or its slug; it leaves the live site at once. An entry already deleted is NOT_FOUND.`,
       input: toolArgs({ ...EntryParams.properties }),

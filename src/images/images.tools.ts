@@ -15,6 +15,7 @@ export function imagesTools(assets: AssetsService, maxImageBytes: number): AnyMc
   return [
     defineTool({
       name: 'import_asset',
+      toolset: 'images',
       title: "Add an image to a website's library",
       description: `Copy one image into the website's library from url (fetched once over public http(s), at most ${formatSize(maxImageBytes)}; a URL imported before returns the stored asset) or uploadId (from create_upload). PNG, JPEG, GIF, WebP and AVIF are kept (sniffed); anything else, SVG too, is refused. Use the result's url (/_assets/{hash}.{ext}) in pages and entry data.`,
       input: Type.Object({ websiteId: WebsiteIdParam, ...ImportAssetRequestSchema.properties }, { additionalProperties: false }),

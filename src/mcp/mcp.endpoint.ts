@@ -6,57 +6,57 @@
  * answer, so that leg is composed here with `enableJsonResponse`.
  */
 import { type AuthInfo, createMcpHandler, isLegacyRequest, type McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
-import type { Principal } from '../core/principal.ts'
+import type { McpCaller } from './mcp.server.ts'
 import { TOKEN_SCOPE } from '../core/enums.ts'
 
 export interface McpEndpoint {
   /** Serves one POST; `parsedBody` is the JSON body when the caller already parsed it. */
-  handle(request: Request, principal: Principal, parsedBody: unknown): Promise<Response>
+  handle(request: Request, caller: McpCaller, parsedBody: unknown): Promise<Response>
   close(): Promise<void>
 }
 
-const authInfoOf = (principal: Principal): AuthInfo => ({
-  token: principal.tokenId,
-  clientId: principal.tokenId,
+const authInfoOf = (caller: McpCaller): AuthInfo => ({
+  token: caller.principal.tokenId,
+  clientId: caller.principal.tokenId,
   scopes: [TOKEN_SCOPE],
-  extra: { principal },
+  extra: { caller },
 })
 
-const principalIn = (authInfo: AuthInfo | undefined): Principal => {
-  const principal = authInfo?.extra?.principal as Principal | undefined
+const callerIn = (authInfo: AuthInfo | undefined): McpCaller => {
+  const caller = authInfo?.extra?.caller as McpCaller | undefined
   // The route authenticates before the endpoint runs; reaching here without one is a wiring bug.
-  if (!principal) throw new Error('MCP request without an authenticated principal')
-  return principal
+  if (!caller) throw new Error('MCP request without an authenticated principal')
+  return caller
 }
 
 export function createMcpEndpoint(
-  serverFor: (principal: Principal) => McpServer,
+  serverFor: (caller: McpCaller) => McpServer,
   options: { maxRequestBodySize: number; onerror: (error: Error) => void },
 ): McpEndpoint {
   const { maxRequestBodySize, onerror } = options
-  const modern = createMcpHandler(({ authInfo }) => serverFor(principalIn(authInfo)), {
+  const modern = createMcpHandler(({ authInfo }) => serverFor(callerIn(authInfo)), {
     legacy: 'reject',
     responseMode: 'auto',
     maxRequestBodySize,
     onerror,
   })
 
-  async function serveLegacy(request: Request, principal: Principal, parsedBody: unknown): Promise<Response> {
-    const server = serverFor(principal)
+  async function serveLegacy(request: Request, caller: McpCaller, parsedBody: unknown): Promise<Response> {
+    const server = serverFor(caller)
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize })
     transport.onerror = onerror
     try {
       await server.connect(transport)
-      return await transport.handleRequest(request, { authInfo: authInfoOf(principal), ...(parsedBody === undefined ? {} : { parsedBody }) })
+      return await transport.handleRequest(request, { authInfo: authInfoOf(caller), ...(parsedBody === undefined ? {} : { parsedBody }) })
     } finally {
       await server.close().catch(onerror)
     }
   }
 
   return {
-    async handle(request, principal, parsedBody) {
-      if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize })) return serveLegacy(request, principal, parsedBody)
-      return modern.fetch(request, { authInfo: authInfoOf(principal), ...(parsedBody === undefined ? {} : { parsedBody }) })
+    async handle(request, caller, parsedBody) {
+      if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize })) return serveLegacy(request, caller, parsedBody)
+      return modern.fetch(request, { authInfo: authInfoOf(caller), ...(parsedBody === undefined ? {} : { parsedBody }) })
     },
     close: () => modern.close(),
   }

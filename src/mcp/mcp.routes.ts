@@ -15,6 +15,7 @@ import type { McpEndpoint } from './mcp.endpoint.ts'
 import { preferredMediaType } from '../http/negotiation.ts'
 import { checkOrigin } from '../http/origins.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
+import { chosenToolsets, TOOLSETS_HEADER, TOOLSETS_QUERY, type ToolsetName } from './toolsets.ts'
 import { siteUrlPattern } from '../core/site-address.ts'
 
 export interface McpRoutesOptions {
@@ -81,6 +82,7 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
     const parseJson = jsonParser(app)
 
     app.post('/mcp', { onRequest: requireToken, schema: { hide: true } }, async (request, reply) => {
+      const toolsets = chosenToolsets(request.headers[TOOLSETS_HEADER], (request.query as Record<string, unknown>)[TOOLSETS_QUERY])
       const raw = Buffer.isBuffer(request.body) ? request.body : undefined
       let parsedBody: unknown
       if (raw !== undefined && raw.length > 0 && isJsonRequest(request)) {
@@ -91,9 +93,10 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
             jsonRpcError(400, PARSE_ERROR, 'Parse error: the body is not valid JSON in UTF-8 (or carries __proto__ or constructor keys).'),
           )
       }
-      const unknownTool = longUnknownToolCall(parsedBody, tools)
-      if (unknownTool) return sendResponse(reply, unknownTool)
-      const response = await (await endpoint()).handle(toWebRequest(config, request, reply, raw), principalOf(request), parsedBody)
+      const refused = refusedToolCall(parsedBody, tools, toolsets)
+      if (refused) return sendResponse(reply, refused)
+      const caller = { principal: principalOf(request), toolsets }
+      const response = await (await endpoint()).handle(toWebRequest(config, request, reply, raw), caller, parsedBody)
       return sendResponse(reply, response)
     })
 
@@ -113,13 +116,24 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
 /** No tool name is longer; a longer one is answered here, so that the SDK does not echo it in full. */
 const TOOL_NAME_MAX = 64
 
-/** A tools/call naming a tool that cannot exist, answered like the SDK's -32602 with the name shortened. */
-function longUnknownToolCall(body: unknown, tools: AnyMcpTool[]): Response | undefined {
+/**
+ * A tools/call this connection may not make, answered like the SDK's -32602 for an unknown tool:
+ * one of a toolset the connection did not choose (the message says how to choose it), or a name
+ * too long to be any tool's (shortened, where the SDK would echo it in full).
+ */
+function refusedToolCall(body: unknown, tools: AnyMcpTool[], toolsets: readonly ToolsetName[]): Response | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined
   const { id, method, params } = body as { id?: unknown; method?: unknown; params?: { name?: unknown } }
   const name = params?.name
-  if (method !== 'tools/call' || typeof name !== 'string' || name.length <= TOOL_NAME_MAX || tools.some((t) => t.name === name)) return undefined
-  const error = { code: INVALID_PARAMS, message: `Tool ${quoted(name, 80)} not found` }
+  if (method !== 'tools/call' || typeof name !== 'string') return undefined
+  const tool = tools.find((t) => t.name === name)
+  let message: string
+  if (tool && !toolsets.includes(tool.toolset)) {
+    const wanted = [...toolsets, tool.toolset].join(',')
+    message = `Tool ${name} is in the ${tool.toolset} toolset, which this connection did not choose (it has ${toolsets.join(', ')}). Connect with the header X-MCP-Toolsets: ${wanted}, or with ?toolsets=${wanted} on the MCP URL.`
+  } else if (!tool && name.length > TOOL_NAME_MAX) message = `Tool ${quoted(name, 80)} not found`
+  else return undefined
+  const error = { code: INVALID_PARAMS, message }
   return new Response(JSON.stringify({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error }), {
     status: 200,
     headers: { 'content-type': 'application/json' },

@@ -1,8 +1,9 @@
 /**
- * The MCP server: every module's tools on one McpServer per request (the endpoint is stateless),
- * each tool bound to the caller's Principal. Schemas are prepared once, when the first MCP request
- * makes the server (mcp.routes.ts): inlined into self-contained JSON Schemas and compiled, so a
- * request only pays for its own call.
+ * The MCP server: the tools of the toolsets a caller chose on one McpServer per request (the
+ * endpoint is stateless), each tool bound to the caller's Principal. Schemas are prepared once,
+ * when the first MCP request makes the server (mcp.routes.ts): inlined into self-contained JSON
+ * Schemas and compiled, and each choice of toolsets gets its listing once, so a request only pays
+ * for its own call.
  */
 import {
   type CallToolResult,
@@ -18,7 +19,9 @@ import { AppError } from '../core/errors.ts'
 import { mergeClientOnlyConstraints } from '../core/schemas.ts'
 import { validationError } from '../http/errors.http.ts'
 import { resultShape, type SchemaRegistry, selfContained, withoutRepeatedDescriptions } from './json-schema.ts'
+import { instructions } from './instructions.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
+import type { ToolsetName } from './toolsets.ts'
 
 export interface McpServerDeps {
   tools: AnyMcpTool[]
@@ -31,15 +34,11 @@ export interface McpServerDeps {
   siteUrls: string
 }
 
-const instructions = (
-  siteUrls: string,
-) => `Plinth hosts static websites. You write the whole site (HTML, CSS, JS, images) and publish it as one bundle of files; Plinth checks it against its authoring rules (publish_website lists them), stores it as a numbered version and serves it at once at ${siteUrls}.
-- New site: suggest_slug (optional), then publish_website. Change a site: publish_version with baseVersion and changes (put, delete, move, edit: a patch of the files), or with the complete new bundle, where files you do not change can be passed by sha256 instead of content. diff_versions shows what changed between two versions.
-- Review before going live: publish_version with promote false, open its previewUrl, then promote_version. promote_version also rolls back to any older version.
-- Find your sites with list_websites; inspect one with get_website or list_versions (versions come in pages, newest first: pass nextCursor as cursor for older ones).
-- Large binaries: create_upload, PUT the bytes to uploadUrl, then publish { path, uploadId } or import_asset { uploadId }.
-- Collection content (posts, products...): list_collections, get_collection (its fields say what entry data holds), create_collection, update_collection; entries with upsert_entries, put_entry, list_entries, get_entry, delete_entry. Entries are served on the live site at /{collection}-{slug} as soon as they are written.
-- Every error result has isError true and its text is JSON {"error": {code, message, fields?, violations?, retryAfter?}}: VALIDATION_FAILED names each bad argument in fields; PUBLISH_INVALID lists every broken rule in violations (code, message, path), so fix them all before retrying; RATE_LIMITED gives retryAfter in seconds; NOT_FOUND also covers sites you may not see.`
+/** Who calls, and which toolsets they chose (toolsets.ts). */
+export interface McpCaller {
+  principal: Principal
+  toolsets: readonly ToolsetName[]
+}
 
 /** The SDK checks arguments before the tool runs; Plinth checks them itself to answer exactly like REST. */
 const ARGUMENTS_CHECKED_BY_TOOL: jsonSchemaValidator = {
@@ -61,20 +60,29 @@ function createInputValidator() {
 
 interface PreparedTool {
   tool: AnyMcpTool
-  config: {
-    title: string
-    description: string
-    inputSchema: StandardSchemaWithJSON<unknown, unknown>
-    outputSchema: StandardSchemaWithJSON<unknown, unknown>
-    annotations: ToolAnnotations
-  }
+  /** The input schema as clients are shown it, before repeated descriptions are left out. */
+  shownInput: Record<string, unknown>
+  outputSchema: StandardSchemaWithJSON<unknown, unknown>
   check: ReturnType<ReturnType<typeof createInputValidator>['compile']>
+}
+
+/** The tools one choice of toolsets lists, each with its registration, and the instructions it gets. */
+interface Listing {
+  tools: Array<{ prepared: PreparedTool; config: ToolConfig }>
+  instructions: string
+}
+
+interface ToolConfig {
+  title: string
+  description: string
+  inputSchema: StandardSchemaWithJSON<unknown, unknown>
+  outputSchema: StandardSchemaWithJSON<unknown, unknown>
+  annotations: ToolAnnotations
 }
 
 function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] {
   const ajv = createInputValidator()
   const names = new Set<string>()
-  const describedFields = new Set<string>()
   return tools.map((tool) => {
     if (names.has(tool.name)) throw new Error(`Two MCP tools are named ${tool.name}`)
     names.add(tool.name)
@@ -85,18 +93,33 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
     return {
       tool,
       check: ajv.compile(input),
-      config: {
-        title: tool.title,
-        description: tool.description,
-        // The tool list is read by agents at every connection: each field description is given once.
-        inputSchema: fromJsonSchema(withoutRepeatedDescriptions(mergeClientOnlyConstraints(input), describedFields), ARGUMENTS_CHECKED_BY_TOOL),
-        // Checked by the SDK before sending: a result that breaks its schema is our bug, not the caller's.
-        outputSchema: fromJsonSchema(output),
-        // The title is the tool's own (clients prefer it to annotations.title): said once.
-        annotations: { ...tool.hints },
-      },
+      shownInput: mergeClientOnlyConstraints(input),
+      // Checked by the SDK before sending: a result that breaks its schema is our bug, not the caller's.
+      outputSchema: fromJsonSchema(output),
     }
   })
+}
+
+/** The listing of the tools of `toolsets`, in the order the modules gave them. */
+function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], siteUrls: string): Listing {
+  // The tool list is read by agents at every connection: each field description is given once, by the first listed tool that has it.
+  const describedFields = new Set<string>()
+  return {
+    instructions: instructions(siteUrls, toolsets),
+    tools: prepared
+      .filter(({ tool }) => toolsets.includes(tool.toolset))
+      .map((entry) => ({
+        prepared: entry,
+        config: {
+          title: entry.tool.title,
+          description: entry.tool.description,
+          inputSchema: fromJsonSchema(withoutRepeatedDescriptions(entry.shownInput, describedFields), ARGUMENTS_CHECKED_BY_TOOL),
+          outputSchema: entry.outputSchema,
+          // The title is the tool's own (clients prefer it to annotations.title): said once.
+          annotations: { ...entry.tool.hints },
+        },
+      })),
+  }
 }
 
 /** A success: the result as structuredContent and, for clients that read text only, as JSON text. */
@@ -118,8 +141,16 @@ function toolError(error: AppError): CallToolResult {
 }
 
 /** Builds the per-request server factory: schemas are inlined and compiled here, once. */
-export function createMcpServerFactory({ tools, registry, version, logError, siteUrls }: McpServerDeps): (principal: Principal) => McpServer {
+export function createMcpServerFactory({ tools, registry, version, logError, siteUrls }: McpServerDeps): (caller: McpCaller) => McpServer {
   const prepared = prepare(tools, registry)
+  // One listing per choice of toolsets, made when first asked for: there are few choices.
+  const listings = new Map<string, Listing>()
+  const listingFor = (toolsets: readonly ToolsetName[]): Listing => {
+    const key = toolsets.join(',')
+    let found = listings.get(key)
+    if (!found) listings.set(key, (found = listing(prepared, toolsets, siteUrls)))
+    return found
+  }
 
   const call = async ({ tool, check }: PreparedTool, principal: Principal, args: unknown): Promise<CallToolResult> => {
     try {
@@ -133,12 +164,13 @@ export function createMcpServerFactory({ tools, registry, version, logError, sit
     }
   }
 
-  return (principal) => {
+  return ({ principal, toolsets }) => {
+    const chosen = listingFor(toolsets)
     const server = new McpServer(
       { name: 'plinth', title: 'Plinth', version, description: 'Publish static websites as JSON bundles and serve them at once.' },
-      { instructions: instructions(siteUrls) },
+      { instructions: chosen.instructions },
     )
-    for (const entry of prepared) server.registerTool(entry.tool.name, entry.config, (args: unknown) => call(entry, principal, args))
+    for (const { prepared: entry, config } of chosen.tools) server.registerTool(entry.tool.name, config, (args: unknown) => call(entry, principal, args))
     // registerTool advertises tools.listChanged; Plinth's tool list never changes while a client is
     // connected and no such notification is ever sent, so the capability is withdrawn (undefined
     // is left out of the JSON answer).

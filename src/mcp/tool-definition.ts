@@ -5,6 +5,7 @@
  */
 import { type Static, type TProperties, type TSchema, Type } from 'typebox'
 import type { Principal } from '../core/principal.ts'
+import type { ToolsetName } from './toolsets.ts'
 
 /** All four hints, always set explicitly: clients assume the worst for a hint left out. */
 export interface ToolHints {
@@ -20,6 +21,8 @@ export interface ToolHints {
 
 export interface McpTool<In extends TSchema = TSchema, Out extends TSchema = TSchema> {
   name: string
+  /** The group it is listed in: clients that do not choose it neither see nor call it (toolsets.ts). */
+  toolset: ToolsetName
   title: string
   /** Written for agents: what it is for, when to use it, its rules and limits, what to do next. */
   description: string

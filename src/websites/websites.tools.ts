@@ -51,6 +51,7 @@ export function websitesTools(services: WebsiteServices, sites: { siteScheme: st
   return [
     defineTool({
       name: 'publish_website',
+      toolset: 'publishing',
       title: 'Publish a new website',
       description: `Publish a NEW website from a complete bundle of files, live at once at pageUrl (${live}) as version 1. To change a site use publish_version (websiteId from list_websites): publishing again makes a second site.
 Omit slug to derive it from name; pass slug only for an address the user asked for (suggest_slug checks it first).
@@ -63,6 +64,7 @@ ${BUNDLE_RULES}`,
 
     defineTool({
       name: 'publish_version',
+      toolset: 'publishing',
       title: 'Publish a new version of a website',
       description: `Publish a new version of an existing website; the bundle rules of publish_website apply to the whole new version. Either:
 - a patch, best for small changes: baseVersion (the version you read) and changes applied in order to its files, the rest kept as is. An edit's oldText must occur exactly once (EDIT_NO_MATCH names the closest line). If a version newer than baseVersion exists: VERSION_CONFLICT naming it; start again from it, or overwrite true to undo its changes.
@@ -76,6 +78,7 @@ With promote false, the version is served for review at its previewUrl (${previe
 
     defineTool({
       name: 'promote_version',
+      toolset: 'publishing',
       title: 'Make a version live (review or roll back)',
       description: `Make a stored version live from the next page view on: one published with promote false, once reviewed, or an older one to roll back to. versionId is its id (publish_version's jobId; see list_versions). Not rate limited.`,
       input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
@@ -86,6 +89,7 @@ With promote false, the version is served for review at its previewUrl (${previe
 
     defineTool({
       name: 'diff_versions',
+      toolset: 'publishing',
       title: 'Compare two versions',
       description: `What changed from one version to another, file by file (unchanged files left out): added, removed, changed or moved, with sizes and, for a changed text file, a unified diff (diffTruncated when too large). from and to are each a version number, a version id or a draft id (drf_...).`,
       input: toolArgs({ websiteId: WebsiteIdParam, from: FileSetRefParam, to: FileSetRefParam }),
@@ -96,6 +100,7 @@ With promote false, the version is served for review at its previewUrl (${previe
 
     defineTool({
       name: 'list_websites',
+      toolset: 'publishing',
       title: 'List your websites',
       description: `List the websites you own or edit, up to ${WEBSITE_LIST_LIMIT}, most recently updated first, with your role, pageUrl (absent until a version is live) and websiteLimits (count, max, canCreate). Start here to find a site's websiteId.`,
       input: toolArgs({}),
@@ -110,6 +115,7 @@ With promote false, the version is served for review at its previewUrl (${previe
 
     defineTool({
       name: 'get_website',
+      toolset: 'publishing',
       title: 'Get a website',
       description: `Get one website: its live pageUrl, which version is live (currentVersionId, currentVersion with its files) and its versions newest first, ${VERSION_PAGES}`,
       input: toolArgs({ websiteId: WebsiteIdParam, ...VersionPageQuery.properties }),
@@ -120,6 +126,7 @@ With promote false, the version is served for review at its previewUrl (${previe
 
     defineTool({
       name: 'list_versions',
+      toolset: 'publishing',
       title: "List a website's versions",
       description: `List a website's versions, newest first: id (the versionId for promote_version), version number, instruction (the changelog message), files, isCurrent and previewUrl, ${VERSION_PAGES}`,
       input: toolArgs({ websiteId: WebsiteIdParam, ...VersionPageQuery.properties }),
@@ -130,6 +137,7 @@ With promote false, the version is served for review at its previewUrl (${previe
 
     defineTool({
       name: 'get_job_status',
+      toolset: 'publishing',
       title: 'Get a publish job',
       description: `Get a publish job by jobId: status, progress message, pageUrl and previewUrl. Publishing is synchronous (nothing to poll): use it to recover a jobId's URLs.`,
       input: toolArgs({ jobId: JobIdParam }),
@@ -140,6 +148,7 @@ With promote false, the version is served for review at its previewUrl (${previe
 
     defineTool({
       name: 'suggest_slug',
+      toolset: 'publishing',
       title: 'Check a slug and get a free one',
       description: `Check a site address (slug: the subdomain in ${live}) from a site name or draft slug: the normalized slug, whether it is valid and free, why not, and a free suggestion with its pageUrl. It reserves nothing.`,
       input: toolArgs({ value: SlugSuggestValue }),
@@ -150,6 +159,7 @@ With promote false, the version is served for review at its previewUrl (${previe
 
     defineTool({
       name: 'delete_website',
+      toolset: 'publishing',
       title: 'Delete a website',
       description: `Delete a website for good, with its versions, collections, entries and images; its URLs stop at once and its slug is freed. Owner only (OWNER_ONLY). Irreversible: ask the user first.`,
       input: toolArgs({ websiteId: WebsiteIdParam }),
@@ -164,6 +174,7 @@ With promote false, the version is served for review at its previewUrl (${previe
 
     defineTool({
       name: 'set_site_password',
+      toolset: 'publishing',
       title: 'Set or remove a site password',
       description: `Make visitors of every address of a site (live and previews) enter a password (${SITE_PASSWORD_MIN}-${SITE_PASSWORD_MAX} characters) before they see anything; null removes it.`,
       input: toolArgs({

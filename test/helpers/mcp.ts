@@ -46,11 +46,22 @@ export interface ConnectOptions {
   client?: ClientKind
   /** v2 only: the revision to speak (SDK 1.x negotiates its latest, 2025-11-25). */
   revision?: Revision
+  /** The toolsets to choose (`content`, `default,images`, `all`...); none: the default ones. */
+  toolsets?: string
+  /** Where the toolsets are named: the X-MCP-Toolsets header (the default) or the toolsets query parameter. */
+  toolsetsIn?: 'header' | 'query'
 }
 
-export async function connect(server: TestServer, token: string, { client = 'v2', revision = '2026-07-28' }: ConnectOptions = {}): Promise<McpClient> {
+export async function connect(
+  server: TestServer,
+  token: string,
+  { client = 'v2', revision = '2026-07-28', toolsets, toolsetsIn = 'header' }: ConnectOptions = {},
+): Promise<McpClient> {
   const url = new URL(`${server.url}/mcp`)
-  const requestInit = { headers: { authorization: `Bearer ${token}` } }
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` }
+  if (toolsets !== undefined && toolsetsIn === 'query') url.searchParams.set('toolsets', toolsets)
+  if (toolsets !== undefined && toolsetsIn === 'header') headers['x-mcp-toolsets'] = toolsets
+  const requestInit = { headers }
   if (client === 'sdk1') {
     const sdk1 = new Sdk1Client({ name: 'plinth-test-sdk1', version: '1.0.0' })
     await sdk1.connect(new Sdk1Transport(url, { requestInit }))

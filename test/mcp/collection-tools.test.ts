@@ -40,7 +40,7 @@ function describeCollectionTools(store: (typeof STORES)[number], kind: (typeof C
       server = await sharedServer(store.name, images.env)
       // A token for MCP alone: everything below goes through the tools.
       owner = await server.user(undefined, 'mcp')
-      client = await connect(server, owner.token, { client: kind })
+      client = await connect(server, owner.token, { client: kind, toolsets: 'all' })
       const site = await call(client, 'publish_website', { name: 'Shop', category: 'other', files: bundle('Shop') })
       assert.equal(site.isError, false, JSON.stringify(site.data))
       websiteId = site.data.websiteId
@@ -145,7 +145,7 @@ function describeCollectionTools(store: (typeof STORES)[number], kind: (typeof C
 
     it("keeps another user's site invisible to every new tool: NOT_FOUND", async () => {
       const stranger = await server.user(undefined, 'mcp')
-      const other = await connect(server, stranger.token, { client: kind })
+      const other = await connect(server, stranger.token, { client: kind, toolsets: 'all' })
       try {
         for (const [tool, args] of [
           ['list_collections', { websiteId }],

@@ -157,7 +157,7 @@ for (const store of STORES) {
 
     test('the MCP tools state the limits the instance enforces', async () => {
       const owner = await raised.user()
-      const client = await connect(raised, owner.token)
+      const client = await connect(raised, owner.token, { toolsets: 'all' })
       try {
         const { tools } = await client.listTools()
         const tool = (name: string) => tools.find((t) => t.name === name)!

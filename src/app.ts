@@ -12,6 +12,7 @@ import type { Config } from './config.ts'
 import { collectionsRoutes } from './content/collections.routes.ts'
 import { draftsRoutes } from './drafts/drafts.routes.ts'
 import { DRAFT_SCHEMAS } from './drafts/drafts.schemas.ts'
+import { draftsTools } from './drafts/drafts.tools.ts'
 import { EDITING_SCHEMAS } from './editing/editing.schemas.ts'
 import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
 import { contentTools } from './content/content.tools.ts'
@@ -197,9 +198,10 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
   await app.register(tlsAskRoutes(services.servedDomains))
   // Health, readiness and metrics for the operator's tools: no API token, outside /v1 and the OpenAPI document.
   await app.register(operationsRoutes({ metrics, readiness, metricsToken: config.metricsToken }))
-  // One tools file per module, each tool calling the same service function as its REST twin.
+  // One tools file per module, each tool calling the same service function as its REST twin; listed in this order.
   const mcpTools = [
     ...websitesTools(services, config, publishSchemas),
+    ...draftsTools(services, config.draftTtlDays),
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries, limits }),
     ...imagesTools(services.assets, limits.maxFileBytes),
   ]

@@ -55,6 +55,15 @@ export const DraftSchema = Type.Object(
   { $id: 'Draft' },
 )
 
+/**
+ * A draft as an agent works on it (MCP): its files by path, size and change only, the hashes and
+ * types left to reading a file. Not a REST shape, so it has no $id.
+ */
+export const DraftOutlineSchema = Type.Object({
+  ...draftProperties,
+  files: Type.Array(Type.Pick(DraftFileSchema, ['path', 'size', 'change', 'previousPath']), { description: 'Every file of the draft, in path order.' }),
+})
+
 export const DraftListSchema = Type.Object(
   { items: Type.Array(ref(DraftSummarySchema), { description: `The open drafts of the site (at most ${DRAFTS_PER_SITE}), oldest first.` }) },
   { $id: 'DraftList' },
@@ -131,6 +140,7 @@ export type DraftFile = Static<typeof DraftFileSchema>
 export type DraftSummary = Static<typeof DraftSummarySchema>
 export type Draft = Static<typeof DraftSchema>
 export type DraftList = Static<typeof DraftListSchema>
+export type DraftOutline = Static<typeof DraftOutlineSchema>
 export type DraftFileWrite = Static<typeof DraftFileWriteSchema>
 export type DraftFileWritten = Static<typeof DraftFileWrittenSchema>
 export type DraftFileMove = Static<typeof DraftFileMoveSchema>

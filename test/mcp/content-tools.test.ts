@@ -12,12 +12,16 @@ import { CLIENTS, call, connect, type McpClient } from '../helpers/mcp.ts'
 import { bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
+/** Every tool: the suite chooses them all. */
 const TOOLS = [
   'create_collection',
   'create_upload',
   'delete_entry',
+  'delete_file',
   'delete_website',
   'diff_versions',
+  'discard_draft',
+  'edit_file',
   'get_collection',
   'get_entry',
   'get_job_status',
@@ -25,16 +29,22 @@ const TOOLS = [
   'import_asset',
   'list_collections',
   'list_entries',
+  'list_files',
   'list_versions',
   'list_websites',
+  'move_file',
   'promote_version',
+  'publish_draft',
   'publish_version',
   'publish_website',
   'put_entry',
+  'read_file',
   'set_site_password',
+  'start_draft',
   'suggest_slug',
   'update_collection',
   'upsert_entries',
+  'write_file',
 ]
 
 const POSTS = [
@@ -58,13 +68,13 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
     before(async () => {
       server = await sharedServer(store.name)
       owner = await siteWithCollection(server)
-      client = await connect(server, owner.user.token, { client: kind })
+      client = await connect(server, owner.user.token, { client: kind, toolsets: 'all' })
     })
     after(() => client?.close())
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 
-    it('lists exactly the twenty-two tools, with the hints of what each changes', async () => {
+    it('lists exactly the thirty-one tools of all toolsets, with the hints of what each changes', async () => {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
       const hints = (name: string) => {
@@ -204,7 +214,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
       assert.ok(written.data.entry.rendered.body.includes(`src="${written.data.entry.rendered.cover}"`))
 
       const stranger = await siteWithCollection(server)
-      const theirs = await connect(server, stranger.user.token, { client: kind })
+      const theirs = await connect(server, stranger.user.token, { client: kind, toolsets: 'all' })
       try {
         const args = { websiteId: stranger.websiteId, collection: 'posts', entry: 'dot', data: { title: 'Theirs', cover: data.cover } }
         const refused = await call(theirs, 'put_entry', args)
@@ -270,7 +280,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
 
     it("keeps another user's site invisible: NOT_FOUND, and nothing changes", async () => {
       const stranger = await server.user()
-      const other = await connect(server, stranger.token, { client: kind })
+      const other = await connect(server, stranger.token, { client: kind, toolsets: 'all' })
       try {
         const before = await call(client, 'list_entries', entryArgs({ limit: 100 }))
         for (const [tool, args] of [

@@ -2,8 +2,8 @@
  * An agent's draft workflow end to end, with the MCP SDK 1.x client (which checks every result
  * against the tool's outputSchema) against a real server: a 12-file, 60 KB site (HTML pages, CSS,
  * JS, an image) is built in a draft by calls whose arguments are each under 8 KB, read back file
- * by file, published, then changed by one edit_file in a new draft and published again; the two
- * versions differ in exactly that file.
+ * by file and seen on the draft's preview host, published, then changed by one edit_file in a new
+ * draft and published again; the two versions differ in exactly that file.
  */
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
@@ -94,6 +94,7 @@ describe('an agent builds, checks, publishes and edits a site in drafts over MCP
   let client: McpClient
   const argumentSizes: Array<[string, number]> = []
   let websiteId: string
+  let placeholderUrl: string
   let draft: { draftId: string; previewUrl: string }
   let first: { jobId: string; pageUrl: string; version: number; isCurrent: boolean }
 
@@ -133,6 +134,7 @@ describe('an agent builds, checks, publishes and edits a site in drafts over MCP
       files: [{ path: 'index.html', content: '<!doctype html><title>Soon</title><p>Opening soon.</p>' }],
     })
     websiteId = created.websiteId
+    placeholderUrl = created.pageUrl
     draft = await send('start_draft', { websiteId })
     for (const file of SITE) {
       const written = await send('write_file', { websiteId, draftId: draft.draftId, path: file.path, ...file.args })
@@ -161,6 +163,19 @@ describe('an agent builds, checks, publishes and edits a site in drafts over MCP
         .slice(9, 12)
         .join('\n') + '\n',
     )
+  })
+
+  it('serves the draft on its preview host, page by clean URL too, while the live site keeps the placeholder', async () => {
+    for (const file of SITE) {
+      const previewed = await fetchFrom(draft.previewUrl, `/${file.path}`)
+      assert.equal(previewed.status, 200, `${draft.previewUrl}${file.path}`)
+      assert.deepEqual(previewed.body, file.bytes, `the preview serves the draft's ${file.path}`)
+    }
+    assert.deepEqual((await fetchFrom(draft.previewUrl, '/about')).body, SITE.find((f) => f.path === 'about.html')!.bytes)
+    const missing = await fetchFrom(draft.previewUrl, '/nowhere')
+    assert.equal(missing.status, 404)
+    assert.match(missing.body.toString(), /<h1>404<\/h1>/, "the draft's own 404 page")
+    assert.match((await fetchFrom(placeholderUrl, '/')).body.toString(), /Opening soon/)
   })
 
   it('publishes the draft: every file is live', async () => {

@@ -23,7 +23,7 @@ import { CLIENT_ONLY_KEYWORD, mergeClientOnlyConstraints, SHARED_SCHEMAS } from 
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { success, TOKEN_SCOPE, wildcardAsPath } from './http/openapi.ts'
 import { registerJsonBody } from './http/json-body.ts'
-import { lazySerializers } from './http/lazy-serializers.ts'
+import { lazySerializers, lazyValidators } from './http/lazy-compilers.ts'
 import { assetsRoutes } from './images/assets.routes.ts'
 import { ASSET_SCHEMAS } from './images/assets.schemas.ts'
 import { imagesTools } from './images/images.tools.ts'
@@ -83,8 +83,8 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       // Client-only constraints are not the validator's to enforce: the services check them (core/schemas.ts).
       plugins: [(ajv: Ajv) => ajv.addKeyword({ keyword: CLIENT_ONLY_KEYWORD })],
     },
-    // Response serializers are compiled on each route's first answer, not at start (http/lazy-serializers.ts).
-    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
+    // Validators and serializers are compiled on each route's first use, not at start (http/lazy-compilers.ts).
+    schemaController: { compilersFactory: { buildValidator: lazyValidators, buildSerializer: lazySerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.decorateRequest('principal', null)
   // First, so that every route and the not-found handler return the request id and are counted.

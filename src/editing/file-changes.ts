@@ -4,8 +4,13 @@
  * and a remove. Changed text files get a unified diff, bounded in size and in work, so a large or
  * pathological pair answers "too large to show" instead of holding the event loop.
  */
-import { createTwoFilesPatch } from 'diff'
+import { createRequire } from 'node:module'
+import type * as Diff from 'diff'
 import type { FileChangeStatus } from '../core/enums.ts'
+
+/** The diff library, loaded on the first text comparison (most processes never make one). */
+let diffLibrary: typeof Diff | undefined
+const loadDiff = (): typeof Diff => (diffLibrary ??= createRequire(import.meta.url)('diff') as typeof Diff)
 
 export interface SiteFile {
   path: string
@@ -76,7 +81,7 @@ export interface TextDiffLimits {
 /** A unified diff of two texts, or `truncated` when it would exceed the limits. */
 export function textDiff(path: string, before: string, after: string, limits: TextDiffLimits): { diff?: string; diffTruncated?: true } {
   if (Buffer.byteLength(before) > limits.maxInputBytes || Buffer.byteLength(after) > limits.maxInputBytes) return { diffTruncated: true }
-  const diff = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, {
+  const diff = loadDiff().createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, {
     context: 3,
     maxEditLength: limits.maxEditLines,
     timeout: limits.timeoutMs,

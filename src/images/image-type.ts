@@ -3,7 +3,6 @@
  * header), and its pixel size when the header gives it cheaply. Only raster formats browsers
  * show everywhere are accepted; SVG is refused because it can carry scripts.
  */
-import { fileTypeFromBuffer } from 'file-type'
 
 export interface ImageType {
   ext: 'png' | 'jpg' | 'gif' | 'webp' | 'avif'
@@ -38,6 +37,8 @@ const ACCEPTED_IMAGE_TYPES = 'PNG, JPEG, GIF, WebP or AVIF'
 /** The image type of the bytes, or why they are not an accepted image. */
 export async function sniffImage(bytes: Buffer): Promise<ImageType | { problem: string }> {
   if (bytes.length === 0) return { problem: 'is empty' }
+  // Loaded on the first image judged: most starts judge none.
+  const { fileTypeFromBuffer } = await import('file-type')
   const detected = await fileTypeFromBuffer(bytes)
   const ext = detected ? ACCEPTED[detected.mime] : undefined
   if (detected && ext) return { ext, contentType: detected.mime, ...dimensions(ext, bytes) }

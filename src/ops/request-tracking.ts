@@ -2,9 +2,11 @@
  * Request ids and request metrics on both ways into the server: Fastify (the API, MCP, the web
  * site) through its options and hooks, and the requests answered before Fastify (published sites,
  * the OAuth server) through one cheap step in the HTTP listener. The site path is the hot one:
- * it gets an id, a timestamp and one shared `finish` listener, no closure per request.
+ * it gets an id, a timestamp and the tracker that counts it when it finishes, no closure and no
+ * listener per request.
  */
 import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import type { Logger } from '../log.ts'
@@ -70,6 +72,18 @@ export class PlinthResponse<Request extends IncomingMessage = IncomingMessage> e
   requestId: string | undefined = undefined
   /** When the request was handed over, for its duration. */
   startedAt = 0
+  /** Counts the response once it has finished (requests answered before Fastify). */
+  tracker: FinishedResponses | undefined = undefined
+
+  /**
+   * node:http detaches the socket from a response in its own `finish` listener, the one every
+   * response has: the moment a `finish` listener of ours would run, without adding a second
+   * listener to every response (which makes node:http's emit copy the listener list each time).
+   */
+  override detachSocket(socket: Socket): void {
+    super.detachSocket(socket)
+    this.tracker?.finished(this)
+  }
 
   override writeHead(statusCode: number, statusMessage?: string, headers?: ResponseHeaders): this
   override writeHead(statusCode: number, headers?: ResponseHeaders): this
@@ -107,21 +121,28 @@ export interface RawRequestTracking {
   log?: Logger
 }
 
+/** What counts a finished response (PlinthResponse.detachSocket calls it). */
+interface FinishedResponses {
+  finished(res: PlinthResponse): void
+}
+
 /**
  * For requests answered before Fastify: gives the response its `X-Request-Id` and counts the
  * request when its response is finished. Call it with the request before handing it over.
  */
 export function rawRequestTracker({ metrics, route, log }: RawRequestTracking): (req: IncomingMessage, res: PlinthResponse) => void {
-  function finished(this: PlinthResponse): void {
-    const status = this.statusCode
-    metrics.observeRequest(route, this.req.method ?? 'GET', status, (performance.now() - this.startedAt) / 1000)
-    if (log !== undefined && status >= 500) {
-      log.error({ reqId: this.requestId, route, method: this.req.method, url: this.req.url, statusCode: status }, `${route} request failed`)
-    }
+  const tracker: FinishedResponses = {
+    finished(res) {
+      const status = res.statusCode
+      metrics.observeRequest(route, res.req.method ?? 'GET', status, (performance.now() - res.startedAt) / 1000)
+      if (log !== undefined && status >= 500) {
+        log.error({ reqId: res.requestId, route, method: res.req.method, url: res.req.url, statusCode: status }, `${route} request failed`)
+      }
+    },
   }
   return (req, res) => {
     res.requestId = requestIdOf(req.headers[REQUEST_ID_HEADER])
     res.startedAt = performance.now()
-    res.on('finish', finished)
+    res.tracker = tracker
   }
 }

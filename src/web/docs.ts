@@ -7,9 +7,10 @@
  * absolute `.md` URLs in markdown, so both representations link within themselves.
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import MarkdownIt from 'markdown-it'
-import anchor from 'markdown-it-anchor'
+import type MarkdownIt from 'markdown-it'
+import type anchor from 'markdown-it-anchor'
 import type { Config } from '../config.ts'
 
 const GUIDE = fileURLToPath(new URL('../../docs/guide/', import.meta.url))
@@ -49,11 +50,24 @@ export const headingSlug = (text: string): string =>
     .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
     .replace(/ /g, '-')
 
-const markdownIt = new MarkdownIt({ html: false, linkify: false, typographer: false }).use(anchor, { tabIndex: false, slugify: headingSlug })
+type Renderer = InstanceType<typeof MarkdownIt>
+let markdownIt: Renderer | undefined
+/** The renderer, loaded on its first use (the guide and the home page are rendered on first view). */
+function renderer(): Renderer {
+  if (!markdownIt) {
+    const require = createRequire(import.meta.url)
+    const Markdown = require('markdown-it') as typeof MarkdownIt
+    markdownIt = new Markdown({ html: false, linkify: false, typographer: false }).use(require('markdown-it-anchor') as typeof anchor, {
+      tabIndex: false,
+      slugify: headingSlug,
+    })
+  }
+  return markdownIt
+}
 
 /** The ids the site gives a markdown file's headings, in order. */
 export function headingIds(markdown: string): string[] {
-  return markdownIt
+  return renderer()
     .parse(markdown, {})
     .filter((token) => token.type === 'heading_open')
     .map((token) => String(token.attrGet('id') ?? ''))
@@ -92,7 +106,7 @@ function readDocs(config: DocsConfig, folder: string): Docs {
     text.replace(pageLink, (_m, name: string, hash = '') => `](${config.siteUrl}${name === 'index' ? '/docs' : `/docs/${name}`}.md${hash})`)
   const render = (source: string) => {
     const text = localize(source)
-    return { markdown: forMarkdown(text), html: markdownIt.render(forHtml(text)) }
+    return { markdown: forMarkdown(text), html: renderer().render(forHtml(text)) }
   }
 
   const names = readdirSync(folder)

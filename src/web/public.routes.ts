@@ -44,14 +44,17 @@ export function publicRoutes(web: WebContext, docs: Docs, home: { markdown: stri
       return docPage(request, reply, page, md)
     })
 
-    // Made once: they depend on the docs and the settings only.
-    const texts: Array<[path: string, type: string, text: string]> = [
-      ['/llms.txt', 'text/plain; charset=utf-8', llmsTxt()],
-      ['/llms-full.txt', 'text/plain; charset=utf-8', llmsFullTxt()],
-      ['/sitemap.xml', 'application/xml; charset=utf-8', sitemap()],
-      ['/robots.txt', 'text/plain; charset=utf-8', robots()],
+    // Made on first request and kept: they depend on the docs and the settings only.
+    const texts: Array<[path: string, type: string, make: () => string]> = [
+      ['/llms.txt', 'text/plain; charset=utf-8', llmsTxt],
+      ['/llms-full.txt', 'text/plain; charset=utf-8', llmsFullTxt],
+      ['/sitemap.xml', 'application/xml; charset=utf-8', sitemap],
+      ['/robots.txt', 'text/plain; charset=utf-8', robots],
     ]
-    for (const [path, type, text] of texts) app.get(path, { schema: { hide: true } }, (_request, reply) => sendText(reply, type, text))
+    for (const [path, type, make] of texts) {
+      let text: string | undefined
+      app.get(path, { schema: { hide: true } }, (_request, reply) => sendText(reply, type, (text ??= make())))
+    }
     app.get<{ Params: { file: string } }>('/assets/:file', { schema: { hide: true } }, (request, reply) => {
       const asset = assets[request.params.file]
       if (!asset) return notFoundPage(web, request, reply)

@@ -2,16 +2,14 @@
  * Bundle files given by reference instead of content: `uploadId` (bytes PUT to a signed upload
  * URL) or `sha256` (bytes the caller has already published). They are resolved to stored blobs
  * before the authoring rules run, so every limit and rule applies to them exactly as to inline
- * files. Bytes are read from the blob store only for the types the content rules scan (HTML, CSS,
- * JS, SVG); for the rest the recorded size is all the rules need, so an unchanged image costs
- * one row lookup and no I/O.
+ * files. Resolving reads no bytes: the recorded size is all the rules need but the content rules,
+ * and those read a stored file's text only when they have no result for its blob remembered
+ * (publish-pipeline.ts), so an unchanged file costs one row lookup and no I/O.
  */
-import type { BlobStore } from '../blobs/blob-store.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { type PublishViolation, validationFailed } from '../core/errors.ts'
 import { MAX_ERROR_FIELDS } from '../core/limits.ts'
-import type { AnyFileInput, BundleFileInput, StoredFileInput } from './authoring-rules.ts'
-import { contentTypeFor, readsText } from './content-rules.ts'
+import type { AnyFileInput, BundleFileInput } from './authoring-rules.ts'
 import { quoted } from '../core/text.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
 
@@ -69,7 +67,6 @@ export async function resolveFiles(
   userId: string,
   references: ContentReferences,
   blobRows: BlobsRepository,
-  blobs: BlobStore,
   maxFiles: number,
 ): Promise<AnyFileInput[]> {
   assertOneSourceEach(files)
@@ -85,29 +82,18 @@ export async function resolveFiles(
   const uploadHashes = [...uploads.values()].flatMap((u) => (u.state === 'ready' ? [u.sha256] : []))
   const rows = await blobRows.findExisting(unique([...usable, ...uploadHashes]))
 
-  const reads = new Map<string, Promise<Buffer>>()
-  const read = (hash: string) => {
-    let bytes = reads.get(hash)
-    if (!bytes) reads.set(hash, (bytes = blobs.get(hash)))
-    return bytes
-  }
-
-  return Promise.all(
-    files.map(async (file): Promise<AnyFileInput> => {
-      if (isInline(file)) return file
-      const { path, contentType } = file
-      const problem = (upload: UploadState | undefined) =>
-        file.uploadId !== undefined ? uploadProblem(file.uploadId, path, upload) : unknownHash(path, file.sha256!)
-      const upload = file.uploadId !== undefined ? uploads.get(file.uploadId) : undefined
-      const hash = file.uploadId !== undefined ? (upload?.state === 'ready' ? upload.sha256 : undefined) : usable.has(file.sha256!) ? file.sha256 : undefined
-      // A hash without a blob row cannot be served: reported like an unknown reference.
-      const row = hash === undefined ? undefined : rows.get(hash)
-      if (!row) return { path, contentType, unresolved: problem(hash === undefined ? upload : undefined) }
-      const stored: StoredFileInput['stored'] = { hash: row.hash, size: Number(row.size) }
-      if (readsText(path, contentTypeFor(path, contentType))) stored.bytes = await read(row.hash)
-      return { path, contentType, stored }
-    }),
-  )
+  return files.map((file): AnyFileInput => {
+    if (isInline(file)) return file
+    const { path, contentType } = file
+    const problem = (upload: UploadState | undefined) =>
+      file.uploadId !== undefined ? uploadProblem(file.uploadId, path, upload) : unknownHash(path, file.sha256!)
+    const upload = file.uploadId !== undefined ? uploads.get(file.uploadId) : undefined
+    const hash = file.uploadId !== undefined ? (upload?.state === 'ready' ? upload.sha256 : undefined) : usable.has(file.sha256!) ? file.sha256 : undefined
+    // A hash without a blob row cannot be served: reported like an unknown reference.
+    const row = hash === undefined ? undefined : rows.get(hash)
+    if (!row) return { path, contentType, unresolved: problem(hash === undefined ? upload : undefined) }
+    return { path, contentType, stored: { hash: row.hash, size: Number(row.size) } }
+  })
 }
 
 function uploadProblem(uploadId: string, path: string, upload: UploadState | undefined): PublishViolation {

@@ -16,7 +16,8 @@ import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
 import type { BundleLimits } from '../core/limits.ts'
 import type { BlobsTable } from '../db/types.ts'
-import { type BundleInspection, type DecodedFile, finishCheck, inspectBundle } from './authoring-rules.ts'
+import { type BundleInspection, type DecodedFile, type FileScan, finishCheck, inspectBundle } from './authoring-rules.ts'
+import { bytesToText } from './bundle-paths.ts'
 import { scanTexts, type TextScan } from './content-rules.ts'
 import type { ContentScanResults } from './content-scan-results.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
@@ -104,7 +105,7 @@ export class PublishPipeline {
 
   /** The files resolved (references looked up) and inspected: every rule but the content rules. */
   private async inspect(input: PublishFileInput[], target: PublishTarget): Promise<BundleInspection<DecodedFile | StoredFile>> {
-    const resolved = await resolveFiles(input, target.userId, this.options.references, this.options.blobRows, this.options.blobs, this.options.limits.maxFiles)
+    const resolved = await resolveFiles(input, target.userId, this.options.references, this.options.blobRows, this.options.limits.maxFiles)
     await nextTurn()
     return inspectBundle(resolved, this.options.limits, { collectionNames: target.collectionNames, httpsSites: this.options.httpsSites })
   }
@@ -135,23 +136,40 @@ export class PublishPipeline {
   }
 
   /**
-   * What the content rules find in each text (same order): remembered for the texts this user had
-   * checked before (see ContentScanResults), checked now for the others.
+   * What the content rules find in each file (same order): remembered for the texts this user had
+   * checked before (see ContentScanResults), checked now for the others, whose stored bytes are
+   * read only then.
    */
-  private async scanContent(scans: readonly TextScan[], limit: number, owner: string): Promise<PublishViolation[][]> {
+  private async scanContent(scans: readonly FileScan[], limit: number, owner: string): Promise<PublishViolation[][]> {
     const keys = scans.map((scan) => this.options.scanResults.keyOf(owner, scan, limit))
     const found = keys.map((key) => this.options.scanResults.get(key))
-    const unknown = scans.filter((_, i) => found[i] === undefined)
+    const unknown = scans.flatMap((_, i) => (found[i] === undefined ? [i] : []))
     if (unknown.length > 0) {
-      const checked = this.options.scans ? await this.options.scans.scan(unknown, limit) : scanTexts(unknown, limit)
-      let next = 0
-      found.forEach((known, i) => {
-        if (known !== undefined) return
-        found[i] = checked[next++]!
+      const texts = await this.textsOf(unknown.map((i) => scans[i]!))
+      const checked = this.options.scans ? await this.options.scans.scan(texts, limit) : scanTexts(texts, limit)
+      unknown.forEach((i, k) => {
+        found[i] = checked[k]!
         this.options.scanResults.remember(keys[i]!, found[i])
       })
     }
     return found as PublishViolation[][]
+  }
+
+  /** The texts of these files, read from their blobs where they were not given (each blob once). */
+  private async textsOf(scans: readonly FileScan[]): Promise<TextScan[]> {
+    const reads = new Map<string, Promise<string>>()
+    const read = (hash: string) => {
+      let text = reads.get(hash)
+      if (!text) reads.set(hash, (text = this.options.blobs.get(hash).then(bytesToText)))
+      return text
+    }
+    return Promise.all(
+      scans.map(async (scan) => ({
+        path: scan.path,
+        contentType: scan.contentType,
+        text: 'hash' in scan ? (scan.text ?? (await read(scan.hash))) : scan.text,
+      })),
+    )
   }
 
   /** Hashes the inline files and writes the blobs no row knows yet; on a failure, removes what it wrote. */

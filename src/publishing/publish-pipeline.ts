@@ -16,7 +16,7 @@ import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
 import type { BundleLimits } from '../core/limits.ts'
 import type { BlobsTable } from '../db/types.ts'
-import { type BundleInspection, type DecodedFile, type FileScan, finishCheck, inspectBundle } from './authoring-rules.ts'
+import { type BundleInspection, type DecodedFile, type FileScan, finishCheck, inspectBundle, type StoredFileInput } from './authoring-rules.ts'
 import { bytesToText } from './bundle-paths.ts'
 import { scanTexts, type TextScan } from './content-rules.ts'
 import type { ContentScanResults } from './content-scan-results.ts'
@@ -59,6 +59,14 @@ export interface PublishPipelineOptions {
   limits: Readonly<BundleLimits>
 }
 
+/**
+ * A file as the pipeline takes it: as a request gives it, or stored already and given by its blob
+ * (StoredFileInput, without bytes) by a caller whose own rows keep that blob and hold its size,
+ * such as a draft's files. No reference is looked up for such a file: it is the caller's to know
+ * that the publisher may use those bytes. Every rule applies to it as to any file.
+ */
+export type PipelineFileInput = PublishFileInput | StoredFileInput
+
 /** Who publishes, and where on their site files may not go. */
 export interface PublishTarget {
   /** The publishing user: files given by reference resolve only to bytes they may use. */
@@ -88,7 +96,7 @@ export class PublishPipeline {
    * breaks one has the blobs it stored removed again before the refusal, so it changes nothing.
    * Bytes are stored only once every rule that bounds them (count, sizes, paths) has passed.
    */
-  async store(input: PublishFileInput[], target: PublishTarget): Promise<StoredBundle> {
+  async store(input: PipelineFileInput[], target: PublishTarget): Promise<StoredBundle> {
     return this.checkAndStore(await this.inspect(input, target), target, 'bundle')
   }
 
@@ -98,13 +106,13 @@ export class PublishPipeline {
    * caller records it, then confirms or abandons it. The rules of a whole bundle (MISSING_INDEX,
    * TOO_MANY_FILES, BUNDLE_TOO_LARGE, TOO_MANY_PAGES) are the caller's, and a publish's.
    */
-  async storeFile(input: PublishFileInput, target: PublishTarget): Promise<StoredBundle> {
+  async storeFile(input: PipelineFileInput, target: PublishTarget): Promise<StoredBundle> {
     const inspection = await this.inspect([input], target)
     return this.checkAndStore({ ...inspection, bundle: [] }, target, 'file')
   }
 
   /** The files resolved (references looked up) and inspected: every rule but the content rules. */
-  private async inspect(input: PublishFileInput[], target: PublishTarget): Promise<BundleInspection<DecodedFile | StoredFile>> {
+  private async inspect(input: PipelineFileInput[], target: PublishTarget): Promise<BundleInspection<DecodedFile | StoredFile>> {
     const resolved = await resolveFiles(input, target.userId, this.options.references, this.options.blobRows, this.options.limits.maxFiles)
     await nextTurn()
     return inspectBundle(resolved, this.options.limits, { collectionNames: target.collectionNames, httpsSites: this.options.httpsSites })

@@ -14,8 +14,7 @@ import { isUniqueViolation } from '../db/connect.ts'
 import type { VersionRow } from '../db/types.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { compareFiles } from '../editing/file-changes.ts'
-import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
-import type { PublishFileInput } from '../publishing/publishing.schemas.ts'
+import type { PipelineFileInput, PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
 import type { PublishRateLimiter } from './publish-rate-limit.ts'
@@ -62,7 +61,7 @@ class StaleBase extends Error {
 }
 
 /** A version as publishVersion takes it: the complete bundle. */
-export type VersionFilesInput = Pick<PublishVersionRequest, 'message' | 'promote'> & { files: PublishFileInput[] }
+export type VersionFilesInput = Pick<PublishVersionRequest, 'message' | 'promote'> & { files: PipelineFileInput[] }
 
 export interface Published<T> {
   result: T

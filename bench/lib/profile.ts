@@ -95,7 +95,7 @@ const fmtUs = (v: number) => `${v.toFixed(2).padStart(6)} µs`
 export function describeProfile(p: Profile, requests: number, top = 15): string[] {
   const busy = p.samples - p.idle
   const lines = [
-    `  ${p.samples} samples; on CPU ${((100 * busy) / p.samples).toFixed(0)}% of the time, ${fmtUs(us(p, busy, requests)).trim()} of main-thread CPU per request`,
+    `  ${Math.round(p.samples)} samples; on CPU ${((100 * busy) / p.samples).toFixed(0)}% of the time, ${fmtUs(us(p, busy, requests)).trim()} of main-thread CPU per request`,
     '  by area (µs per request, share of CPU):',
   ]
   const share = (n: number) => `${((100 * n) / busy).toFixed(1).padStart(5)}%`
@@ -137,4 +137,26 @@ export function diffProfiles(plinth: Profile, plinthRequests: number, bare: Prof
     .slice(0, top)
   for (const r of rows) lines.push(`    ${fmtUs(r.a)} - ${fmtUs(r.b)} = ${fmtUs(r.d)}  ${r.k}`)
   return lines
+}
+
+/**
+ * Several profiles as one, the profiles of one kind of request. With `busyUs`, the main thread's
+ * CPU time measured over them (lib/thread-cpu.ts), each busy sample stands for its share of that
+ * time: on a loaded machine the sampling thread waits for a core too, so samples are not evenly
+ * spaced and the wall time they span says little of the CPU used.
+ */
+export function mergeProfiles(profiles: readonly Profile[], busyUs?: number): Profile {
+  const samples = profiles.reduce((sum, p) => sum + p.samples, 0)
+  const spanUs = profiles.reduce((sum, p) => sum + p.samples * p.usPerSample, 0)
+  const merged: Profile = { samples, usPerSample: samples === 0 ? 0 : spanUs / samples, idle: 0, areas: new Map(), self: new Map(), inclusiveSrc: new Map() }
+  for (const p of profiles) {
+    const weighed = (n: number) => (n * p.usPerSample) / merged.usPerSample
+    merged.idle += weighed(p.idle)
+    for (const field of ['areas', 'self', 'inclusiveSrc'] as const) for (const [key, n] of p[field]) add(merged[field], key, weighed(n))
+  }
+  if (busyUs !== undefined && merged.samples > merged.idle) {
+    // Idle samples then stand for the same time as busy ones: shares of wall time are not told.
+    merged.usPerSample = busyUs / (merged.samples - merged.idle)
+  }
+  return merged
 }

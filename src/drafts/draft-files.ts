@@ -92,7 +92,7 @@ export class DraftFiles {
       if (await repo.findFile(found.draft.id, to)) throw destinationTaken(to)
       // A type the old path implied is implied by the new path; one given explicitly stays.
       const contentType = file.content_type === contentTypeFor(from) ? contentTypeFor(to) : file.content_type
-      const stored = await pipeline.storeFile({ path: to, sha256: file.hash, contentType }, target)
+      const stored = await pipeline.storeFile({ path: to, contentType, stored: { hash: file.hash, size: Number(file.size) } }, target)
       return this.records.record(found, stored, async (trx) => {
         const current = await this.currentFile(trx, found, file)
         if (await repo.findFile(found.draft.id, to, trx)) throw destinationTaken(to)

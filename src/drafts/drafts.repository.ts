@@ -149,8 +149,13 @@ export class DraftsRepository {
   async deleteDrafts(trx: Executor, draftIds: string[]): Promise<string[]> {
     if (draftIds.length === 0) return []
     const held = await trx.selectFrom('draft_files').select('hash').distinct().where('draft_id', 'in', draftIds).execute()
-    await trx.deleteFrom('drafts').where('id', 'in', draftIds).execute()
+    await this.removeDrafts(trx, draftIds)
     return held.map((r) => r.hash)
+  }
+
+  /** Deletes drafts and their files, for a caller that knows which blobs they held. */
+  removeDrafts(trx: Executor, draftIds: string[]): Promise<unknown> {
+    return trx.deleteFrom('drafts').where('id', 'in', draftIds).execute()
   }
 
   /** Up to `limit` expired drafts, each with its site's slug. */

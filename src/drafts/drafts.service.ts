@@ -1,7 +1,7 @@
 /**
  * Drafts: a site's files, started from one of its versions (the base) and changed file by file
  * (draft-files.ts) before they are published as the site's next version, in one ordinary publish
- * of the draft's files by hash. Owners and editors of a site work on its drafts; to anyone else
+ * of the draft's files as the stored blobs they are. Owners and editors of a site work on its drafts; to anyone else
  * a draft does not exist. A site has at most DRAFTS_PER_SITE open drafts. A draft nobody writes to
  * expires after the configured days: from then on it is gone for every caller, and the sweep (at
  * start and hourly, on a server) removes it and the blobs only it held.
@@ -16,6 +16,7 @@ import type { VisibleWebsite } from '../db/access.ts'
 import type { DraftFileRow, VersionRow } from '../db/types.ts'
 import { compareFiles, type SiteFile } from '../editing/file-changes.ts'
 import type { StoredFileRef } from '../editing/file-views.ts'
+import type { StoredFileInput } from '../publishing/authoring-rules.ts'
 import type { Logger } from '../log.ts'
 import { requireVersion } from '../websites/version-refs.ts'
 import type { WebsitePublishing } from '../websites/website-publishing.ts'
@@ -142,20 +143,20 @@ export class DraftsService {
     const { repo } = records.options
     const { site, draft } = await records.require(principal, websiteId, draftId)
     const files = await repo.filesOf(draft.id)
-    const published = await publishing.publishVersion(
+    const published = await publishing.publishVersionOf(
       principal,
-      site.id,
-      { files: files.map((file) => ({ path: file.path, sha256: file.hash, contentType: file.content_type })), message: input.message, promote: input.promote },
+      site,
+      { files: files.map(storedFile), message: input.message, promote: input.promote },
       { number: draft.base_number, overwrite: input.overwrite ?? false },
     )
-    const dropped = await repo.transaction(async (trx) => {
+    await repo.transaction(async (trx) => {
       // Discarded or expired meanwhile: nothing is left to remove.
-      if (!(await repo.lock(trx, draft.id))) return []
-      if (sameFiles(await repo.filesOf(draft.id, trx), files)) return repo.deleteDrafts(trx, [draft.id])
-      await repo.setBase(trx, draft.id, published.result.jobId)
-      return []
+      if (!(await repo.lock(trx, draft.id))) return
+      if (sameFiles(await repo.filesOf(draft.id, trx), files)) await repo.removeDrafts(trx, [draft.id])
+      else await repo.setBase(trx, draft.id, published.result.jobId)
     })
-    await records.changed(draftLabel(site.slug, draft.id), dropped)
+    // Every blob the draft held when it went is a file of the version just published: none is left unreferenced.
+    await records.changed(draftLabel(site.slug, draft.id), [])
     return published
   }
 
@@ -239,6 +240,16 @@ export class DraftsService {
 }
 
 const siteFile = (file: SiteFile): SiteFile => ({ path: file.path, hash: file.hash, size: Number(file.size) })
+
+/**
+ * A draft's file as its publish gives it: its stored blob, which whoever edits the draft's site may
+ * use and whose row the file keeps, so no reference is looked up (PipelineFileInput).
+ */
+const storedFile = (file: DraftFileRow): StoredFileInput => ({
+  path: file.path,
+  contentType: file.content_type,
+  stored: { hash: file.hash, size: Number(file.size) },
+})
 
 /** Whether two listings of a draft's files (in path order) hold the same bytes at the same paths. */
 function sameFiles(a: readonly DraftFileRow[], b: readonly DraftFileRow[]): boolean {

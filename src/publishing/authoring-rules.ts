@@ -37,8 +37,9 @@ export interface DecodedFile {
 
 /**
  * A file whose bytes are already in the blob store (an upload, or bytes published before), checked
- * exactly like an inline file sent base64-encoded. `bytes` are needed only when the content rules
- * read the file (see readsText); for other types its size is all the rules use.
+ * exactly like an inline file sent base64-encoded. Its size is all the rules but the content rules
+ * use; without `bytes`, a file the content rules read (see readsText) is scanned by its blob's hash
+ * (FileScan), and read from the store only when its text must be checked.
  */
 export interface StoredFileInput {
   path: string
@@ -77,6 +78,15 @@ export interface BundleCheck<F = DecodedFile> {
 }
 
 /**
+ * A file the content rules read (see readsText): the index of its input file, its text, and what
+ * names its bytes: the bytes themselves when sent inline, the blob holding them when stored. The
+ * text is what the rules read: the text sent, or the bytes decoded (bytesToText). A stored file
+ * given without its bytes has no text here: its blob holds it, and is read only when the rules
+ * must run (the publish pipeline asks ContentScanResults first).
+ */
+export type FileScan = { path: string; contentType: string; file: number } & ({ bytes: Buffer; text: string } | { hash: string; text?: string })
+
+/**
  * A bundle decoded and checked for everything but its files' content: the content rules, the
  * costly part, are run apart (inline by checkBundle, or in worker threads by the publish
  * pipeline) on `scans`, and finishCheck puts the two together.
@@ -88,8 +98,8 @@ export interface BundleInspection<F = DecodedFile> {
   bundle: PublishViolation[]
   /** Per input file (same order): its path, encoding and size violations and warnings. */
   perFile: PublishViolation[][]
-  /** The texts to run the content rules on, each with the index of its input file. */
-  scans: Array<TextScan & { file: number }>
+  /** The files to run the content rules on. */
+  scans: FileScan[]
   options: CheckOptions
   limits: BundleLimits
 }
@@ -105,7 +115,13 @@ export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, opt
 export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, options?: CheckOptions): BundleCheck<DecodedFile | StoredFile>
 export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, options: CheckOptions = {}): BundleCheck<DecodedFile | StoredFile> {
   const inspection = inspectBundle(files, limits, options)
-  return finishCheck(inspection, scanTexts(inspection.scans, limits.maxViolations))
+  return finishCheck(inspection, scanTexts(inspection.scans.map(withText), limits.maxViolations))
+}
+
+/** A scan's text, which a stored file given without its bytes does not have. */
+function withText(scan: FileScan): TextScan {
+  if (scan.text === undefined) throw new Error(`the bytes of ${scan.path} are needed to check it`)
+  return { path: scan.path, contentType: scan.contentType, text: scan.text }
 }
 
 /** Decodes every file and checks every rule but the content rules (see BundleInspection). */
@@ -158,20 +174,18 @@ export function inspectBundle(
       if (file.unresolved) emit(file.unresolved)
       continue
     }
+    const readsContent = readsText(path, contentType)
     let size: number
-    let text: string | undefined
     if ('stored' in file) {
+      const { hash, bytes } = file.stored
       size = file.stored.size
-      if (readsText(path, contentType)) {
-        if (!file.stored.bytes) throw new Error(`the bytes of ${path} are needed to check it`)
-        text = bytesToText(file.stored.bytes)
-      }
-      decoded.push({ path, hash: file.stored.hash, size, contentType })
+      if (readsContent) scans.push({ path, contentType, file: perFile.length - 1, hash, text: bytes && bytesToText(bytes) })
+      decoded.push({ path, hash, size, contentType })
     } else {
-      const result = decodeInline(file, readsText(path, contentType))
+      const result = decodeInline(file, readsContent)
       if (result.encodingError) emit({ code: 'INVALID_ENCODING', path, ...result.encodingError })
       size = result.bytes.length
-      text = result.text
+      if (result.text !== undefined) scans.push({ path, contentType, file: perFile.length - 1, bytes: result.bytes, text: result.text })
       decoded.push({ path, bytes: result.bytes, contentType })
     }
     if (size > limits.maxFileBytes) {
@@ -183,7 +197,6 @@ export function inspectBundle(
       })
     }
     totalBytes += size
-    if (text !== undefined) scans.push({ path, contentType, text, file: perFile.length - 1 })
   }
 
   const bundle = bundleViolations(files, totalBytes, htmlPages, limits)

@@ -7,16 +7,19 @@
  * violation limit.
  *
  * A result is keyed by all four, and by the user who publishes: one user's publish never tells
- * another, by its speed, that a text was published before. The text enters the key through its
- * SHA-256 (of its UTF-8 bytes), so no text is held in memory; a text with an unpaired surrogate,
- * which UTF-8 cannot represent exactly and which the rules refuse anyway, is never looked up nor
- * kept. A result stopped by the checks' time or memory limit (CONTENT_TOO_COMPLEX) is not kept
- * either: it depends on the machine's load, not on the text, and the next publish may succeed.
+ * another, by its speed, that a text was published before. The text enters the key through the
+ * SHA-256 of the file's bytes, from which the text is decoded (bytesToText) or to which it encodes
+ * (UTF-8): so no text is held in memory, and for a stored file the key is its blob's name, so a
+ * file given by hash whose result is remembered is not even read (a draft's publish, a patch).
+ * Text sent with an unpaired surrogate, which UTF-8 cannot represent exactly and which the rules
+ * refuse anyway, has bytes that do not decode to it: it is never looked up nor kept. A result
+ * stopped by the checks' time or memory limit (CONTENT_TOO_COMPLEX) is not kept either: it depends
+ * on the machine's load, not on the text, and the next publish may succeed.
  */
 import { createHash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import type { PublishViolation } from '../core/errors.ts'
-import type { TextScan } from './content-rules.ts'
+import type { FileScan } from './authoring-rules.ts'
 import { isWellFormed } from './bundle-paths.ts'
 
 /** Results a server keeps at most, least recently used dropped first: the texts of a few thousand sites, in a few MiB. */
@@ -31,9 +34,11 @@ export class ContentScanResults {
   }
 
   /** The key of `scan` checked for `owner` with at most `limit` violations of a code, or null when it cannot have one. */
-  keyOf(owner: string, scan: TextScan, limit: number): string | null {
-    if (!isWellFormed(scan.text)) return null
-    const digest = createHash('sha256').update(scan.text, 'utf8').digest('base64')
+  keyOf(owner: string, scan: FileScan, limit: number): string | null {
+    let digest: string
+    if ('hash' in scan) digest = scan.hash
+    else if (isWellFormed(scan.text)) digest = createHash('sha256').update(scan.bytes).digest('hex')
+    else return null
     return JSON.stringify([owner, scan.path, scan.contentType, limit, digest])
   }
 

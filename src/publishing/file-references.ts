@@ -2,16 +2,15 @@
  * Bundle files given by reference instead of content: `uploadId` (bytes PUT to a signed upload
  * URL) or `sha256` (bytes the caller has already published). They are resolved to stored blobs
  * before the authoring rules run, so every limit and rule applies to them exactly as to inline
- * files. Bytes are read from the blob store only for the types the content rules scan (HTML, CSS,
- * JS, SVG); for the rest the recorded size is all the rules need, so an unchanged image costs
- * one row lookup and no I/O.
+ * files; files a service gives as stored blobs already (a draft's) pass as they are. Resolving
+ * reads no bytes: the recorded size is all the rules need but the content rules, and those read a
+ * stored file's text only when they have no result for its blob remembered (publish-pipeline.ts),
+ * so an unchanged file costs one row lookup and no I/O.
  */
-import type { BlobStore } from '../blobs/blob-store.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { type PublishViolation, validationFailed } from '../core/errors.ts'
 import { MAX_ERROR_FIELDS } from '../core/limits.ts'
 import type { AnyFileInput, BundleFileInput, StoredFileInput } from './authoring-rules.ts'
-import { contentTypeFor, readsText } from './content-rules.ts'
 import { quoted } from '../core/text.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
 
@@ -45,11 +44,12 @@ export function sourceProblem(file: Omit<PublishFileInput, 'path'>): { field: ''
 }
 
 /** The exactly-one rule for every file of a bundle: VALIDATION_FAILED naming `files[i]` (or `files[i].contentEncoding`). */
-function assertOneSourceEach(files: PublishFileInput[]): void {
+function assertOneSourceEach(files: Array<PublishFileInput | StoredFileInput>): void {
   const fields: Record<string, string> = {}
   let count = 0
   for (const [i, file] of files.entries()) {
     if (count >= MAX_ERROR_FIELDS) break
+    if (isStored(file)) continue
     const problem = sourceProblem(file)
     if (problem === null) continue
     fields[problem.field === '' ? `files[${i}]` : `files[${i}].${problem.field}`] = problem.message
@@ -58,56 +58,49 @@ function assertOneSourceEach(files: PublishFileInput[]): void {
   if (count > 0) throw validationFailed(fields)
 }
 
-const isInline = (file: PublishFileInput): file is BundleFileInput => file.content !== undefined
+const isStored = (file: PublishFileInput | StoredFileInput): file is StoredFileInput => 'stored' in file
+const isInline = (file: PublishFileInput | StoredFileInput): file is BundleFileInput => !isStored(file) && file.content !== undefined
+const isResolved = (file: PublishFileInput | StoredFileInput): file is BundleFileInput | StoredFileInput => isStored(file) || isInline(file)
+/** A file given by uploadId or sha256. */
+const isReference = (file: PublishFileInput | StoredFileInput): file is PublishFileInput => !isResolved(file)
 
 /**
- * The files as the authoring rules take them: inline ones as they are, references resolved.
- * `maxFiles`: the bundle limit, over which the bundle is refused anyway.
+ * The files as the authoring rules take them: inline and stored ones as they are, references
+ * resolved. `maxFiles`: the bundle limit, over which the bundle is refused anyway.
  */
 export async function resolveFiles(
-  files: PublishFileInput[],
+  files: Array<PublishFileInput | StoredFileInput>,
   userId: string,
   references: ContentReferences,
   blobRows: BlobsRepository,
-  blobs: BlobStore,
   maxFiles: number,
 ): Promise<AnyFileInput[]> {
   assertOneSourceEach(files)
-  if (files.every(isInline)) return files
+  if (files.every(isResolved)) return files
   // Over the file limit the bundle is refused anyway: no lookups for thousands of references.
   if (files.length > maxFiles) {
-    return files.map((file) => (isInline(file) ? file : { path: file.path, contentType: file.contentType, unresolved: null }))
+    return files.map((file) => (isResolved(file) ? file : { path: file.path, contentType: file.contentType, unresolved: null }))
   }
 
-  const uploadIds = unique(files.map((f) => f.uploadId))
-  const hashes = unique(files.map((f) => f.sha256))
+  const byReference = files.filter(isReference)
+  const uploadIds = unique(byReference.map((f) => f.uploadId))
+  const hashes = unique(byReference.map((f) => f.sha256))
   const [uploads, usable] = await Promise.all([references.uploadsOf(userId, uploadIds), references.usableHashes(userId, hashes)])
   const uploadHashes = [...uploads.values()].flatMap((u) => (u.state === 'ready' ? [u.sha256] : []))
   const rows = await blobRows.findExisting(unique([...usable, ...uploadHashes]))
 
-  const reads = new Map<string, Promise<Buffer>>()
-  const read = (hash: string) => {
-    let bytes = reads.get(hash)
-    if (!bytes) reads.set(hash, (bytes = blobs.get(hash)))
-    return bytes
-  }
-
-  return Promise.all(
-    files.map(async (file): Promise<AnyFileInput> => {
-      if (isInline(file)) return file
-      const { path, contentType } = file
-      const problem = (upload: UploadState | undefined) =>
-        file.uploadId !== undefined ? uploadProblem(file.uploadId, path, upload) : unknownHash(path, file.sha256!)
-      const upload = file.uploadId !== undefined ? uploads.get(file.uploadId) : undefined
-      const hash = file.uploadId !== undefined ? (upload?.state === 'ready' ? upload.sha256 : undefined) : usable.has(file.sha256!) ? file.sha256 : undefined
-      // A hash without a blob row cannot be served: reported like an unknown reference.
-      const row = hash === undefined ? undefined : rows.get(hash)
-      if (!row) return { path, contentType, unresolved: problem(hash === undefined ? upload : undefined) }
-      const stored: StoredFileInput['stored'] = { hash: row.hash, size: Number(row.size) }
-      if (readsText(path, contentTypeFor(path, contentType))) stored.bytes = await read(row.hash)
-      return { path, contentType, stored }
-    }),
-  )
+  return files.map((file): AnyFileInput => {
+    if (isResolved(file)) return file
+    const { path, contentType } = file
+    const problem = (upload: UploadState | undefined) =>
+      file.uploadId !== undefined ? uploadProblem(file.uploadId, path, upload) : unknownHash(path, file.sha256!)
+    const upload = file.uploadId !== undefined ? uploads.get(file.uploadId) : undefined
+    const hash = file.uploadId !== undefined ? (upload?.state === 'ready' ? upload.sha256 : undefined) : usable.has(file.sha256!) ? file.sha256 : undefined
+    // A hash without a blob row cannot be served: reported like an unknown reference.
+    const row = hash === undefined ? undefined : rows.get(hash)
+    if (!row) return { path, contentType, unresolved: problem(hash === undefined ? upload : undefined) }
+    return { path, contentType, stored: { hash: row.hash, size: Number(row.size) } }
+  })
 }
 
 function uploadProblem(uploadId: string, path: string, upload: UploadState | undefined): PublishViolation {

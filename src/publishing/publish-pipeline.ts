@@ -16,7 +16,8 @@ import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
 import type { BundleLimits } from '../core/limits.ts'
 import type { BlobsTable } from '../db/types.ts'
-import { type BundleInspection, type DecodedFile, finishCheck, inspectBundle } from './authoring-rules.ts'
+import { type BundleInspection, type DecodedFile, type FileScan, finishCheck, inspectBundle, type StoredFileInput } from './authoring-rules.ts'
+import { bytesToText } from './bundle-paths.ts'
 import { scanTexts, type TextScan } from './content-rules.ts'
 import type { ContentScanResults } from './content-scan-results.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
@@ -58,6 +59,14 @@ export interface PublishPipelineOptions {
   limits: Readonly<BundleLimits>
 }
 
+/**
+ * A file as the pipeline takes it: as a request gives it, or stored already and given by its blob
+ * (StoredFileInput, without bytes) by a caller whose own rows keep that blob and hold its size,
+ * such as a draft's files. No reference is looked up for such a file: it is the caller's to know
+ * that the publisher may use those bytes. Every rule applies to it as to any file.
+ */
+export type PipelineFileInput = PublishFileInput | StoredFileInput
+
 /** Who publishes, and where on their site files may not go. */
 export interface PublishTarget {
   /** The publishing user: files given by reference resolve only to bytes they may use. */
@@ -87,7 +96,7 @@ export class PublishPipeline {
    * breaks one has the blobs it stored removed again before the refusal, so it changes nothing.
    * Bytes are stored only once every rule that bounds them (count, sizes, paths) has passed.
    */
-  async store(input: PublishFileInput[], target: PublishTarget): Promise<StoredBundle> {
+  async store(input: PipelineFileInput[], target: PublishTarget): Promise<StoredBundle> {
     return this.checkAndStore(await this.inspect(input, target), target, 'bundle')
   }
 
@@ -97,14 +106,14 @@ export class PublishPipeline {
    * caller records it, then confirms or abandons it. The rules of a whole bundle (MISSING_INDEX,
    * TOO_MANY_FILES, BUNDLE_TOO_LARGE, TOO_MANY_PAGES) are the caller's, and a publish's.
    */
-  async storeFile(input: PublishFileInput, target: PublishTarget): Promise<StoredBundle> {
+  async storeFile(input: PipelineFileInput, target: PublishTarget): Promise<StoredBundle> {
     const inspection = await this.inspect([input], target)
     return this.checkAndStore({ ...inspection, bundle: [] }, target, 'file')
   }
 
   /** The files resolved (references looked up) and inspected: every rule but the content rules. */
-  private async inspect(input: PublishFileInput[], target: PublishTarget): Promise<BundleInspection<DecodedFile | StoredFile>> {
-    const resolved = await resolveFiles(input, target.userId, this.options.references, this.options.blobRows, this.options.blobs, this.options.limits.maxFiles)
+  private async inspect(input: PipelineFileInput[], target: PublishTarget): Promise<BundleInspection<DecodedFile | StoredFile>> {
+    const resolved = await resolveFiles(input, target.userId, this.options.references, this.options.blobRows, this.options.limits.maxFiles)
     await nextTurn()
     return inspectBundle(resolved, this.options.limits, { collectionNames: target.collectionNames, httpsSites: this.options.httpsSites })
   }
@@ -135,23 +144,40 @@ export class PublishPipeline {
   }
 
   /**
-   * What the content rules find in each text (same order): remembered for the texts this user had
-   * checked before (see ContentScanResults), checked now for the others.
+   * What the content rules find in each file (same order): remembered for the texts this user had
+   * checked before (see ContentScanResults), checked now for the others, whose stored bytes are
+   * read only then.
    */
-  private async scanContent(scans: readonly TextScan[], limit: number, owner: string): Promise<PublishViolation[][]> {
+  private async scanContent(scans: readonly FileScan[], limit: number, owner: string): Promise<PublishViolation[][]> {
     const keys = scans.map((scan) => this.options.scanResults.keyOf(owner, scan, limit))
     const found = keys.map((key) => this.options.scanResults.get(key))
-    const unknown = scans.filter((_, i) => found[i] === undefined)
+    const unknown = scans.flatMap((_, i) => (found[i] === undefined ? [i] : []))
     if (unknown.length > 0) {
-      const checked = this.options.scans ? await this.options.scans.scan(unknown, limit) : scanTexts(unknown, limit)
-      let next = 0
-      found.forEach((known, i) => {
-        if (known !== undefined) return
-        found[i] = checked[next++]!
+      const texts = await this.textsOf(unknown.map((i) => scans[i]!))
+      const checked = this.options.scans ? await this.options.scans.scan(texts, limit) : scanTexts(texts, limit)
+      unknown.forEach((i, k) => {
+        found[i] = checked[k]!
         this.options.scanResults.remember(keys[i]!, found[i])
       })
     }
     return found as PublishViolation[][]
+  }
+
+  /** The texts of these files, read from their blobs where they were not given (each blob once). */
+  private async textsOf(scans: readonly FileScan[]): Promise<TextScan[]> {
+    const reads = new Map<string, Promise<string>>()
+    const read = (hash: string) => {
+      let text = reads.get(hash)
+      if (!text) reads.set(hash, (text = this.options.blobs.get(hash).then(bytesToText)))
+      return text
+    }
+    return Promise.all(
+      scans.map(async (scan) => ({
+        path: scan.path,
+        contentType: scan.contentType,
+        text: 'hash' in scan ? (scan.text ?? (await read(scan.hash))) : scan.text,
+      })),
+    )
   }
 
   /** Hashes the inline files and writes the blobs no row knows yet; on a failure, removes what it wrote. */

@@ -45,10 +45,10 @@ export class VersionPatches {
     const site = await access.requireSite(principal, websiteId, 'edit')
     const base = await requireVersion(repo, site.id, baseVersion)
     const on: PublishBase = { number: base.number, overwrite }
-    if (changes === undefined) return publishing.publishVersion(principal, site.id, { files: files!, message, promote }, on)
+    if (changes === undefined) return publishing.publishVersionOf(principal, site, { files: files!, message, promote }, on)
     // Said before any change is applied: a change that fails on a stale base is better made again on the newest.
     if (!overwrite && site.last_version_number > base.number) throw await publishing.versionConflict(site.id, base.number, site.last_version_number)
-    return publishing.publishVersion(principal, site.id, { files: await this.patched(base, changes), message, promote }, on)
+    return publishing.publishVersionOf(principal, site, { files: await this.patched(base, changes), message, promote }, on)
   }
 
   /** The files of `base` with the changes applied in order; the first that does not apply refuses them all. */

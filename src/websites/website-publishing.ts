@@ -9,13 +9,12 @@ import { AppError, notFound, type RateLimitState } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
-import type { WebsiteAccess } from '../db/access.ts'
+import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { VersionRow } from '../db/types.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { compareFiles } from '../editing/file-changes.ts'
-import type { PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
-import type { PublishFileInput } from '../publishing/publishing.schemas.ts'
+import type { PipelineFileInput, PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
 import type { PublishRateLimiter } from './publish-rate-limit.ts'
@@ -62,7 +61,7 @@ class StaleBase extends Error {
 }
 
 /** A version as publishVersion takes it: the complete bundle. */
-export type VersionFilesInput = Pick<PublishVersionRequest, 'message' | 'promote'> & { files: PublishFileInput[] }
+export type VersionFilesInput = Pick<PublishVersionRequest, 'message' | 'promote'> & { files: PipelineFileInput[] }
 
 export interface Published<T> {
   result: T
@@ -103,8 +102,12 @@ export class WebsitePublishing {
 
   /** The files as the website's next version; with a `base`, only while no version newer than it exists. */
   async publishVersion(principal: Principal, websiteId: string, input: VersionFilesInput, base?: PublishBase): Promise<Published<PublishVersionResult>> {
-    const { config, access, pipeline, rateLimiter, siteEvents, purge, collections } = this.options
-    const site = await access.requireSite(principal, websiteId, 'edit')
+    return this.publishVersionOf(principal, await this.options.access.requireSite(principal, websiteId, 'edit'), input, base)
+  }
+
+  /** publishVersion on a site this request found the caller may edit (requireSite, `edit`). */
+  async publishVersionOf(principal: Principal, site: VisibleWebsite, input: VersionFilesInput, base?: PublishBase): Promise<Published<PublishVersionResult>> {
+    const { config, pipeline, rateLimiter, siteEvents, purge, collections } = this.options
     if (base && !base.overwrite && site.last_version_number > base.number) throw await this.versionConflict(site.id, base.number, site.last_version_number)
     await rateLimiter.take(principal.userId)
     const bundle = await pipeline.store(input.files, { userId: principal.userId, collectionNames: await collections.namesOf(site.id) })

@@ -3,6 +3,7 @@
  * sends it again reuses what was found, refusals and warnings alike, and checks only what changed.
  */
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { BlobVariants, VARIANT_WORK } from '../../src/blobs/blob-variants.ts'
@@ -12,6 +13,7 @@ import { AppError, type PublishViolation } from '../../src/core/errors.ts'
 import { BUNDLE_LIMITS } from '../../src/core/limits.ts'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
 import { ServerSecrets } from '../../src/db/server-secrets.ts'
+import type { FileScan } from '../../src/publishing/authoring-rules.ts'
 import type { TextScan } from '../../src/publishing/content-rules.ts'
 import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from '../../src/publishing/content-scan-results.ts'
 import { CONTENT_SCAN_BATCH_CHARS, ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
@@ -168,11 +170,13 @@ describe('content rules run once per text', () => {
 
   test('results are kept per key, least recently used dropped first, and never for text UTF-8 cannot hold', () => {
     const results = new ContentScanResults(2)
-    const scan = (text: string, path = 'a.html'): TextScan => ({ path, contentType: 'text/html', text })
+    const scan = (text: string, path = 'a.html'): FileScan => ({ path, contentType: 'text/html', file: 0, text, bytes: Buffer.from(text) })
     const [a, b, c] = ['<p>a', '<p>b', '<p>c'].map((text) => results.keyOf('usr_1', scan(text), 50))
     assert.notEqual(a, results.keyOf('usr_1', scan('<p>a'), 49), 'the limit is part of the key')
     assert.notEqual(a, results.keyOf('usr_1', { ...scan('<p>a'), contentType: 'image/svg+xml' }, 50), 'so is the media type')
     assert.equal(a, results.keyOf('usr_1', scan('<p>a'), 50))
+    const stored: FileScan = { path: 'a.html', contentType: 'text/html', file: 0, hash: createHash('sha256').update('<p>a').digest('hex') }
+    assert.equal(results.keyOf('usr_1', stored, 50), a, 'a stored file is known by the hash of its bytes, without its text')
     results.remember(a, [])
     results.remember(b!, [])
     assert.deepEqual(results.get(a), [])

@@ -1,6 +1,7 @@
 /**
  * The publish pipeline with files given by hash, on a real store: unchanged blobs write nothing,
- * and only the files the content rules scan are read back from the blob store.
+ * and only the files the content rules scan, and have no result remembered for, are read back
+ * from the blob store.
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -104,6 +105,33 @@ for (const store of STORES) {
         ],
       )
       assert.equal(bundle.totalBytes, created.body.bytesWritten)
+    })
+
+    test('a file given by hash is not read when the rules already checked its bytes for this user', async () => {
+      const user = await server.user()
+      const files = [
+        { path: 'index.html', content: '<!doctype html><title>t</title><h1>known</h1>' },
+        { path: 'site.css', content: 'h1 { color: olive }' },
+      ]
+      const created = await server.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files } })
+      assert.equal(created.status, 201, created.text)
+      const blobs = new CountingBlobStore(new FsBlobStore(path.join(server.config.dataDir, 'blobs')))
+      const pipeline = new PublishPipeline({
+        blobs,
+        blobRows: new BlobsRepository(server.server.db.kysely),
+        variants: server.server.blobVariants,
+        references: server.server.services.uploads,
+        httpsSites: false,
+        scans: null,
+        scanResults: new ContentScanResults(CONTENT_SCAN_RESULTS_KEPT),
+        limits: server.config.bundleLimits,
+      })
+      const target = { userId: user.id, collectionNames: [] }
+      const inline = await pipeline.store(files, target)
+      const byHash = files.map((f) => ({ path: f.path, sha256: sha256(Buffer.from(f.content)) }))
+      const stored = await pipeline.store(byHash, target)
+      assert.deepEqual(blobs.reads, [], 'what the rules found in the inline texts is known by their blobs')
+      assert.deepEqual(stored.files, inline.files)
     })
 
     test('a hash the caller never published or uploaded names nothing', async () => {

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// Runs every test file under test/ with Node's test runner (TypeScript through tsx). API suites
-// run on SQLite and, when DATABASE_URL is set, on PostgreSQL too (see test/helpers/stores.ts).
+// Runs every test file under test/ with Node's test runner. API suites run on SQLite and, when
+// DATABASE_URL is set, on PostgreSQL too (see test/helpers/stores.ts).
+//
+// The test processes load no TypeScript loader: src/ and test/ are compiled to JavaScript first
+// (scripts/compile-tests.js, only the files changed since the last run), and the runner runs the
+// compiled test files, with source maps, so stack traces name the TypeScript lines.
 //
 // Two tiers, told apart by name: end-to-end files (`*.e2e.test.ts`) start real processes
 // (`npm start`, the CLI), Chromium, Caddy, an S3 server or several instances; every other file
@@ -12,6 +16,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { ensureBuilt } from './build.js'
+import { compileTests } from './compile-tests.js'
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..')
 const isEndToEnd = (file) => file.endsWith('.e2e.test.ts')
@@ -58,15 +63,19 @@ function skippedPostgresSuites(tap) {
 }
 
 await dropTestSchemas()
-// dist/ made current first: the end-to-end tests run it, and the worker threads of every test
-// load their modules from it when it is (test/helpers/build.ts).
+// dist/ made current first: the end-to-end tests run it.
 await ensureBuilt()
 // The usual report on stdout (spec in a terminal, TAP otherwise) and a TAP copy to count skips in.
 const reportDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-test-report-'))
 const tapCopy = path.join(reportDir, 'report.tap')
 const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout']
 reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tapCopy)
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=3', ...reporters, ...files], { cwd: root, stdio: 'inherit' })
+const compiled = await compileTests()
+const compiledFile = (file) => path.join(compiled, `${file.slice(0, -'.ts'.length)}.js`)
+const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=3', ...reporters, ...files.map(compiledFile)], {
+  cwd: root,
+  stdio: 'inherit',
+})
 await dropTestSchemas()
 const skipped = skippedPostgresSuites(readFileSync(tapCopy, 'utf8'))
 rmSync(reportDir, { recursive: true, force: true })

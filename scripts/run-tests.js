@@ -10,10 +10,18 @@
 // (`npm start`, the CLI), Chromium, Caddy, an S3 server or several instances; every other file
 // is fast (rules, services and routes in this process). `--tier fast` or `--tier e2e` runs one;
 // other arguments keep the files whose path contains one of them.
+//
+// Each end-to-end file runs in a process of its own. The fast files share BATCHES processes, one
+// file after another: a process spends seconds of CPU loading Plinth and its libraries before
+// its first test, more than most fast files spend on their tests. In a shared process the
+// modules, and what they keep, are shared too; a file's top-level `before` hooks start when it is
+// loaded, its top-level `after` hooks run when the whole batch is done, and a crash ends the
+// files after it. `--isolate` runs every file in a process of its own.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { ensureBuilt } from './build.js'
 import { compileTests } from './compile-tests.js'
@@ -21,8 +29,16 @@ import { compileTests } from './compile-tests.js'
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..')
 const isEndToEnd = (file) => file.endsWith('.e2e.test.ts')
 const TIERS = ['fast', 'e2e']
+/** Test processes running at once. */
+const CONCURRENCY = 3
+/** Processes the fast files share: see batches(). */
+const BATCHES = 3
 // Not strict: an unknown option is ignored; every other word is a filter.
-const { values, positionals: filter } = parseArgs({ options: { tier: { type: 'string' } }, allowPositionals: true, strict: false })
+const { values, positionals: filter } = parseArgs({
+  options: { tier: { type: 'string' }, isolate: { type: 'boolean' } },
+  allowPositionals: true,
+  strict: false,
+})
 const tier = values.tier ?? null
 if (tier !== null && !TIERS.includes(tier)) {
   console.error(`--tier takes ${TIERS.join(' or ')}, not ${typeof tier === 'string' ? tier : 'nothing'}.`)
@@ -62,6 +78,46 @@ function skippedPostgresSuites(tap) {
   return tap.split('\n').filter((line) => /^\s*ok \d+ - .*\(postgres\) # SKIP/.test(line)).length
 }
 
+/**
+ * The fast files split into BATCHES groups of about equal size in bytes (largest file first, each
+ * to the lightest group), each group's files in their usual order.
+ */
+function batches(fast) {
+  const groups = Array.from({ length: Math.min(BATCHES, fast.length) }, () => ({ files: [], bytes: 0 }))
+  const sized = fast.map((file) => ({ file, bytes: statSync(path.join(root, file)).size })).sort((a, b) => b.bytes - a.bytes)
+  for (const { file, bytes } of sized) {
+    const lightest = groups.reduce((a, b) => (b.bytes < a.bytes ? b : a))
+    lightest.files.push(file)
+    lightest.bytes += bytes
+  }
+  return groups.map((group) => group.files.sort())
+}
+
+/**
+ * A test file that imports the compiled files of `batch` one after another, in one process: their
+ * suites run in that order. A file that fails to load is reported as a failed test, and the
+ * others still run.
+ */
+function batchEntry(batch, index) {
+  const entry = path.join(reportDir, `fast-batch-${index + 1}.test.js`)
+  const files = batch.map((file) => [file, pathToFileURL(compiledFile(file)).href])
+  writeFileSync(
+    entry,
+    [
+      "import { test } from 'node:test'",
+      `for (const [file, url] of ${JSON.stringify(files)}) {`,
+      '  try {',
+      '    await import(url)',
+      '  } catch (error) {',
+      '    test(`${file} loads`, () => { throw error })',
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+  )
+  return entry
+}
+
 await dropTestSchemas()
 // dist/ made current first: the end-to-end tests run it.
 await ensureBuilt()
@@ -72,7 +128,12 @@ const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--
 reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tapCopy)
 const compiled = await compileTests()
 const compiledFile = (file) => path.join(compiled, `${file.slice(0, -'.ts'.length)}.js`)
-const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-concurrency=3', ...reporters, ...files.map(compiledFile)], {
+const shared = values.isolate === true ? [] : files.filter((file) => !isEndToEnd(file))
+const entries = [
+  ...batches(shared).map((batch, index) => (batch.length === 1 ? compiledFile(batch[0]) : batchEntry(batch, index))),
+  ...files.filter((file) => !shared.includes(file)).map(compiledFile),
+]
+const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, ...reporters, ...entries], {
   cwd: root,
   stdio: 'inherit',
 })

@@ -1,23 +1,44 @@
 #!/usr/bin/env node
-// Runs every test file under test/ with Node's test runner (TypeScript through tsx). API suites
-// run on SQLite and, when DATABASE_URL is set, on PostgreSQL too (see test/helpers/stores.ts).
+// Runs every test file under test/ with Node's test runner. API suites run on SQLite and, when
+// DATABASE_URL is set, on PostgreSQL too (see test/helpers/stores.ts).
+//
+// The test processes load no TypeScript loader: src/ and test/ are compiled to JavaScript first
+// (scripts/compile-tests.js, only the files changed since the last run), and the runner runs the
+// compiled test files, with source maps, so stack traces name the TypeScript lines.
 //
 // Two tiers, told apart by name: end-to-end files (`*.e2e.test.ts`) start real processes
 // (`npm start`, the CLI), Chromium, Caddy, an S3 server or several instances; every other file
 // is fast (rules, services and routes in this process). `--tier fast` or `--tier e2e` runs one;
 // other arguments keep the files whose path contains one of them.
+//
+// Each end-to-end file runs in a process of its own. The fast files share BATCHES processes, one
+// file after another: a process spends seconds of CPU loading Plinth and its libraries before
+// its first test, more than most fast files spend on their tests. In a shared process the
+// modules, and what they keep, are shared too; a file's top-level `before` hooks start when it is
+// loaded, its top-level `after` hooks run when the whole batch is done, and a crash ends the
+// files after it. `--isolate` runs every file in a process of its own.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { ensureBuilt } from './build.js'
+import { compileTests } from './compile-tests.js'
 
 const root = path.resolve(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), '..')
 const isEndToEnd = (file) => file.endsWith('.e2e.test.ts')
 const TIERS = ['fast', 'e2e']
+/** Test processes running at once. */
+const CONCURRENCY = 3
+/** Processes the fast files share: see batches(). */
+const BATCHES = 3
 // Not strict: an unknown option is ignored; every other word is a filter.
-const { values, positionals: filter } = parseArgs({ options: { tier: { type: 'string' } }, allowPositionals: true, strict: false })
+const { values, positionals: filter } = parseArgs({
+  options: { tier: { type: 'string' }, isolate: { type: 'boolean' } },
+  allowPositionals: true,
+  strict: false,
+})
 const tier = values.tier ?? null
 if (tier !== null && !TIERS.includes(tier)) {
   console.error(`--tier takes ${TIERS.join(' or ')}, not ${typeof tier === 'string' ? tier : 'nothing'}.`)
@@ -57,16 +78,65 @@ function skippedPostgresSuites(tap) {
   return tap.split('\n').filter((line) => /^\s*ok \d+ - .*\(postgres\) # SKIP/.test(line)).length
 }
 
+/**
+ * The fast files split into BATCHES groups of about equal size in bytes (largest file first, each
+ * to the lightest group), each group's files in their usual order.
+ */
+function batches(fast) {
+  const groups = Array.from({ length: Math.min(BATCHES, fast.length) }, () => ({ files: [], bytes: 0 }))
+  const sized = fast.map((file) => ({ file, bytes: statSync(path.join(root, file)).size })).sort((a, b) => b.bytes - a.bytes)
+  for (const { file, bytes } of sized) {
+    const lightest = groups.reduce((a, b) => (b.bytes < a.bytes ? b : a))
+    lightest.files.push(file)
+    lightest.bytes += bytes
+  }
+  return groups.map((group) => group.files.sort())
+}
+
+/**
+ * A test file that imports the compiled files of `batch` one after another, in one process: their
+ * suites run in that order. A file that fails to load is reported as a failed test, and the
+ * others still run.
+ */
+function batchEntry(batch, index) {
+  const entry = path.join(reportDir, `fast-batch-${index + 1}.test.js`)
+  const files = batch.map((file) => [file, pathToFileURL(compiledFile(file)).href])
+  writeFileSync(
+    entry,
+    [
+      "import { test } from 'node:test'",
+      `for (const [file, url] of ${JSON.stringify(files)}) {`,
+      '  try {',
+      '    await import(url)',
+      '  } catch (error) {',
+      '    test(`${file} loads`, () => { throw error })',
+      '  }',
+      '}',
+      '',
+    ].join('\n'),
+  )
+  return entry
+}
+
 await dropTestSchemas()
-// dist/ made current first: the end-to-end tests run it, and the worker threads of every test
-// load their modules from it when it is (test/helpers/build.ts).
+// dist/ made current first: the end-to-end tests run it.
 await ensureBuilt()
 // The usual report on stdout (spec in a terminal, TAP otherwise) and a TAP copy to count skips in.
 const reportDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-test-report-'))
 const tapCopy = path.join(reportDir, 'report.tap')
 const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout']
 reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tapCopy)
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=3', ...reporters, ...files], { cwd: root, stdio: 'inherit' })
+const compiled = await compileTests()
+const compiledFile = (file) => path.join(compiled, `${file.slice(0, -'.ts'.length)}.js`)
+const shared = values.isolate === true ? [] : files.filter((file) => !isEndToEnd(file))
+const entries = [
+  ...batches(shared).map((batch, index) => (batch.length === 1 ? compiledFile(batch[0]) : batchEntry(batch, index))),
+  ...files.filter((file) => !shared.includes(file)).map(compiledFile),
+]
+const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, ...reporters, ...entries], {
+  cwd: root,
+  stdio: 'inherit',
+})
 await dropTestSchemas()
 const skipped = skippedPostgresSuites(readFileSync(tapCopy, 'utf8'))
 rmSync(reportDir, { recursive: true, force: true })

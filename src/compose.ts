@@ -23,7 +23,6 @@ import { CollectionsService } from './content/collections.service.ts'
 import { libraryMedia } from './content/entries.media.ts'
 import { EntriesRepository } from './content/entries.repository.ts'
 import { EntriesService } from './content/entries.service.ts'
-import { defaultRichTextPoolOptions, RichTextPool } from './content/rich-text.pool.ts'
 import { WebsiteAccess } from './db/access.ts'
 import { type Db, migrate, openDb } from './db/connect.ts'
 import { DraftFiles } from './drafts/draft-files.ts'
@@ -45,7 +44,6 @@ import { OAuthEndpoint } from './oauth/oauth.routes.ts'
 import { OAuthService } from './oauth/oauth.service.ts'
 import { Metrics } from './ops/metrics.ts'
 import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from './publishing/content-scan-results.ts'
-import { ContentScanPool, defaultContentScanPoolOptions } from './publishing/content-scans.pool.ts'
 import { PublishPipeline } from './publishing/publish-pipeline.ts'
 import { DbSiteLookup } from './serving/db-site-lookup.ts'
 import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
@@ -55,13 +53,12 @@ import { MANIFEST_CACHE_LIMITS } from './serving/site-cache.ts'
 import { createSiteServer, type SiteServer } from './serving/site-handler.ts'
 import { SiteContentRepository } from './site-content/site-content.repository.ts'
 import { SITE_PAGE_CACHE_BYTES, SiteContent } from './site-content/site-content.ts'
-import { defaultTemplatePoolOptions, TemplatePool } from './site-content/site-templates.pool.ts'
 import { UploadsRepository } from './uploads/uploads.repository.ts'
 import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
 import { UsersService } from './users/users.service.ts'
 import { oauthPages } from './web/oauth-pages.ts'
-import { RICH_TEXT_MEMORY_MB, RICH_TEXT_TIME_LIMIT_MS, THROTTLE_WINDOW_MS } from './core/limits.ts'
+import { THROTTLE_WINDOW_MS } from './core/limits.ts'
 import { createPurgeHook } from './websites/purge-hook.ts'
 import { SitePasswords } from './websites/site-passwords.ts'
 import { SiteUnlocks } from './websites/site-unlocks.ts'
@@ -77,6 +74,7 @@ import { WebsiteDeletion } from './websites/website-deletion.ts'
 import { WebsitePublishing } from './websites/website-publishing.ts'
 import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
+import { closeWorkerPools, createWorkerPools, type WorkerPools } from './worker-pools.ts'
 
 /** The client's address of a raw request: the connection's, or what the trusted proxies say (as Fastify's request.ip). */
 function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => string {
@@ -148,15 +146,22 @@ export interface Composition {
   siteEvents: SiteEventBus
   /** Removes temp files and unreferenced blobs a crash left behind (blobs/blob-sweep.ts). */
   sweepBlobs(): Promise<SweepResult>
-  /** Stops listening for site changes, stops the rich-text and template threads and closes the database. */
+  /** Stops listening for site changes, stops the worker threads (unless shared) and closes the database. */
   close(): Promise<void>
+}
+
+export interface ComposeOptions {
+  /** Whether to sweep and take up pending work at start, as a server does (a CLI command leaves that to the server). */
+  sweepAtStart?: boolean
+  /** Worker pools shared with other compositions of the process, closed by the caller (worker-pools.ts); a set of its own otherwise. */
+  pools?: WorkerPools
 }
 
 /**
  * Opens the stores (running pending migrations) and builds everything on them. At start the blob
  * store is swept in the background (what a crash left behind), unless told not to (the CLI).
  */
-export async function compose(config: Config, log: Logger, options: { sweepAtStart?: boolean } = {}): Promise<Composition> {
+export async function compose(config: Config, log: Logger, options: ComposeOptions = {}): Promise<Composition> {
   const db = openDb(config)
   let store: BlobStore
   try {
@@ -192,8 +197,9 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
   const customHosts = new CustomHosts(servedDomains)
   await customHosts.load()
 
-  // Content pages are rendered in worker threads, never on the event loop (site-content/site-templates.pool.ts).
-  const templates = new TemplatePool(defaultTemplatePoolOptions())
+  // Content pages, a publish's content rules and rich text are worked on in worker threads, never on the event loop.
+  const pools = options.pools ?? createWorkerPools()
+  const { templates, contentScans, richText } = pools
   const siteServer = createSiteServer({
     lock: siteLock,
     customHosts,
@@ -256,10 +262,6 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
     maxImageBytes: config.bundleLimits.maxFileBytes,
   })
   const assets = new AssetsService({ access, library: assetLibrary, uploads })
-  // A publish's content rules run in worker threads, never on the event loop (publishing/content-scans.pool.ts).
-  const contentScans = new ContentScanPool(defaultContentScanPoolOptions())
-  // Rich text is rendered in worker threads, never on the event loop (content/rich-text.pool.ts).
-  const richText = new RichTextPool(defaultRichTextPoolOptions({ timeLimitMs: RICH_TEXT_TIME_LIMIT_MS, memoryMb: RICH_TEXT_MEMORY_MB }))
   const users = new UsersService(new UsersRepository(db.kysely))
   const oauth = new OAuthService({
     config,
@@ -388,9 +390,7 @@ export async function compose(config: Config, log: Logger, options: { sweepAtSta
       oauth.close()
       drafts.close()
       await siteEvents.close()
-      await richText.close()
-      await contentScans.close()
-      await templates.close()
+      if (!options.pools) await closeWorkerPools(pools)
       await db.close()
       await blobs.close()
     },

@@ -7,7 +7,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type App, buildApp } from './app.ts'
-import { type Composition, compose } from './compose.ts'
+import { type ComposeOptions, type Composition, compose } from './compose.ts'
 import type { Config } from './config.ts'
 import type { Logger } from './log.ts'
 import { OAUTH_ROUTE, SITE_ROUTE } from './ops/metrics.ts'
@@ -21,8 +21,9 @@ export interface RunningServer extends Omit<Composition, 'close'> {
   close(): Promise<void>
 }
 
-export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
-  const composition = await compose(config, log)
+/** `pools`: worker pools shared with other servers of the process (compose.ts); the server makes its own otherwise. */
+export async function startServer(config: Config, log: Logger, { pools }: Pick<ComposeOptions, 'pools'> = {}): Promise<RunningServer> {
+  const composition = await compose(config, log, { pools })
   const { siteServer, oauthEndpoint, metrics } = composition
   metrics.collectProcessMetrics()
   // Requests answered before Fastify get their request id and are counted here; Fastify does both itself (app.ts).

@@ -41,13 +41,14 @@ export function defaultContentScanPoolOptions(): ContentScanPoolOptions {
   }
 }
 
-const THREAD = new URL('./content-scans.thread.ts', import.meta.url).href
+/** The module the pool's threads run, named by its TypeScript source (core/worker-pool.ts). */
+export const CONTENT_SCAN_THREAD = new URL('./content-scans.thread.ts', import.meta.url).href
 
 export class ContentScanPool {
   private readonly pool: WorkerPool
 
   constructor(private readonly options: ContentScanPoolOptions) {
-    this.pool = new WorkerPool(THREAD, 'content-scan', options)
+    this.pool = new WorkerPool(CONTENT_SCAN_THREAD, 'content-scan', options)
   }
 
   /** What the content rules report for each text (same order), at most `limit` of a code beyond the first. */

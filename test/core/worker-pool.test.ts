@@ -2,12 +2,13 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, describe, test } from 'node:test'
 import { WorkerPool } from '../../src/core/worker-pool.ts'
+import { CONTENT_SCAN_THREAD } from '../../src/publishing/content-scans.pool.ts'
 import { useCompiledThreadModules } from '../helpers/build.ts'
 
 await useCompiledThreadModules()
 
 /** The content rules' thread module: any module a pool runs will do. */
-const THREAD = new URL('../../src/publishing/content-scans.thread.ts', import.meta.url).href
+const THREAD = CONTENT_SCAN_THREAD
 
 const scan = { path: 'index.html', contentType: 'text/html', text: '<!doctype html><title>x</title><p>x</p>' }
 

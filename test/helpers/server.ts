@@ -2,6 +2,7 @@
 import http from 'node:http'
 import { after } from 'node:test'
 import { type Config, loadConfig } from '../../src/config.ts'
+import type { WorkerPools } from '../../src/worker-pools.ts'
 import { newId, nowIso } from '../../src/core/ids.ts'
 import { hashPassword } from '../../src/core/passwords.ts'
 import { createLogger, type Logger } from '../../src/log.ts'
@@ -12,6 +13,19 @@ import { useCompiledThreadModules } from './build.ts'
 import { createStore, type StoreName, type TestStore } from './stores.ts'
 
 await useCompiledThreadModules()
+
+/**
+ * The worker pools every test server of this process shares, made on the first server's start
+ * and closed once the process's tests are done (a top-level hook: this module is imported at the
+ * top level of the test files). A thread's start loads its libraries, which costs more than most
+ * tests, and a suite's servers come and go; the pools' settings are the same for every server.
+ */
+let sharedPools: WorkerPools | undefined
+after(async () => {
+  if (!sharedPools) return
+  const { closeWorkerPools } = await import('../../src/worker-pools.ts')
+  await closeWorkerPools(sharedPools)
+})
 
 export const SITE_DOMAIN = 'plinth.test:8080'
 /** The password of the users TestServer.user makes. */
@@ -128,8 +142,8 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
 export async function startOnStore(store: TestStore, config: Config, log: Logger = createLogger('silent')): Promise<TestServer> {
   try {
     // Loaded on first use: a suite that takes only fixtures from the helpers does not load all of Plinth.
-    const { startServer } = await import('../../src/server.ts')
-    return new TestServer(await startServer(config, log), config, store)
+    const [{ startServer }, { createWorkerPools }] = await Promise.all([import('../../src/server.ts'), import('../../src/worker-pools.ts')])
+    return new TestServer(await startServer(config, log, { pools: (sharedPools ??= createWorkerPools()) }), config, store)
   } catch (error) {
     await store.dispose()
     throw error

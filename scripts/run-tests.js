@@ -59,7 +59,7 @@ if (files.length === 0) {
 if (!process.env.DATABASE_URL) {
   console.log('PostgreSQL: DATABASE_URL is not set, so the PostgreSQL runs of the API suites are skipped (SQLite runs in full).')
 }
-/** Drops the schemas PostgreSQL test runs create (test/helpers/stores.ts), left by this or an earlier run. */
+/** Drops the schemas of this run's test processes (test/helpers/stores.ts) and those of runs that are gone. */
 async function dropTestSchemas() {
   if (!process.env.DATABASE_URL) return
   const { default: pg } = await import('pg')
@@ -67,9 +67,25 @@ async function dropTestSchemas() {
   await client.connect()
   try {
     const { rows } = await client.query(`select nspname from pg_namespace where nspname like 'plinth\\_test\\_%'`)
-    for (const { nspname } of rows) await client.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`)
+    for (const { nspname } of rows) {
+      // Another run on the same database, still going, keeps its schemas.
+      const run = Number(/^plinth_test_(\d+)_/.exec(nspname)?.[1])
+      if (run !== process.pid && isAlive(run)) continue
+      await client.query(`DROP SCHEMA IF EXISTS "${nspname}" CASCADE`)
+    }
   } finally {
     await client.end()
+  }
+}
+
+/** Whether a process of this id runs on this machine. */
+function isAlive(pid) {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return error.code === 'EPERM'
   }
 }
 
@@ -118,6 +134,8 @@ function batchEntry(batch, index) {
   return entry
 }
 
+// The PostgreSQL schemas the test processes make are named by this run (test/helpers/stores.ts).
+process.env.PLINTH_TEST_RUN = String(process.pid)
 await dropTestSchemas()
 // dist/ made current first: the end-to-end tests run it.
 await ensureBuilt()

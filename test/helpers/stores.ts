@@ -35,7 +35,8 @@ export async function createStore(name: StoreName): Promise<TestStore> {
   if (name === 'sqlite') return { dataDir, databaseUrl: null, dispose: removeDir }
 
   const adminUrl = process.env.DATABASE_URL as string
-  const schema = `plinth_test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`
+  // Named by the test run (scripts/run-tests.js), which drops its own schemas and those of runs that are gone.
+  const schema = `plinth_test_${process.env.PLINTH_TEST_RUN ?? process.pid}_${Math.random().toString(36).slice(2, 10)}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
   await admin.query(`CREATE SCHEMA ${schema}`)
@@ -43,7 +44,7 @@ export async function createStore(name: StoreName): Promise<TestStore> {
   const url = new URL(adminUrl)
   url.searchParams.set('options', `-c search_path=${schema}`)
   // The schema is not dropped here: dropping it while another test file's migrations introspect
-  // the catalog makes their queries fail. scripts/run-tests.js drops every test schema before and
-  // after the whole run.
+  // the catalog makes their queries fail. scripts/run-tests.js drops them before and after the
+  // whole run.
   return { dataDir, databaseUrl: url.toString(), dispose: removeDir }
 }

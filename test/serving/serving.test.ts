@@ -167,7 +167,10 @@ for (const store of STORES) {
         assert.equal(coldEntry.status, 200)
         assert.equal(coldEntry.headers['content-encoding'], 'br')
 
-        // Take both stores away: the database is closed and the blob folder moved aside.
+        // Take both stores away: the database is closed and the blob folder moved aside, once the
+        // store's background work (variants, spare files) is done and cannot make it again.
+        await dedicated.server.blobVariants.settled()
+        await dedicated.server.blobs.settled()
         await dedicated.server.db.close()
         const blobsDir = path.join(dedicated.config.dataDir, 'blobs')
         renameSync(blobsDir, `${blobsDir}-gone`)

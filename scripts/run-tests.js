@@ -48,7 +48,7 @@ const files = readdirSync(path.join(root, 'test'), { recursive: true })
   .map(String)
   .filter((f) => f.endsWith('.test.ts'))
   .filter((f) => tier === null || isEndToEnd(f) === (tier === 'e2e'))
-  .filter((f) => filter.length === 0 || filter.some((word) => f.includes(word)))
+  .filter((f) => filter.length === 0 || filter.some((word) => f.includes(word) || `test/${f}`.includes(word)))
   .sort()
   .map((f) => path.join('test', f))
 

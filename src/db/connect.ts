@@ -101,8 +101,37 @@ export function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
   sqlite.pragma('busy_timeout = 5000')
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) })
   return { kysely, dialect: 'sqlite', close: () => kysely.destroy() }
+}
+
+/** Prepared statements kept per SQL text, the most recently used first. */
+const STATEMENT_CACHE_SIZE = 200
+
+/**
+ * The database as Kysely's SQLite driver sees it, with each prepared statement kept for the next
+ * query of the same SQL text (the driver prepares every query anew otherwise). The driver runs one
+ * query at a time on the connection and never iterates, so a kept statement is never in use when
+ * it is taken again; SQLite prepares it again by itself after a schema change.
+ */
+function withStatementCache(sqlite: SQLite.Database): Pick<SQLite.Database, 'prepare' | 'close'> {
+  const statements = new Map<string, SQLite.Statement>()
+  return {
+    prepare(text: string) {
+      let statement = statements.get(text)
+      if (statement) statements.delete(text)
+      else {
+        statement = sqlite.prepare(text)
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!)
+      }
+      statements.set(text, statement)
+      return statement
+    },
+    close() {
+      statements.clear()
+      return sqlite.close()
+    },
+  } as Pick<SQLite.Database, 'prepare' | 'close'>
 }
 
 /** Applies every pending migration; throws with the failing migration's error. */

@@ -13,7 +13,7 @@ import type { Principal } from '../core/principal.ts'
 import { quoted } from '../core/text.ts'
 import type { Executor } from '../db/access.ts'
 import type { DraftFileRow } from '../db/types.ts'
-import { type FileContent, fileContent, type LineRange, textOfFile } from '../editing/file-views.ts'
+import { type FileContent, fileContent, isTextFile, type LineRange, textOfFile } from '../editing/file-views.ts'
 import { applyEdits, type TextEdit } from '../editing/text-edits.ts'
 import { contentTypeFor, HTML_CONTENT_TYPE } from '../publishing/content-rules.ts'
 import { sourceProblem } from '../publishing/file-references.ts'
@@ -23,6 +23,10 @@ import type { DraftFileMove, DraftFileWrite, DraftFileWritten } from './drafts.s
 
 /** Times an edit or a move is done again because the file changed between reading and recording it. */
 const READ_WRITE_ATTEMPTS = 5
+
+/** Texts of files kept after an edit for the next edit of the same bytes: how many, and the longest kept. */
+const RECENT_TEXTS = 32
+const RECENT_TEXT_MAX_CHARS = 256 * 1024
 
 /** Thrown inside a recording transaction when the file read is no longer the draft's: it rolls back, and the change is done again. */
 class ChangedMeanwhile extends Error {}
@@ -37,6 +41,8 @@ interface Growth {
 export class DraftFiles {
   /** Per draft: the read-then-write change of this instance running now, which the next one waits for. */
   private readonly running = new Map<string, Promise<void>>()
+  /** The texts of files edited last, by hash (an agent edits one file again and again), the newest last. */
+  private readonly recentTexts = new Map<string, string>()
 
   constructor(private readonly records: DraftRecords) {}
 
@@ -62,10 +68,13 @@ export class DraftFiles {
   /** Replaces each edit's oldText, which must occur exactly once, in a text file (text-edits.ts). */
   async edit(principal: Principal, websiteId: string, draftId: string, path: string, edits: readonly TextEdit[]): Promise<DraftFileWritten> {
     const found = await this.records.require(principal, websiteId, draftId)
-    const target = await this.records.targetOf(principal, found.site)
+    // The path stays the one written before, so no collection path need be looked up: a
+    // collection made since that takes the path is refused at publish, with the whole bundle.
+    const target = { userId: principal.userId, collectionNames: [] }
     return this.readAndWrite(found, async () => {
       const file = await this.requireFile(found, path)
-      const text = textOfFile({ path, contentType: file.content_type }, await this.records.options.blobs.get(file.hash))
+      const kind = { path, contentType: file.content_type }
+      const text = (isTextFile(kind) ? this.recentTexts.get(file.hash) : undefined) ?? textOfFile(kind, await this.records.options.blobs.get(file.hash))
       if (text === null) {
         throw validationFailed({
           path: `is not a text file (${file.content_type}, or not valid UTF-8): only text files can be edited; write it whole instead`,
@@ -73,11 +82,13 @@ export class DraftFiles {
       }
       const edited = applyEdits(path, text, edits)
       const stored = await this.records.options.pipeline.storeFile({ path, content: edited, contentType: file.content_type }, target)
-      return this.records.record(found, stored, async (trx) => {
+      const written = await this.records.record(found, stored, async (trx) => {
         const current = await this.currentFile(trx, found, file)
         const row = await this.put(trx, found, stored, current)
         return { result: writtenView(row, stored), dropped: droppedBy(current, row) }
       })
+      this.rememberText(written.sha256, edited)
+      return written
     })
   }
 
@@ -154,6 +165,14 @@ export class DraftFiles {
     }
   }
 
+  /** Keeps the text of a file just stored: valid Unicode (the rules refuse any other), so its bytes decode back to exactly it. */
+  private rememberText(hash: string, text: string): void {
+    if (text.length > RECENT_TEXT_MAX_CHARS) return
+    this.recentTexts.delete(hash)
+    this.recentTexts.set(hash, text)
+    if (this.recentTexts.size > RECENT_TEXTS) this.recentTexts.delete(this.recentTexts.keys().next().value!)
+  }
+
   private async requireFile({ draft }: FoundDraft, path: string): Promise<DraftFileRow> {
     const file = await this.records.options.repo.findFile(draft.id, path)
     if (!file) throw fileNotFound(path)
@@ -182,7 +201,9 @@ export class DraftFiles {
       bytes: file.size - Number(previous?.size ?? 0),
       pages: isPage(file.contentType) - (previous ? isPage(previous.content_type) : 0),
     }
-    const violations = limitViolations(file.path, await repo.totals(trx, draft.id), grown, config.bundleLimits)
+    // A change that grows nothing cannot take the draft past a limit it was within.
+    const grows = grown.files > 0 || grown.bytes > 0 || grown.pages > 0
+    const violations = grows ? limitViolations(file.path, await repo.totals(trx, draft.id), grown, config.bundleLimits) : []
     if (violations.length > 0) {
       throw new AppError('PUBLISH_INVALID', `Writing ${file.path} would take the draft past the limits of a site; nothing was changed.`, { violations })
     }

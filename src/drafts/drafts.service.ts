@@ -148,13 +148,14 @@ export class DraftsService {
       site,
       { files: files.map(storedFile), message: input.message, promote: input.promote },
       { number: draft.base_number, overwrite: input.overwrite ?? false },
+      // In the version's own transaction, so the draft goes exactly when its version is recorded.
+      async (trx, versionId) => {
+        // Discarded or expired meanwhile: nothing is left to remove.
+        if (!(await repo.lock(trx, draft.id))) return
+        if (sameFiles(await repo.filesOf(draft.id, trx), files)) await repo.removeDrafts(trx, [draft.id])
+        else await repo.setBase(trx, draft.id, versionId)
+      },
     )
-    await repo.transaction(async (trx) => {
-      // Discarded or expired meanwhile: nothing is left to remove.
-      if (!(await repo.lock(trx, draft.id))) return
-      if (sameFiles(await repo.filesOf(draft.id, trx), files)) await repo.removeDrafts(trx, [draft.id])
-      else await repo.setBase(trx, draft.id, published.result.jobId)
-    })
     // Every blob the draft held when it went is a file of the version just published: none is left unreferenced.
     await records.changed(draftLabel(site.slug, draft.id), [])
     return published

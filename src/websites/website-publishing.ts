@@ -53,6 +53,9 @@ export interface PublishBase {
   overwrite: boolean
 }
 
+/** More work for the transaction that records a version: it commits, or rolls back, with the version. */
+export type AlsoRecord = (trx: Executor, versionId: string) => Promise<void>
+
 /** Thrown inside the recording transaction, so it rolls back; answered as VERSION_CONFLICT. */
 class StaleBase extends Error {
   constructor(readonly newest: number) {
@@ -106,13 +109,19 @@ export class WebsitePublishing {
   }
 
   /** publishVersion on a site this request found the caller may edit (requireSite, `edit`). */
-  async publishVersionOf(principal: Principal, site: VisibleWebsite, input: VersionFilesInput, base?: PublishBase): Promise<Published<PublishVersionResult>> {
+  async publishVersionOf(
+    principal: Principal,
+    site: VisibleWebsite,
+    input: VersionFilesInput,
+    base?: PublishBase,
+    alsoRecord?: AlsoRecord,
+  ): Promise<Published<PublishVersionResult>> {
     const { config, pipeline, rateLimiter, siteEvents, purge, collections } = this.options
     if (base && !base.overwrite && site.last_version_number > base.number) throw await this.versionConflict(site.id, base.number, site.last_version_number)
     await rateLimiter.take(principal.userId)
     const bundle = await pipeline.store(input.files, { userId: principal.userId, collectionNames: await collections.namesOf(site.id) })
     const promote = input.promote ?? true
-    const recording = this.recordVersion(principal, site.id, input.message ?? null, promote, bundle, base)
+    const recording = this.recordVersion(principal, site.id, input.message ?? null, promote, bundle, base, alsoRecord)
     let recorded: Awaited<typeof recording>
     try {
       recorded = await this.confirmOrAbandon(bundle, recording, () => site.slug)
@@ -230,7 +239,15 @@ export class WebsitePublishing {
   }
 
   /** One transaction: the bundle as the next version of a website, made live when `promote`. */
-  private recordVersion(principal: Principal, websiteId: string, message: string | null, promote: boolean, bundle: StoredBundle, base?: PublishBase) {
+  private recordVersion(
+    principal: Principal,
+    websiteId: string,
+    message: string | null,
+    promote: boolean,
+    bundle: StoredBundle,
+    base?: PublishBase,
+    alsoRecord?: AlsoRecord,
+  ) {
     const { repo, rateLimiter } = this.options
     return repo.transaction(async (trx) => {
       const rateLimit = await rateLimiter.takeInTransaction(trx, principal.userId)
@@ -243,6 +260,7 @@ export class WebsitePublishing {
       await this.insertVersionRows(trx, row, bundle)
       if (promote) await repo.setCurrentVersion(trx, websiteId, row.id, row.created_at)
       else await repo.markUpdated(trx, websiteId, row.created_at)
+      await alsoRecord?.(trx, row.id)
       return { version: row, rateLimit }
     })
   }

@@ -239,6 +239,24 @@ for (const store of STORES) {
       assert.equal((await draft.read('index.html')).body.content, expected)
     })
 
+    test('edits in a row each start from the bytes stored, a leading byte-order mark included', async () => {
+      const draft = await draftOfNewSite()
+      await draft.put('index.html', { content: page('Menu', '<p>soup</p>') })
+      for (const [oldText, newText] of [
+        ['soup', 'stew'],
+        ['<!doctype', '\ufeff<!doctype'],
+        ['stew', 'pie'],
+      ] as const) {
+        const edited = await draft.edit('index.html', [{ oldText, newText }])
+        assert.equal(edited.status, 200, `${oldText} -> ${newText}: ${edited.text}`)
+      }
+      const stored = `\ufeff${page('Menu', '<p>pie</p>')}`
+      assert.equal((await draft.files()).find((file) => file.path === 'index.html')?.sha256, sha256(stored))
+      const again = await draft.edit('index.html', [{ oldText: 'pie', newText: 'tart' }])
+      assert.equal(again.status, 200, again.text)
+      assert.equal(again.body.sha256, sha256(stored.replace('pie', 'tart')))
+    })
+
     test('an edit is checked like a write; binary files, too many edits and missing files are refused', async () => {
       const draft = await draftOfNewSite()
       const before = await draft.read('index.html')

@@ -47,6 +47,8 @@ const RESUME_BATCH = 500
 export class BlobVariants {
   private readonly queue: Queued[] = []
   private running = 0
+  /** Lookups of pending rows in flight (schedulePending): settled() waits for them too. */
+  private looking = 0
   private queuedBytes = 0
   private closed = false
   private readonly idle: Array<() => void> = []
@@ -85,10 +87,40 @@ export class BlobVariants {
     this.pump()
   }
 
+  /**
+   * Makes the variants still pending among these blobs: those stored with their variants left for
+   * later (a draft's files, made once the draft is published). `whenDone` runs once they are
+   * settled, and only if there were any.
+   */
+  schedulePending(hashes: readonly string[], whenDone?: () => void): void {
+    if (hashes.length === 0 || this.closed) return
+    this.looking++
+    this.options.rows
+      .pendingAmong([...new Set(hashes)])
+      .then(
+        (jobs) => {
+          if (jobs.length > 0) this.schedule(jobs, whenDone)
+        },
+        (err: unknown) => this.options.log.warn({ err }, 'could not look up the blobs whose variants are pending; they are made at the next start'),
+      )
+      .finally(() => {
+        this.looking--
+        this.wakeIfIdle()
+      })
+  }
+
   /** Resolves when nothing is queued or being made (tests, and a clean shutdown). */
   settled(): Promise<void> {
-    if (this.running === 0 && this.queue.length === 0) return Promise.resolve()
+    if (this.isIdle()) return Promise.resolve()
     return new Promise((resolve) => this.idle.push(resolve))
+  }
+
+  private isIdle(): boolean {
+    return this.running === 0 && this.queue.length === 0 && this.looking === 0
+  }
+
+  private wakeIfIdle(): void {
+    if (this.isIdle()) for (const resolve of this.idle.splice(0)) resolve()
   }
 
   /** Takes up the rows left pending by a process that stopped before their variants were made. */
@@ -127,7 +159,7 @@ export class BlobVariants {
           this.running--
           queued.done()
           this.pump()
-          if (this.running === 0 && this.queue.length === 0) for (const resolve of this.idle.splice(0)) resolve()
+          this.wakeIfIdle()
         })
     }
   }

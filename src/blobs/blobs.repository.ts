@@ -26,6 +26,13 @@ export class BlobsRepository {
     return rows.map((r) => ({ hash: r.hash, contentType: r.variants_type! }))
   }
 
+  /** The blobs among these whose variants are still to be made: their hash and the content type to make them for. */
+  async pendingAmong(hashes: string[]): Promise<Array<{ hash: string; contentType: string }>> {
+    if (hashes.length === 0) return []
+    const rows = await this.db.selectFrom('blobs').select(['hash', 'variants_type']).where('hash', 'in', hashes).where('variants_type', 'is not', null).execute()
+    return rows.map((r) => ({ hash: r.hash, contentType: r.variants_type! }))
+  }
+
   /** Records the variants made for a blob (null: none worth keeping) and that none are pending. */
   async settleVariants(hash: string, brSize: number | null, gzipSize: number | null): Promise<void> {
     await this.db.updateTable('blobs').set({ br_size: brSize, gzip_size: gzipSize, variants_type: null }).where('hash', '=', hash).execute()

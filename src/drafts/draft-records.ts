@@ -97,11 +97,8 @@ export class DraftRecords {
       throw error
     }
     const label = draftLabel(found.site.slug, found.draft.id)
-    if (stored) {
-      await pipeline.confirm(stored, () => {
-        this.options.siteEvents.siteChanged(label).catch(() => {})
-      })
-    }
+    // A draft's files get their compressed variants when it is published (DraftsService.publish).
+    if (stored) await pipeline.confirm(stored, { variantsLater: true })
     await this.changed(label, change.dropped)
     return change.result
   }

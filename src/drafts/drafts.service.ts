@@ -158,6 +158,13 @@ export class DraftsService {
     )
     // Every blob the draft held when it went is a file of the version just published: none is left unreferenced.
     await records.changed(draftLabel(site.slug, draft.id), [])
+    // The draft's files were stored with their compressed variants left for now (DraftRecords.record).
+    records.options.pipeline.makePendingVariants(
+      files.map((file) => file.hash),
+      () => {
+        records.options.siteEvents.siteChanged(site.slug).catch(() => {})
+      },
+    )
     return published
   }
 

@@ -227,14 +227,21 @@ export class PublishPipeline {
    * After the metadata transaction that records the bundle committed: another publish of the same
    * bytes may have failed meanwhile and removed blobs this one wrote (see abandon), so each new
    * blob is checked and rewritten if it is gone. Then their variants are made, off this request;
-   * `whenVariantsReady` runs once they are (to tell the serving caches).
+   * `whenVariantsReady` runs once they are (to tell the serving caches). With `variantsLater`
+   * (a draft's files: most are replaced before anyone but their author sees them) the variants
+   * stay pending until makePendingVariants, and are served uncompressed until then.
    */
-  async confirm(bundle: StoredBundle, whenVariantsReady?: () => void): Promise<void> {
+  async confirm(bundle: StoredBundle, { whenVariantsReady, variantsLater = false }: { whenVariantsReady?: () => void; variantsLater?: boolean } = {}): Promise<void> {
     const present = await Promise.all(bundle.written.map((blob) => this.options.blobs.has(blob.row.hash)))
     const gone = bundle.written.filter((_blob, i) => !present[i])
     await Promise.all(gone.map((blob) => this.options.blobs.put(blob.row.hash, blob.bytes)))
     // With nothing to make, the caller's own event already told the caches all there is.
-    this.options.variants.scheduleWritten(bundle.written, whenVariantsReady)
+    if (!variantsLater) this.options.variants.scheduleWritten(bundle.written, whenVariantsReady)
+  }
+
+  /** Makes the variants left pending among these blobs (confirm's `variantsLater`), off this request; `whenReady` as confirm's. */
+  makePendingVariants(hashes: readonly string[], whenReady?: () => void): void {
+    this.options.variants.schedulePending(hashes, whenReady)
   }
 
   /**

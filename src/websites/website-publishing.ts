@@ -184,9 +184,11 @@ export class WebsitePublishing {
       throw error
     }
     const slug = slugOf(result)
-    await pipeline.confirm(bundle, () => {
-      // Nobody waits for this notice: the event bus logs a failure (see site-events.ts).
-      siteEvents.siteChanged(slug).catch(() => {})
+    await pipeline.confirm(bundle, {
+      whenVariantsReady: () => {
+        // Nobody waits for this notice: the event bus logs a failure (see site-events.ts).
+        siteEvents.siteChanged(slug).catch(() => {})
+      },
     })
     return result
   }

@@ -112,7 +112,7 @@ for (const store of STORES) {
       const bundle = await pipeline.store(files('variants'), target)
       await rows.insertMissing(db.kysely, bundle.newBlobs)
       let told = 0
-      await pipeline.confirm(bundle, () => told++)
+      await pipeline.confirm(bundle, { whenVariantsReady: () => told++ })
       await variants.settled()
       assert.equal(told, 1, 'the caller is told once every variant is made')
       const html = bundle.newBlobs.find((b) => b.variants_type === 'text/html')!
@@ -132,6 +132,26 @@ for (const store of STORES) {
       assert.ok((await restarted.resumePending()) >= 1)
       assert.equal((await rows.findExisting([pendingHtml.hash])).get(pendingHtml.hash)!.variants_type, null)
       assert.equal(await blobs.has(pendingHtml.hash, 'br'), true)
+    })
+
+    test('variants left for later (a draft file) stay pending until asked for, then are made once', async () => {
+      const bundle = await pipeline.store(files('later'), target)
+      await rows.insertMissing(db.kysely, bundle.newBlobs)
+      await pipeline.confirm(bundle, { variantsLater: true })
+      await variants.settled()
+      const html = bundle.newBlobs.find((b) => b.variants_type === 'text/html')!
+      assert.equal((await rows.findExisting([html.hash])).get(html.hash)!.variants_type, 'text/html', 'still pending')
+      assert.equal(await blobs.has(html.hash, 'br'), false)
+      let told = 0
+      pipeline.makePendingVariants([...bundle.newBlobs.map((b) => b.hash), html.hash], () => told++)
+      await variants.settled()
+      assert.equal(told, 1)
+      assert.equal((await rows.findExisting([html.hash])).get(html.hash)!.variants_type, null)
+      assert.deepEqual(brotliDecompressSync(await blobs.get(html.hash, 'br')), await blobs.get(html.hash))
+      // Nothing pending among them: nobody is told.
+      pipeline.makePendingVariants([html.hash], () => told++)
+      await variants.settled()
+      assert.equal(told, 1)
     })
 
     test('a failing publish keeps blobs that a concurrent publish recorded meanwhile', async () => {

@@ -35,6 +35,8 @@ const DraftFileArgs = { websiteId: WebsiteIdParam, draftId: DraftIdParam, path: 
 const DRAFT_WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }
 /** Changes a draft, never the live site; doing it again does more (or fails). */
 const DRAFT_CHANGE = { ...DRAFT_WRITE, idempotentHint: false }
+/** Removes work from a draft (a file, or the whole draft) that nothing else holds; doing it again changes nothing more. */
+const DRAFT_REMOVE = { ...DRAFT_WRITE, destructiveHint: true }
 
 /** A draft with its files by path, size and change. */
 const outline = ({ files, ...draft }: Draft): DraftOutline => ({
@@ -123,7 +125,7 @@ Answers draftId, previewUrl, expiresAt (${ttlDays} days after the last write) an
       description: `Remove one file from a draft. Published versions keep theirs; the site changes only when the draft is published.`,
       input: toolArgs(DraftFileArgs),
       output: toolArgs({ deleted: Type.Literal(true), path: Type.String() }),
-      hints: DRAFT_WRITE,
+      hints: DRAFT_REMOVE,
       run: async (principal, { websiteId, draftId, path }) => {
         await draftFiles.delete(principal, websiteId, draftId, path)
         return { deleted: true as const, path }
@@ -159,7 +161,7 @@ Answers draftId, previewUrl, expiresAt (${ttlDays} days after the last write) an
       description: `Discard a draft and every change in it, for good; the site and its versions are untouched and its previewUrl stops.`,
       input: toolArgs({ websiteId: WebsiteIdParam, draftId: DraftIdParam }),
       output: toolArgs({ discarded: Type.Literal(true), draftId: Type.String() }),
-      hints: DRAFT_WRITE,
+      hints: DRAFT_REMOVE,
       run: async (principal, { websiteId, draftId }) => {
         await drafts.discard(principal, websiteId, draftId)
         return { discarded: true as const, draftId }

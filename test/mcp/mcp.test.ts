@@ -23,7 +23,8 @@ const PUBLISHING_TOOLS = [
 ]
 const DRAFT_TOOLS = ['start_draft', 'list_files', 'read_file', 'write_file', 'edit_file', 'delete_file', 'move_file', 'publish_draft', 'discard_draft']
 const READ_ONLY = ['list_websites', 'get_website', 'list_versions', 'get_job_status', 'suggest_slug', 'diff_versions', 'list_files', 'read_file']
-const CHANGES_LIVE_SITE = ['publish_version', 'promote_version', 'delete_website', 'publish_draft']
+/** Tools that change what visitors see, or remove work nothing else holds (a draft's file, a whole draft). */
+const DESTRUCTIVE = ['publish_version', 'promote_version', 'delete_website', 'publish_draft', 'delete_file', 'discard_draft']
 
 const schemaHasRef = (schema: unknown): boolean => JSON.stringify(schema).includes('"$ref"')
 
@@ -98,7 +99,7 @@ function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[n
         assert.equal(hints.openWorldHint, tool.name === 'import_asset', `${tool.name} openWorldHint`)
         if ([...PUBLISHING_TOOLS, ...DRAFT_TOOLS].includes(tool.name)) {
           assert.equal(hints.readOnlyHint, READ_ONLY.includes(tool.name), `${tool.name} readOnlyHint`)
-          assert.equal(hints.destructiveHint, CHANGES_LIVE_SITE.includes(tool.name), `${tool.name} destructiveHint`)
+          assert.equal(hints.destructiveHint, DESTRUCTIVE.includes(tool.name), `${tool.name} destructiveHint`)
         }
       }
       const publish = tools.find((t) => t.name === 'publish_website')!

@@ -21,7 +21,7 @@ import { maxBodyBytes } from './core/limits.ts'
 import { tlsAskRoutes } from './domains/domains.routes.ts'
 import { CLIENT_ONLY_KEYWORD, mergeClientOnlyConstraints, SHARED_SCHEMAS } from './core/schemas.ts'
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
-import { success, TOKEN_SCOPE, wildcardAsPath } from './http/openapi.ts'
+import { optionalBodies, success, TOKEN_SCOPE, wildcardAsPath } from './http/openapi.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { lazySerializers, lazyValidators } from './http/lazy-compilers.ts'
 import { assetsRoutes } from './images/assets.routes.ts'
@@ -149,7 +149,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
     transform: wildcardAsPath,
-    transformObject: (document) => mergeClientOnlyConstraints('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+    transformObject: (document) => optionalBodies(mergeClientOnlyConstraints('openapiObject' in document ? document.openapiObject : document.swaggerObject)),
   })
 
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger())

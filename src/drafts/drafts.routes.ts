@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { Type } from 'typebox'
 import { principalOf } from '../auth/auth.routes.ts'
 import { DRAFTS_PER_SITE, MAX_EDITS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { FileContentSchema, LineRangeQuery } from '../editing/editing.schemas.ts'
-import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
+import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, OPTIONAL_BODY, success } from '../http/openapi.ts'
 import { queryNumbers } from '../http/query-numbers.ts'
 import { rateLimitHeaders } from '../http/rate-limit-headers.ts'
 import { PublishVersionResultSchema, WebsiteIdParam } from '../websites/websites.schemas.ts'
@@ -36,12 +35,6 @@ const FileParams = Type.Object({
   '*': Type.String({ description: 'The path of the file in the site, e.g. `index.html` or `css/site.css`, its slashes as they are.' }),
 })
 
-/** A POST whose fields are all optional may come without a body: it then stands for `{}`. */
-const noBodyAsEmpty = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-  request.body ??= {}
-  done()
-}
-
 /** The drafts operations, under /v1 (authenticated). Owners and editors alike; anyone else gets 404. */
 export function draftsRoutes({ drafts, draftFiles }: { drafts: DraftsService; draftFiles: DraftFiles }): FastifyPluginAsyncTypebox {
   // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
@@ -51,8 +44,9 @@ export function draftsRoutes({ drafts, draftFiles }: { drafts: DraftsService; dr
     app.post(
       base,
       {
-        preValidation: noBodyAsEmpty,
+        preValidation: OPTIONAL_BODY.preValidation,
         schema: {
+          ...OPTIONAL_BODY.schema,
           operationId: 'createDraft',
           tags,
           security,
@@ -121,8 +115,9 @@ export function draftsRoutes({ drafts, draftFiles }: { drafts: DraftsService; dr
     app.post(
       `${base}/:draftId/publish`,
       {
-        preValidation: noBodyAsEmpty,
+        preValidation: OPTIONAL_BODY.preValidation,
         schema: {
+          ...OPTIONAL_BODY.schema,
           operationId: 'publishDraft',
           tags,
           security,

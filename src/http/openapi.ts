@@ -1,4 +1,4 @@
-import type { FastifySchema } from 'fastify'
+import type { FastifyReply, FastifyRequest, FastifySchema, HookHandlerDoneFunction } from 'fastify'
 import { type Static, type TSchema, Type } from 'typebox'
 import { TOKEN_SCOPE } from '../core/enums.ts'
 import type { ErrorCode } from '../core/errors.ts'
@@ -10,6 +10,36 @@ export { TOKEN_SCOPE }
 
 /** The security requirement of every operation that takes a bearer token. */
 export const BEARER_AUTH = [{ bearerAuth: [TOKEN_SCOPE] }]
+
+/** Marks an operation whose body may be left out (see OPTIONAL_BODY); read and removed by optionalBodies. */
+const OPTIONAL_BODY_KEYWORD = 'x-plinth-optional-body'
+
+/**
+ * For a POST whose fields are all optional: spread into its route options, it lets the request
+ * come without a body, standing for `{}`, and the document says so (`requestBody.required:
+ * false`, where @fastify/swagger writes true for every body), so generated clients need not send one.
+ */
+export const OPTIONAL_BODY = {
+  preValidation: (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    request.body ??= {}
+    done()
+  },
+  schema: { [OPTIONAL_BODY_KEYWORD]: true },
+}
+
+/** The document with each operation marked by OPTIONAL_BODY given an optional request body. */
+export function optionalBodies<T>(document: T): T {
+  const paths = (document as { paths?: Record<string, Record<string, Record<string, unknown>>> }).paths ?? {}
+  for (const operations of Object.values(paths)) {
+    for (const operation of Object.values(operations)) {
+      if (operation?.[OPTIONAL_BODY_KEYWORD] === undefined) continue
+      delete operation[OPTIONAL_BODY_KEYWORD]
+      const body = operation.requestBody as { required?: boolean } | undefined
+      if (body) body.required = false
+    }
+  }
+  return document
+}
 
 /**
  * A success response: a `$ref` to a named schema (keeping its static type) with the description

@@ -383,6 +383,17 @@ for (const store of STORES) {
       assert.ok(!JSON.stringify(doc).includes('x-client-only'), 'the annotation itself is not published')
     })
 
+    test('a body is required exactly where the API needs one: starting and publishing a draft take none', () => {
+      const optional = new Set(['createDraft', 'publishDraft'])
+      for (const operations of Object.values(doc.paths) as any[]) {
+        for (const operation of Object.values<any>(operations)) {
+          if (!operation?.requestBody) continue
+          assert.equal(operation.requestBody.required, !optional.has(operation.operationId), `${operation.operationId} requestBody.required`)
+        }
+      }
+      assert.ok(!JSON.stringify(doc).includes('x-plinth-optional-body'), 'the marker itself is not published')
+    })
+
     test('createWebsite documents 201, 409, 422 and 429', () => {
       const createWebsite = doc.paths['/v1/websites']?.post
       const responses = createWebsite.responses

@@ -24,18 +24,14 @@ interface SiteSummary {
   updatedAt: string
 }
 
-/** A site by id (`web_…`) or by slug, among the 50 sites the caller changed last. */
+/** A site by id (`web_…`) or by slug, among the sites the caller owns or edits. */
 export async function findSite(api: ApiClient, site: string): Promise<SiteRecord> {
   if (site.startsWith('web_')) return api.call<SiteRecord>('GET', `/v1/websites/${encodeURIComponent(site)}`)
-  const { items } = await api.call<{ items: SiteSummary[] }>('GET', '/v1/websites')
-  const match = items.find((item) => item.slug === site)
-  if (match === undefined) {
-    throw new ApiError(
-      404,
-      'NOT_FOUND',
-      `No site with the slug ${site} among the sites you own or edit (give its id, web_…, if it is not among your 50 latest).`,
-    )
-  }
+  const slug = site.toLowerCase()
+  // A server that does not know the slug filter answers its latest sites: the match is made here too.
+  const { items } = await api.call<{ items: SiteSummary[] }>('GET', `/v1/websites?slug=${encodeURIComponent(slug)}`)
+  const match = items.find((item) => item.slug === slug)
+  if (match === undefined) throw new ApiError(404, 'NOT_FOUND', `No site with the slug ${slug} among the sites you own or edit.`)
   return api.call<SiteRecord>('GET', `/v1/websites/${encodeURIComponent(match.id)}`)
 }
 

@@ -9,7 +9,7 @@ import type { Principal } from '../core/principal.ts'
 import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
 import type { VersionRow } from '../db/types.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
-import type { Version, VersionPage, VersionPageQuery, Website, WebsiteList, WebsiteSummary, WebsiteWithVersionPage } from './websites.schemas.ts'
+import type { Version, VersionPage, VersionPageQuery, Website, WebsiteList, WebsiteListQuery, WebsiteSummary, WebsiteWithVersionPage } from './websites.schemas.ts'
 import { decodeVersionCursor, encodeVersionCursor, livePageUrl, versionView, websiteSummaryView } from './websites.views.ts'
 
 /** A version as the Version view shows it, with who published it. */
@@ -24,8 +24,8 @@ export interface WebsiteQueriesOptions {
 export class WebsiteQueries {
   constructor(private readonly options: WebsiteQueriesOptions) {}
 
-  async list(principal: Principal): Promise<WebsiteList> {
-    return (await this.listWithRows(principal)).list
+  async list(principal: Principal, query: WebsiteListQuery = {}): Promise<WebsiteList> {
+    return (await this.listWithRows(principal, query.slug)).list
   }
 
   /** The list, each site with the number of its live version (the dashboard's). */
@@ -71,9 +71,9 @@ export class WebsiteQueries {
   }
 
   /** The caller's websites with the account limits, and the rows they were made from. */
-  private async listWithRows(principal: Principal) {
+  private async listWithRows(principal: Principal, slug?: string) {
     const { config, repo } = this.options
-    const [rows, count] = await Promise.all([repo.listVisible(principal.userId, WEBSITE_LIST_LIMIT), repo.countOwned(principal.userId)])
+    const [rows, count] = await Promise.all([repo.listVisible(principal.userId, WEBSITE_LIST_LIMIT, slug), repo.countOwned(principal.userId)])
     const items = rows.map((row) => websiteSummaryView(config, row))
     const list: WebsiteList = { items, websites: items, websiteLimits: { count, max: config.maxWebsites, canCreate: count < config.maxWebsites } }
     return { rows, list }

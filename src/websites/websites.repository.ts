@@ -38,8 +38,10 @@ export class WebsitesRepository {
     return this.db.transaction().execute(work)
   }
 
-  listVisible(userId: string, limit: number): Promise<WebsiteListRow[]> {
+  /** The sites the user sees, most recently updated first; only the one of `slug` when given. */
+  listVisible(userId: string, limit: number, slug?: string): Promise<WebsiteListRow[]> {
     return visibleWebsiteRows(this.db, userId)
+      .$if(slug !== undefined, (query) => query.where('websites.slug', '=', slug!))
       .select((eb) =>
         eb
           .selectFrom('versions')

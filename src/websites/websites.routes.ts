@@ -18,6 +18,7 @@ import {
   VersionListSchema,
   VersionSchema,
   WebsiteIdParam,
+  WebsiteListQuery,
   WebsiteListSchema,
   WebsiteSchema,
 } from './websites.schemas.ts'
@@ -64,11 +65,12 @@ export function websitesRoutes(services: WebsiteServices, publish: PublishReques
           tags,
           security,
           summary: 'List the websites you own or edit',
-          description: `Up to ${WEBSITE_LIST_LIMIT} websites, most recently updated first, with your role on each and the account limits.`,
-          response: { 200: success(WebsiteListSchema, 'The websites, with the account limits.'), ...errorResponses(AUTH_ERRORS) },
+          description: `Up to ${WEBSITE_LIST_LIMIT} websites, most recently updated first, with your role on each and the account limits; with slug, only the site of that slug.`,
+          querystring: WebsiteListQuery,
+          response: { 200: success(WebsiteListSchema, 'The websites, with the account limits.'), ...errorResponses([...AUTH_ERRORS, 'VALIDATION_FAILED']) },
         },
       },
-      (request) => websites.list(principalOf(request)),
+      (request) => websites.list(principalOf(request), request.query),
     )
 
     app.post(

@@ -234,6 +234,22 @@ export const WebsiteSummarySchema = Type.Object(
   { $id: 'WebsiteSummary' },
 )
 
+/** listWebsites' query: the site with one slug, to find it among more than one page of sites. */
+export const WebsiteListQuery = Type.Object(
+  {
+    slug: Type.Optional(
+      Type.String({
+        minLength: SLUG_MIN,
+        maxLength: SLUG_MAX,
+        pattern: SLUG_PATTERN,
+        description: 'Only the site with this slug, when you own or edit it (an empty list otherwise).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type WebsiteListQuery = Static<typeof WebsiteListQuery>
+
 export const WebsiteListSchema = Type.Object(
   {
     items: Type.Array(ref(WebsiteSummarySchema)),

@@ -874,6 +874,25 @@ for (const store of STORES) {
       assert.equal((await server.site(members.site.slug, '/')).body.toString().includes('Hijack'), false)
     })
 
+    test('the list finds one site by slug for its owner and editors, nobody else; a malformed slug is VALIDATION_FAILED', async () => {
+      const { slug, websiteId } = members.site
+      const bySlug = (user: TestUser, value: string) => server.api('GET', `/v1/websites?slug=${encodeURIComponent(value)}`, { token: user.token })
+      for (const user of [members.owner, members.editor]) {
+        const found = await bySlug(user, slug)
+        assert.equal(found.status, 200, found.text)
+        assert.deepEqual(
+          found.body.items.map((item: { id: string }) => item.id),
+          [websiteId],
+        )
+      }
+      assert.deepEqual((await bySlug(members.stranger, slug)).body.items, [])
+      assert.deepEqual((await bySlug(members.owner, 'no-such-site')).body.items, [])
+      const malformed = await bySlug(members.owner, 'Not A Slug!')
+      assertError(malformed, 422, 'VALIDATION_FAILED')
+      assert.ok(malformed.body.error.fields?.slug, malformed.text)
+      assertError(await server.api('GET', '/v1/websites?owner=me', { token: members.owner.token }), 422, 'VALIDATION_FAILED')
+    })
+
     test('the 404 for a hidden site is the same as for a site that does not exist', async () => {
       const hidden = await server.api('GET', `/v1/websites/${members.site.websiteId}`, { token: members.stranger.token })
       const missing = await server.api('GET', '/v1/websites/web_doesNotExist0000000000', { token: members.stranger.token })

@@ -94,9 +94,9 @@ export function deployRoutes(web: WebContext, services: DeployServices) {
     return answerOf(input.files ?? [], { websiteId: result.websiteId, version, versionId: jobId, isCurrent, pageUrl, ...(previewUrl && { previewUrl }) })
   }
 
-  // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app: FastifyInstance) => {
     // The drop area's calls: JSON in, JSON out, failures as the envelope.
+    // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
     await app.register(async (json) => {
       json.setErrorHandler((error: FastifyError, request, reply) => answerWithEnvelope(csrfRefusal(error) ?? error, request, reply))
 

@@ -263,7 +263,7 @@ for (const store of STORES) {
         headers: { cookie: stranger.cookieHeader(), 'content-type': 'application/json', 'x-csrf-token': stranger.csrf! },
       })
       assert.equal(response.status, 404)
-      assert.equal(((await response.json()) as any).error.code, 'NOT_FOUND')
+      assert.equal((await response.json()).error.code, 'NOT_FOUND')
     })
   })
 }

@@ -228,7 +228,7 @@ function request(method, url, body, headers, form, onProgress) {
     if (form) xhr.setRequestHeader('x-csrf-token', form.querySelector('input[name="_csrf"]').value)
     if (onProgress) xhr.upload.addEventListener('progress', (event) => onProgress(event.loaded))
     xhr.addEventListener('load', () => {
-      let parsed = null
+      let parsed
       try {
         parsed = JSON.parse(xhr.responseText)
       } catch {

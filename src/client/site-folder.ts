@@ -1,14 +1,14 @@
 /**
  * A built site on disk, read as a deploy sends it: every file under the folder with its bundle
- * path (forward slashes), bytes and sha256, minus what a deploy skips. Skipped: names starting
- * with a dot (`.git`, `.DS_Store`, `.env`), except `.well-known`; `node_modules`; and whatever
- * `.plinthignore` at the folder's root names, in .gitignore syntax. Symbolic links are followed
- * to files, never to folders (a link to a parent would loop).
+ * path (forward slashes), bytes and sha256, minus what a deploy skips (core/folder-skips.js, the
+ * rules the dashboard's drop area runs too). Symbolic links are followed to files, never to
+ * folders (a link to a parent would loop).
  */
 import { createHash } from 'node:crypto'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import ignore, { type Ignore } from 'ignore'
+import { IGNORE_FILE, MAX_FOLDER_ENTRIES, skipsName } from '../core/folder-skips.js'
 
 export interface LocalFile {
   /** Path inside the bundle, with forward slashes. */
@@ -22,13 +22,6 @@ export interface SiteFolder {
   /** Paths left out by the skip rules (folders once, with a trailing slash). */
   skipped: string[]
 }
-
-/** The ignore file read at a deployed folder's root. */
-export const IGNORE_FILE = '.plinthignore'
-/** Entries a walk reads at most: a folder past this is not a built site (a project root, a home folder). */
-export const MAX_FOLDER_ENTRIES = 10_000
-const ALWAYS_SKIPPED = new Set(['node_modules'])
-const KEPT_DOTFILES = new Set(['.well-known'])
 
 /** Why a folder cannot be deployed: missing, not a folder, or far too large. */
 export class SiteFolderError extends Error {}
@@ -66,10 +59,10 @@ async function walk(root: string, prefix: string, rules: Ignore, folder: SiteFol
           ? 'file'
           : 'other'
     if (kind === 'folder') {
-      if (skips(entry.name) || rules.ignores(`${relative}/`)) folder.skipped.push(`${relative}/`)
+      if (skipsName(entry.name) || rules.ignores(`${relative}/`)) folder.skipped.push(`${relative}/`)
       else await walk(root, relative, rules, folder, seen)
     } else if (kind === 'file') {
-      if (skips(entry.name) || rules.ignores(relative)) folder.skipped.push(relative)
+      if (skipsName(entry.name) || rules.ignores(relative)) folder.skipped.push(relative)
       else {
         const bytes = await readFile(full)
         folder.files.push({ path: relative, bytes, sha256: createHash('sha256').update(bytes).digest('hex') })
@@ -78,8 +71,4 @@ async function walk(root: string, prefix: string, rules: Ignore, folder: SiteFol
       folder.skipped.push(relative)
     }
   }
-}
-
-function skips(name: string): boolean {
-  return ALWAYS_SKIPPED.has(name) || (name.startsWith('.') && !KEPT_DOTFILES.has(name))
 }

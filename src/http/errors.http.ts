@@ -79,6 +79,12 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: ['INVALID_JSON', 'The request declares a JSON body but sends none.'],
   FST_ERR_CTP_INVALID_JSON_BODY: ['INVALID_JSON', 'The request body is not valid JSON.'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['BAD_REQUEST', 'The Content-Length header does not match the body.'],
+  // @fastify/multipart, on the dashboard's .zip form.
+  FST_REQ_FILE_TOO_LARGE: ['PAYLOAD_TOO_LARGE', 'The file sent is larger than the service accepts.'],
+  FST_FILES_LIMIT: ['PAYLOAD_TOO_LARGE', 'The form sends more files than it has fields for: send one .zip.'],
+  FST_PARTS_LIMIT: ['PAYLOAD_TOO_LARGE', 'The form sends more parts than it has fields.'],
+  FST_FIELDS_LIMIT: ['PAYLOAD_TOO_LARGE', 'The form sends more fields than it has.'],
+  FST_INVALID_MULTIPART_CONTENT_TYPE: ['UNSUPPORTED_MEDIA_TYPE', 'Send the form as multipart/form-data.'],
 }
 
 /** The AppError a failure is, when it is one the client caused (AppError, schema, body parsing, any 4xx); null for a fault of ours. */
@@ -137,6 +143,14 @@ export function frameworkErrors(error: FastifyError, _request: FastifyRequest, r
   sendError(reply, toAppError(error) ?? internalError())
 }
 
+/** Every failure as the envelope: the error handler of the API, and of JSON routes inside a scope that answers with pages. */
+export function answerWithEnvelope(error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = error instanceof AppError ? error : toAppError(error)
+  if (appError) return sendError(reply, appError)
+  request.log.error({ err: error }, 'unhandled error')
+  return sendError(reply, internalError())
+}
+
 const ROUTE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
 
 export interface ErrorHandlingOptions {
@@ -145,12 +159,7 @@ export interface ErrorHandlingOptions {
 }
 
 export function registerErrorHandling(app: FastifyInstance, options: ErrorHandlingOptions = {}): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error)
-    if (appError) return sendError(reply, appError)
-    request.log.error({ err: error }, 'unhandled error')
-    return sendError(reply, internalError())
-  })
+  app.setErrorHandler(answerWithEnvelope)
 
   app.setNotFoundHandler(
     (request, reply) =>

@@ -80,6 +80,8 @@ const MEANING: Record<ErrorCode, string> = {
   UNSUPPORTED_MEDIA_TYPE: 'the body is not application/json',
   VALIDATION_FAILED: 'the request breaks its schema; error.fields names each bad field',
   PUBLISH_INVALID: 'the bundle breaks authoring rules; error.violations lists every one',
+  ARCHIVE_INVALID:
+    'a .zip sent to the dashboard cannot be unpacked safely (not a zip, too many entries, a path leaving the folder, a symbolic link, more bytes than a bundle may hold); the message says which',
   EDIT_NO_MATCH: "an edit's oldText occurs nowhere in the file; the message names the edit, the file and the closest line, and nothing was changed",
   EDIT_AMBIGUOUS: "an edit's oldText occurs more than once in the file; the message names the edit, the file and the count, and nothing was changed",
   FETCH_FAILED:

@@ -10,7 +10,8 @@ import type { CollectionsService } from '../content/collections.service.ts'
 import type { EntriesService } from '../content/entries.service.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
 import { AppError, notFound } from '../core/errors.ts'
-import { SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
+import { type BundleLimits, formatSize, SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
+import { CATEGORIES } from '../core/enums.ts'
 import { statusOf } from '../http/error-status.ts'
 import type { MembersService } from '../websites/members.service.ts'
 import type { SitePasswords } from '../websites/site-passwords.ts'
@@ -86,6 +87,21 @@ function diffLines(diff: string): Array<{ kind: DiffLineKind; text: string }> {
   })
 }
 
+/** What the drop area says of the limits, and the categories a new site may take. */
+const deployArea = (limits: BundleLimits) => ({
+  deployLimits: {
+    maxFiles: limits.maxFiles,
+    maxFileBytes: limits.maxFileBytes,
+    fileSize: formatSize(limits.maxFileBytes),
+    bundleSize: formatSize(limits.maxBundleBytes),
+  },
+  categories: CATEGORIES,
+})
+
+/** What a person reads on the version their deploy made. */
+const deployedNotice = (version: number, live: boolean) =>
+  live ? `Published: v${version} is live.` : `Published: v${version} is stored for review. Preview it, then make it live.`
+
 /** What the owner reads after adding an editor, whether or not the email has an account. */
 const invitedNotice = (email: string) => `${email} will be able to edit this site once they sign in, or sign up, with this email.`
 
@@ -116,6 +132,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       collections: collectionList.items,
       notice: listed ? invitedNotice(invited) : request.query.done ? NOTICES[request.query.done] : undefined,
       passwordLength: { min: SITE_PASSWORD_MIN, max: SITE_PASSWORD_MAX },
+      ...deployArea(web.config.bundleLimits),
       ...extra,
     }
     return sendPage(reply, pageContext(web, request, reply), 'site', data, { status })
@@ -134,6 +151,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
         apps,
         limits: list.websiteLimits,
         notice: request.query.done ? NOTICES[request.query.done] : undefined,
+        ...deployArea(web.config.bundleLimits),
       }
       return sendPage(reply, pageContext(web, request, reply), 'dashboard', data)
     })
@@ -145,7 +163,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       return sitePage(request, reply, account)
     })
 
-    app.get<{ Params: { websiteId: string; version: string } }>(
+    app.get<{ Params: { websiteId: string; version: string }; Querystring: { done?: string } }>(
       '/dashboard/sites/:websiteId/versions/:version',
       { schema: { hide: true } },
       async (request, reply) => {
@@ -158,7 +176,8 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
         // What making this version live would change: the live version's files against its own.
         const comparison = live && !version.isCurrent ? await services.versionFiles.compare(principal, site.id, live.id, version.id) : null
         const changes = comparison?.files.map((file) => ({ ...file, lines: file.diff === undefined ? null : diffLines(file.diff) }))
-        const data = { title: `v${version.version} · ${site.name} · Plinth`, site, version, live: live ?? null, changes: changes ?? null }
+        const deployed = request.query.done === 'deployed' ? deployedNotice(version.version, version.isCurrent) : undefined
+        const data = { title: `v${version.version} · ${site.name} · Plinth`, site, version, live: live ?? null, changes: changes ?? null, notice: deployed }
         return sendPage(reply, pageContext(web, request, reply), 'version', data)
       },
     )

@@ -31,7 +31,7 @@ export interface PageContext {
   csrf: string
   path: string
   signupOpen: boolean
-  assets: { css: string; js: string }
+  assets: { css: string; js: string; deploy: string }
 }
 
 export interface PageOptions {

@@ -23,6 +23,7 @@ import { accountRoutes, signInRoutes } from './account.routes.ts'
 import { webAssets } from './assets.ts'
 import { connectRoutes } from './connect.routes.ts'
 import { type DashboardServices, dashboardRoutes } from './dashboard.routes.ts'
+import { type DeployServices, deployRoutes } from './deploy.routes.ts'
 import { loadDocs } from './docs.ts'
 import { type DomainPageServices, domainRoutes } from './domains.routes.ts'
 import { type JobPageServices, jobRoutes } from './jobs.routes.ts'
@@ -32,7 +33,7 @@ import { notFoundPage, publicRoutes } from './public.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
 import { cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
 
-export interface WebSiteOptions extends DashboardServices, DomainPageServices, JobPageServices {
+export interface WebSiteOptions extends DashboardServices, DeployServices, DomainPageServices, JobPageServices {
   config: Config
   accounts: AccountsService
   tokens: TokensService
@@ -89,8 +90,9 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
     cookieKey: web.csrfCookie,
     cookieOpts: cookieOptions(web),
     getUserInfo: csrfUserInfo,
+    // A form sends its token as the field `_csrf`; the dashboard's script, calling in JSON, as a header.
     getToken: (request) => {
-      const token = (request.body as Record<string, unknown> | undefined)?._csrf
+      const token = (request.body as Record<string, unknown> | undefined)?._csrf ?? request.headers['x-csrf-token']
       return typeof token === 'string' ? token : undefined
     },
     csrfOpts: { hmacKey: options.csrfKey, userInfo: true, validity: CSRF_VALIDITY_MS },
@@ -124,6 +126,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
         await signedIn.register(accountRoutes(web))
         await signedIn.register(tokens.routes)
         await signedIn.register(dashboardRoutes(web, options))
+        await signedIn.register(deployRoutes(web, options))
         await signedIn.register(jobRoutes(web, options))
         await signedIn.register(domainRoutes(web, options))
         await signedIn.register(connectRoutes(web, options.oauth, options.oauthEndpoint))

@@ -4,7 +4,7 @@
  * no blob store, no feature, no HTTP server) and out of the packages only a server needs.
  */
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'node:test'
 import { ImportType, init, parse } from 'es-module-lexer'
@@ -32,6 +32,9 @@ const SERVER_FOLDERS = [
 ]
 const SERVER_PACKAGES = ['fastify', 'kysely', 'pg', 'better-sqlite3', '@aws-sdk/client-s3', 'oidc-provider', 'jsdom', 'pino', '@modelcontextprotocol/server']
 
+/** The file an import names: `x.js` stands for `x.ts`, unless x.js is itself the source (plain JavaScript shared with the browser). */
+const sourceOf = (file: string): string => (file.endsWith('.js') && existsSync(file) ? file : file.replace(/\.js$/, '.ts'))
+
 /** Every file of src/ that `entry` imports, directly or not, and every package named on the way. */
 async function importGraph(entry: string): Promise<{ files: Set<string>; packages: Set<string> }> {
   await init
@@ -45,7 +48,7 @@ async function importGraph(entry: string): Promise<{ files: Set<string>; package
     for (const { n: specifier, t: kind, ss: start } of imports) {
       // Type-only imports are erased from the JavaScript that runs.
       if (specifier === undefined || kind === ImportType.ImportMeta || /^(import|export) type\b/.test(source.slice(start))) continue
-      if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')))
+      if (specifier.startsWith('.')) visit(sourceOf(path.resolve(path.dirname(file), specifier)))
       else if (!specifier.startsWith('node:')) packages.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!)
     }
   }

@@ -1,7 +1,7 @@
 /**
  * The dashboard on a phone (390 px wide) in real Chromium: the site list, a site with several
  * versions (two not live, one with a long message) and a version's page with its changes, its
- * people and its custom domains, and the token list. On each page the document does not scroll
+ * people, its drop area and its custom domains, and the token list. On each page the document does not scroll
  * sideways and every button lies wholly within the viewport's width, so every action is
  * reachable without scrolling sideways; and the button that makes an older version live is
  * clicked and rolls the site back; axe-core finds no serious or critical violation at that
@@ -104,11 +104,23 @@ describe('the dashboard at 390 px wide in Chromium', { skip: browserSkip }, () =
   test('the site list fits the width of a phone', async () => {
     await checkNarrow('/dashboard', 'dashboard')
     await page.getByRole('link', { name: website.name }).waitFor()
+    // The drop area of a new site: its folder picker and its .zip form.
+    await page.getByRole('button', { name: 'Choose a folder' }).waitFor()
+    await page.getByRole('button', { name: 'Publish the .zip' }).waitFor()
   })
 
   test('a site with three versions and an editor fits, with every version and person action within reach', async () => {
     await checkNarrow(`/dashboard/sites/${website.id}`, 'site')
-    for (const label of ['Make v1 live', 'Make v2 live', `Remove ${editorEmail}`, 'Add editor', 'Set password', 'Delete site']) {
+    for (const label of [
+      'Make v1 live',
+      'Make v2 live',
+      'Choose a folder',
+      'Publish the .zip',
+      `Remove ${editorEmail}`,
+      'Add editor',
+      'Set password',
+      'Delete site',
+    ]) {
       await page.getByRole('button', { name: label }).waitFor()
     }
     assert.equal(await page.getByRole('button', { name: 'Make v3 live' }).count(), 0, 'the live version has no button')

@@ -151,7 +151,8 @@ export async function vendorFiles(sources: readonly VendorSource[], options: Ven
   const fetched: Fetched[] = []
   let total = 0
   let stopped = false
-  while (round.length > 0) {
+  // Files that do not fit refuse the publish whatever else happens: none is fetched then.
+  while (round.length > 0 && overCount === 0) {
     const next: Wanted[] = []
     await eachAtMost(limits.concurrency, round, async (entry) => {
       if (stopped) return

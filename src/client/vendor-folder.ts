@@ -28,7 +28,8 @@ export const plainVendorFetch: VendorFetch = async (url, limits) => {
         if (!location) throw new Error(`${current.href} answered HTTP ${response.status} without a Location to redirect to.`)
         if (hop >= limits.maxRedirects) throw new Error(`${url} redirected more than ${limits.maxRedirects} times; gave up.`)
         current = new URL(location, current)
-        if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new Error(`${url} redirected to a ${current.protocol} URL: only http and https are fetched.`)
+        if (current.protocol !== 'http:' && current.protocol !== 'https:')
+          throw new Error(`${url} redirected to a ${current.protocol} URL: only http and https are fetched.`)
         continue
       }
       if (!response.ok) {
@@ -38,10 +39,10 @@ export const plainVendorFetch: VendorFetch = async (url, limits) => {
       return { bytes: await readCapped(response, limits.maxBytes, current.href), contentType: response.headers.get('content-type'), finalUrl: current.href }
     }
   } catch (error) {
-    if (signal.aborted) throw new Error(`Fetching ${url} took longer than ${limits.timeoutMs} ms; stopped.`)
+    if (signal.aborted) throw new Error(`Fetching ${url} took longer than ${limits.timeoutMs} ms; stopped.`, { cause: error })
     if (error instanceof TypeError) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause
-      throw new Error(`Fetching ${current.href} failed: ${cause?.code ?? cause?.message ?? error.message}.`)
+      throw new Error(`Fetching ${current.href} failed: ${cause?.code ?? cause?.message ?? error.message}.`, { cause: error })
     }
     throw error
   }
@@ -72,7 +73,8 @@ export async function vendorFolder(files: LocalFile[], limits: BundleLimits, fet
   const sources: VendorSource[] = []
   for (const file of files) {
     const type = contentTypeFor(file.path)
-    if (type === HTML_CONTENT_TYPE || type === 'text/css') sources.push({ path: file.path, kind: type === 'text/css' ? 'css' : 'html', text: bytesToText(file.bytes) })
+    if (type === HTML_CONTENT_TYPE || type === 'text/css')
+      sources.push({ path: file.path, kind: type === 'text/css' ? 'css' : 'html', text: bytesToText(file.bytes) })
   }
   const outcome = await vendorFiles(sources, {
     fetch,

@@ -79,7 +79,8 @@ export async function vendorBundle(
     if (text === undefined) return file
     return { path: file.path, content: text, ...(file.contentType !== undefined && { contentType: file.contentType }) }
   })
-  for (const copy of outcome.added) files.push({ path: copy.path, content: copy.bytes.toString('base64'), contentEncoding: 'base64', contentType: copy.contentType })
+  for (const copy of outcome.added)
+    files.push({ path: copy.path, content: copy.bytes.toString('base64'), contentEncoding: 'base64', contentType: copy.contentType })
   return { files, vendored: outcome.vendored }
 }
 

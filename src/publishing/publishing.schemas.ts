@@ -74,5 +74,7 @@ export const VendoredFileSchema = Type.Object(
 
 /** The `vendored` field of a publish result: present when the request asked `vendor: true`. */
 export const VendoredField = Type.Optional(
-  Type.Array(ref(VendoredFileSchema), { description: 'Present when the publish asked `vendor: true`: each external file brought into the bundle (empty when none was named).' }),
+  Type.Array(ref(VendoredFileSchema), {
+    description: 'Present when the publish asked `vendor: true`: each external file brought into the bundle (empty when none was named).',
+  }),
 )

@@ -19,7 +19,5 @@ export function integrityMatches(bytes: Buffer, attribute: string): boolean | nu
     })
   if (hashes.length === 0) return null
   const strongest = Math.max(...hashes.map((h) => STRENGTH[h.algorithm]!))
-  return hashes
-    .filter((h) => STRENGTH[h.algorithm] === strongest)
-    .some((h) => createHash(h.algorithm).update(bytes).digest('base64') === h.digest)
+  return hashes.filter((h) => STRENGTH[h.algorithm] === strongest).some((h) => createHash(h.algorithm).update(bytes).digest('base64') === h.digest)
 }

@@ -160,7 +160,11 @@ export async function vendorFiles(sources: readonly VendorSource[], options: Ven
       if (remaining <= 0) return fail(timeLimit(entry, limits.totalTimeoutMs))
       let file: FetchedFile
       try {
-        file = await options.fetch(entry.url, { maxBytes: bundleLimits.maxFileBytes, timeoutMs: Math.min(limits.fetchTimeoutMs, remaining), maxRedirects: limits.maxRedirects })
+        file = await options.fetch(entry.url, {
+          maxBytes: bundleLimits.maxFileBytes,
+          timeoutMs: Math.min(limits.fetchTimeoutMs, remaining),
+          maxRedirects: limits.maxRedirects,
+        })
       } catch (error) {
         return fail({ code: 'VENDOR_FETCH_FAILED', url: entry.url, path: entry.by, message: `${(error as Error).message} ${dropIt(entry)}` })
       }
@@ -221,9 +225,7 @@ function rewriteAll(sources: readonly VendorSource[], fetched: Fetched[], bundle
   const rewritten = new Map<string, string>()
   for (const source of sources) {
     const text =
-      source.kind === 'html'
-        ? rewriteHtml(source.text, copyFrom(source.path), (url) => !changed.has(url))
-        : rewriteCss(source.text, copyFrom(source.path))
+      source.kind === 'html' ? rewriteHtml(source.text, copyFrom(source.path), (url) => !changed.has(url)) : rewriteCss(source.text, copyFrom(source.path))
     if (text !== source.text) rewritten.set(source.path, text)
   }
   const vendored = order.map((item, i) => ({ url: item.wanted.url, path: added[i]!.path, bytes: added[i]!.bytes.length }))
@@ -274,7 +276,10 @@ function tooMany(url: string, by: string, files: number, maxFiles: number, vendo
 
 function overBudget(entry: Wanted, file: FetchedFile, fetched: Fetched[], bundleBytes: number, total: number, max: number): VendorFailure {
   const largest = [...fetched].sort((a, b) => b.file.bytes.length - a.file.bytes.length).slice(0, 3)
-  const others = largest.length === 0 ? '' : ` The largest brought in before it: ${largest.map((f) => `${f.wanted.url} (${formatSize(f.file.bytes.length)}, from ${f.wanted.by})`).join(', ')}.`
+  const others =
+    largest.length === 0
+      ? ''
+      : ` The largest brought in before it: ${largest.map((f) => `${f.wanted.url} (${formatSize(f.file.bytes.length)}, from ${f.wanted.by})`).join(', ')}.`
   return {
     code: 'VENDOR_BUNDLE_TOO_LARGE',
     url: entry.url,

@@ -34,7 +34,10 @@ describe('plinth deploy --vendor, run as a process', () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'plinth-deploy-vendor-'))
     mkdirSync(path.join(root, 'site', 'docs'), { recursive: true })
     writeFileSync(path.join(root, 'site', 'index.html'), vendoredPage(host.origin))
-    writeFileSync(path.join(root, 'site', 'docs', 'index.html'), `<!doctype html><html lang="en"><title>Docs</title><img src="${host.origin}/img/logo.png" alt="Logo">`)
+    writeFileSync(
+      path.join(root, 'site', 'docs', 'index.html'),
+      `<!doctype html><html lang="en"><title>Docs</title><img src="${host.origin}/img/logo.png" alt="Logo">`,
+    )
     mkdirSync(path.join(root, 'broken'))
     writeFileSync(path.join(root, 'broken', 'index.html'), `<!doctype html><title>Broken</title><script src="${host.origin}/loop.js"></script>`)
   })
@@ -61,15 +64,12 @@ describe('plinth deploy --vendor, run as a process', () => {
     assert.equal(done.stderr, '')
     const result = JSON.parse(done.stdout)
     const folder = `_vendor/127.0.0.1_${new URL(host.origin).port}`
-    assert.deepEqual(
-      result.vendored.map((f: { url: string; path: string }) => [f.url, f.path]).sort(),
-      [
-        [`${host.origin}/css/site.css`, `${folder}/css/site.css`],
-        [`${host.origin}/fonts/mono.ttf`, `${folder}/fonts/mono.ttf`],
-        [`${host.origin}/img/logo.png`, `${folder}/img/logo.png`],
-        [`${host.origin}/lib/app.js`, `${folder}/lib/app.js`],
-      ],
-    )
+    assert.deepEqual(result.vendored.map((f: { url: string; path: string }) => [f.url, f.path]).sort(), [
+      [`${host.origin}/css/site.css`, `${folder}/css/site.css`],
+      [`${host.origin}/fonts/mono.ttf`, `${folder}/fonts/mono.ttf`],
+      [`${host.origin}/img/logo.png`, `${folder}/img/logo.png`],
+      [`${host.origin}/lib/app.js`, `${folder}/lib/app.js`],
+    ])
     assert.equal(result.filesSent, 6)
     assert.equal((await server.site(result.slug, `/${folder}/lib/app.js`)).body.toString(), SCRIPT)
     assert.deepEqual((await server.site(result.slug, `/${folder}/fonts/mono.ttf`)).body, FONT)

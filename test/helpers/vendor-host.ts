@@ -16,7 +16,8 @@ export const FONT = fontFile ? readFileSync(fontFile) : Buffer.from('not a real 
 export const HAS_REAL_FONT = fontFile !== undefined
 
 export const SCRIPT = "document.documentElement.dataset.vendoredScript = 'ran'\n"
-export const STYLESHEET = "@font-face { font-family: 'Vendored Mono'; src: url(../fonts/mono.ttf) format('truetype'); }\nbody { font-family: 'Vendored Mono', serif; color: rgb(1, 2, 3); }\n"
+export const STYLESHEET =
+  "@font-face { font-family: 'Vendored Mono'; src: url(../fonts/mono.ttf) format('truetype'); }\nbody { font-family: 'Vendored Mono', serif; color: rgb(1, 2, 3); }\n"
 
 export interface VendorHost {
   origin: string

@@ -37,7 +37,10 @@ describe('a vendored site in Chromium', { skip: browserSkip }, () => {
 <script src="${host.origin}/lib/app.js" defer></script></head>
 <body><h1>Vendored</h1><img id="logo" src="${host.origin}/img/logo.png" alt="Logo" width="1" height="1"></body></html>`
     const user = await server.user()
-    const created = await server.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files: [{ path: 'index.html', content: page }], vendor: true } })
+    const created = await server.api('POST', '/v1/websites', {
+      token: user.token,
+      body: { category: 'other', files: [{ path: 'index.html', content: page }], vendor: true },
+    })
     assert.equal(created.status, 201, created.text)
     const asked = [...host.hits.values()].reduce((a, b) => a + b, 0)
 
@@ -67,7 +70,11 @@ describe('a vendored site in Chromium', { skip: browserSkip }, () => {
       requested.filter((url) => url.startsWith(host.origin)),
       [],
     )
-    assert.equal([...host.hits.values()].reduce((a, b) => a + b, 0), asked, 'the CDN was asked nothing by the browser')
+    assert.equal(
+      [...host.hits.values()].reduce((a, b) => a + b, 0),
+      asked,
+      'the CDN was asked nothing by the browser',
+    )
     await tab.close()
   })
 })

@@ -15,14 +15,14 @@ import { type FetchedFile, type VendorFetch, vendorFiles, type VendorSource } fr
 const sri = (bytes: string, algorithm = 'sha384') => `${algorithm}-${createHash(algorithm).update(bytes).digest('base64')}`
 
 /** A fetcher answering from a table: a string body (type guessed from the URL) or a full answer; anything else fails as a 404 would. */
-function tableFetch(table: Record<string, string | Partial<FetchedFile> & { body?: string }>): VendorFetch & { asked: string[] } {
+function tableFetch(table: Record<string, string | (Partial<FetchedFile> & { body?: string })>): VendorFetch & { asked: string[] } {
   const asked: string[] = []
-  const fetcher = async (url: string) => {
+  const fetcher = (url: string): Promise<FetchedFile> => {
     asked.push(url)
     const entry = table[url]
-    if (entry === undefined) throw new Error(`${url} answered HTTP 404.`)
-    if (typeof entry === 'string') return { bytes: Buffer.from(entry), contentType: null, finalUrl: url }
-    return { bytes: entry.bytes ?? Buffer.from(entry.body ?? ''), contentType: entry.contentType ?? null, finalUrl: entry.finalUrl ?? url }
+    if (entry === undefined) return Promise.reject(new Error(`${url} answered HTTP 404.`))
+    if (typeof entry === 'string') return Promise.resolve({ bytes: Buffer.from(entry), contentType: null, finalUrl: url })
+    return Promise.resolve({ bytes: entry.bytes ?? Buffer.from(entry.body ?? ''), contentType: entry.contentType ?? null, finalUrl: entry.finalUrl ?? url })
   }
   return Object.assign(fetcher, { asked })
 }
@@ -65,7 +65,11 @@ describe('finding external references', () => {
 
   test('a rewrite changes only the references, and drops crossorigin except on a font preload', () => {
     const html = `<p title='a &amp; b'>x</p><script crossorigin="anonymous" src=https://cdn.example/a.js defer></script><link rel=preload as=font href=https://f.example/x.woff2 crossorigin><img srcset="https://i.example/a.png 1x, b.png 2x">`
-    const out = rewriteHtml(html, (url) => `_vendor/${new URL(url).host}${new URL(url).pathname}`, () => true)
+    const out = rewriteHtml(
+      html,
+      (url) => `_vendor/${new URL(url).host}${new URL(url).pathname}`,
+      () => true,
+    )
     assert.equal(
       out,
       `<p title='a &amp; b'>x</p><script src="_vendor/cdn.example/a.js" defer></script><link rel=preload as=font href="_vendor/f.example/x.woff2" crossorigin><img srcset="_vendor/i.example/a.png 1x, b.png 2x">`,
@@ -75,8 +79,14 @@ describe('finding external references', () => {
 
 describe('where copies go', () => {
   test('host (with its port), the URL path, an extension for the type, a hash of the query', () => {
-    assert.equal(vendorPath(new URL('https://cdn.jsdelivr.net/npm/highlight.js@11.9.0/lib/x.min.js'), 'text/javascript'), '_vendor/cdn.jsdelivr.net/npm/highlight.js@11.9.0/lib/x.min.js')
-    assert.match(vendorPath(new URL('https://fonts.googleapis.com/css2?family=Inter:wght@400'), 'text/css'), /^_vendor\/fonts\.googleapis\.com\/css2-[0-9a-f]{10}\.css$/)
+    assert.equal(
+      vendorPath(new URL('https://cdn.jsdelivr.net/npm/highlight.js@11.9.0/lib/x.min.js'), 'text/javascript'),
+      '_vendor/cdn.jsdelivr.net/npm/highlight.js@11.9.0/lib/x.min.js',
+    )
+    assert.match(
+      vendorPath(new URL('https://fonts.googleapis.com/css2?family=Inter:wght@400'), 'text/css'),
+      /^_vendor\/fonts\.googleapis\.com\/css2-[0-9a-f]{10}\.css$/,
+    )
     assert.equal(vendorPath(new URL('http://127.0.0.1:8123/'), 'text/javascript'), '_vendor/127.0.0.1_8123/index.js')
     assert.equal(vendorPath(new URL('https://x.example/a%20b/c%3Fd.png'), 'image/png'), '_vendor/x.example/a_b/c_d.png')
   })
@@ -93,7 +103,7 @@ describe('integrity', () => {
 
 describe('vendorFiles', () => {
   test('brings in a script, a stylesheet and the fonts it names, and rewrites each reference relative to its file', async () => {
-    const css = "@font-face { font-family: X; src: url(../fonts/x.woff2) format('woff2'), url(\"https://other.example/x.woff\") }"
+    const css = '@font-face { font-family: X; src: url(../fonts/x.woff2) format(\'woff2\'), url("https://other.example/x.woff") }'
     const fetch = tableFetch({
       'https://cdn.example/lib/a.js': 'window.a = 1',
       'https://cdn.example/css/x.css': { body: css, contentType: 'text/css' },
@@ -114,29 +124,40 @@ describe('vendorFiles', () => {
       `<script src="../_vendor/cdn.example/lib/a.js" integrity="${sri('window.a = 1')}"></script><link rel="stylesheet" href="../_vendor/cdn.example/css/x.css">`,
     )
     const added = new Map(outcome.added.map((f) => [f.path, f]))
-    assert.deepEqual([...added.keys()].sort(), ['_vendor/cdn.example/css/x.css', '_vendor/cdn.example/fonts/x.woff2', '_vendor/cdn.example/lib/a.js', '_vendor/other.example/x.woff'])
+    assert.deepEqual([...added.keys()].sort(), [
+      '_vendor/cdn.example/css/x.css',
+      '_vendor/cdn.example/fonts/x.woff2',
+      '_vendor/cdn.example/lib/a.js',
+      '_vendor/other.example/x.woff',
+    ])
     assert.equal(
       added.get('_vendor/cdn.example/css/x.css')!.bytes.toString(),
-      "@font-face { font-family: X; src: url(\"../fonts/x.woff2\") format('woff2'), url(\"../../other.example/x.woff\") }",
+      '@font-face { font-family: X; src: url("../fonts/x.woff2") format(\'woff2\'), url("../../other.example/x.woff") }',
     )
     assert.equal(added.get('_vendor/cdn.example/lib/a.js')!.contentType, 'text/javascript')
-    assert.deepEqual(outcome.vendored.find((f) => f.path.endsWith('a.js')), { url: 'https://cdn.example/lib/a.js', path: '_vendor/cdn.example/lib/a.js', bytes: 12 })
+    assert.deepEqual(
+      outcome.vendored.find((f) => f.path.endsWith('a.js')),
+      { url: 'https://cdn.example/lib/a.js', path: '_vendor/cdn.example/lib/a.js', bytes: 12 },
+    )
   })
 
   test('a failed fetch, an integrity mismatch and an HTML answer each fail, naming the URL and the file; nothing is rewritten', async () => {
     const fetch = tableFetch({ 'https://cdn.example/a.js': 'changed', 'https://cdn.example/b.js': { body: '<html>', contentType: 'text/html; charset=utf-8' } })
     const outcome = await vendorFiles(
-      [{ path: 'index.html', kind: 'html', text: `<script src="https://cdn.example/a.js" integrity="${sri('original')}"></script><script src="https://cdn.example/b.js"></script><img src="https://cdn.example/gone.png">` }],
+      [
+        {
+          path: 'index.html',
+          kind: 'html',
+          text: `<script src="https://cdn.example/a.js" integrity="${sri('original')}"></script><script src="https://cdn.example/b.js"></script><img src="https://cdn.example/gone.png">`,
+        },
+      ],
       options(fetch),
     )
-    assert.deepEqual(
-      outcome.failures.map((f) => [f.code, f.url, f.path]).sort(),
-      [
-        ['VENDOR_FETCH_FAILED', 'https://cdn.example/gone.png', 'index.html'],
-        ['VENDOR_INTEGRITY_MISMATCH', 'https://cdn.example/a.js', 'index.html'],
-        ['VENDOR_WRONG_TYPE', 'https://cdn.example/b.js', 'index.html'],
-      ],
-    )
+    assert.deepEqual(outcome.failures.map((f) => [f.code, f.url, f.path]).sort(), [
+      ['VENDOR_FETCH_FAILED', 'https://cdn.example/gone.png', 'index.html'],
+      ['VENDOR_INTEGRITY_MISMATCH', 'https://cdn.example/a.js', 'index.html'],
+      ['VENDOR_WRONG_TYPE', 'https://cdn.example/b.js', 'index.html'],
+    ])
     assert.match(outcome.failures.find((f) => f.code === 'VENDOR_FETCH_FAILED')!.message, /404\. Drop the reference from index\.html/)
     assert.equal(outcome.rewritten.size, 0)
     assert.equal(outcome.added.length, 0)
@@ -145,8 +166,14 @@ describe('vendorFiles', () => {
   test('more files than the bundle has room for: the ones that do not fit are named, and none is fetched', async () => {
     const images = Array.from({ length: 5 }, (_, i) => `https://img.example/${i}.png`)
     const fetch = tableFetch(Object.fromEntries(images.map((url) => [url, 'PNG'])))
-    const outcome = await vendorFiles([{ path: 'index.html', kind: 'html', text: images.map((u) => `<img src="${u}">`).join('') }], options(fetch, { bundleLimits: { ...BUNDLE_LIMITS, maxFiles: 5 } }))
-    assert.deepEqual(outcome.failures.map((f) => f.url), images.slice(3))
+    const outcome = await vendorFiles(
+      [{ path: 'index.html', kind: 'html', text: images.map((u) => `<img src="${u}">`).join('') }],
+      options(fetch, { bundleLimits: { ...BUNDLE_LIMITS, maxFiles: 5 } }),
+    )
+    assert.deepEqual(
+      outcome.failures.map((f) => f.url),
+      images.slice(3),
+    )
     assert.match(outcome.failures[0]!.message, /holds 2 files and may hold 5, so only 3 external files fit/)
     assert.deepEqual(fetch.asked, [])
   })
@@ -159,26 +186,38 @@ describe('vendorFiles', () => {
     )
     assert.equal(outcome.failures.length, 1)
     assert.equal(outcome.failures[0]!.code, 'VENDOR_BUNDLE_TOO_LARGE')
-    assert.match(outcome.failures[0]!.message, /more\.png \(600 bytes\) the bundle would hold 2200 bytes, over its limit of 2000 bytes.*big\.png \(600 bytes, from index\.html\)/)
+    assert.match(
+      outcome.failures[0]!.message,
+      /more\.png \(600 bytes\) the bundle would hold 2200 bytes, over its limit of 2000 bytes.*big\.png \(600 bytes, from index\.html\)/,
+    )
   })
 
   test('the time for all fetches runs out: what was not fetched is named', async () => {
     let clock = 0
-    const fetch: VendorFetch = async (url) => {
+    const fetch: VendorFetch = (url) => {
       clock += 40_000
-      return { bytes: Buffer.from('x'), contentType: 'image/png', finalUrl: url }
+      return Promise.resolve({ bytes: Buffer.from('x'), contentType: 'image/png', finalUrl: url })
     }
     const outcome = await vendorFiles(
       [{ path: 'index.html', kind: 'html', text: '<img src="https://a.example/1.png"><img src="https://a.example/2.png"><img src="https://a.example/3.png">' }],
       options(fetch, { limits: { ...VENDOR_LIMITS, concurrency: 1 }, now: () => clock }),
     )
-    assert.deepEqual(outcome.failures.map((f) => [f.code, f.url]), [['VENDOR_TIME_LIMIT', 'https://a.example/3.png']])
+    assert.deepEqual(
+      outcome.failures.map((f) => [f.code, f.url]),
+      [['VENDOR_TIME_LIMIT', 'https://a.example/3.png']],
+    )
   })
 
   test('stylesheets importing stylesheets are followed only so deep', async () => {
     const table: Record<string, { body: string; contentType: string }> = {}
     for (let i = 0; i < 8; i++) table[`https://s.example/${i}.css`] = { body: `@import "${i + 1}.css";`, contentType: 'text/css' }
-    const outcome = await vendorFiles([{ path: 'index.html', kind: 'html', text: '<link rel="stylesheet" href="https://s.example/0.css">' }], options(tableFetch(table)))
-    assert.deepEqual(outcome.failures.map((f) => f.code), ['VENDOR_TOO_DEEP'])
+    const outcome = await vendorFiles(
+      [{ path: 'index.html', kind: 'html', text: '<link rel="stylesheet" href="https://s.example/0.css">' }],
+      options(tableFetch(table)),
+    )
+    assert.deepEqual(
+      outcome.failures.map((f) => f.code),
+      ['VENDOR_TOO_DEEP'],
+    )
   })
 })

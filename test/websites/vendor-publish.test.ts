@@ -36,15 +36,12 @@ for (const store of STORES) {
     test('createWebsite brings in the script, the stylesheet, its font and the image, and the site serves them', async () => {
       const res = await publish({ name: 'CDN site', files: [{ path: 'index.html', content: vendoredPage(host.origin) }], vendor: true })
       assert.equal(res.status, 201, res.text)
-      assert.deepEqual(
-        res.body.vendored.map((f: { url: string; path: string }) => [f.url.replace(host.origin, ''), f.path]).sort(),
-        [
-          ['/css/site.css', `${folder}/css/site.css`],
-          ['/fonts/mono.ttf', `${folder}/fonts/mono.ttf`],
-          ['/img/logo.png', `${folder}/img/logo.png`],
-          ['/lib/app.js', `${folder}/lib/app.js`],
-        ],
-      )
+      assert.deepEqual(res.body.vendored.map((f: { url: string; path: string }) => [f.url.replace(host.origin, ''), f.path]).sort(), [
+        ['/css/site.css', `${folder}/css/site.css`],
+        ['/fonts/mono.ttf', `${folder}/fonts/mono.ttf`],
+        ['/img/logo.png', `${folder}/img/logo.png`],
+        ['/lib/app.js', `${folder}/lib/app.js`],
+      ])
       assert.equal(res.body.vendored.find((f: { path: string }) => f.path.endsWith('app.js')).bytes, Buffer.byteLength(SCRIPT))
       const page = (await server.site(res.body.slug, '/')).body.toString()
       assert.match(page, new RegExp(`<link rel="stylesheet" href="${folder}/css/site.css">`), 'crossorigin goes with the external origin')
@@ -66,18 +63,34 @@ for (const store of STORES) {
       const site = await publish({ files: [{ path: 'index.html', content: '<!doctype html><title>Plain</title>' }] })
       assert.equal(site.status, 201, site.text)
       const versions = `/v1/websites/${site.body.websiteId}/versions`
-      const whole = await server.api('POST', versions, { token: owner.token, body: { files: [{ path: 'blog/index.html', content: vendoredPage(host.origin) }, { path: 'index.html', content: '<!doctype html><title>Home</title>' }], vendor: true } })
+      const whole = await server.api('POST', versions, {
+        token: owner.token,
+        body: {
+          files: [
+            { path: 'blog/index.html', content: vendoredPage(host.origin) },
+            { path: 'index.html', content: '<!doctype html><title>Home</title>' },
+          ],
+          vendor: true,
+        },
+      })
       assert.equal(whole.status, 201, whole.text)
       assert.equal(whole.body.vendored.length, 4)
       assert.match((await server.site(site.body.slug, '/blog/')).body.toString(), new RegExp(`src="\\.\\./${folder}/lib/app\\.js"`))
 
       const patch = await server.api('POST', versions, {
         token: owner.token,
-        body: { baseVersion: 2, changes: [{ op: 'put', path: 'about.html', content: `<!doctype html><title>About</title><img src="${host.origin}/img/7.png" alt="">` }], vendor: true },
+        body: {
+          baseVersion: 2,
+          changes: [{ op: 'put', path: 'about.html', content: `<!doctype html><title>About</title><img src="${host.origin}/img/7.png" alt="">` }],
+          vendor: true,
+        },
       })
       assert.equal(patch.status, 201, patch.text)
       // The base's pages name copies already: only the new page's image is fetched.
-      assert.deepEqual(patch.body.vendored.map((f: { path: string }) => f.path), [`${folder}/img/7.png`])
+      assert.deepEqual(
+        patch.body.vendored.map((f: { path: string }) => f.path),
+        [`${folder}/img/7.png`],
+      )
       assert.match((await server.site(site.body.slug, '/about.html')).body.toString(), new RegExp(`src="${folder}/img/7\\.png"`))
 
       const draft = await server.api('POST', `/v1/websites/${site.body.websiteId}/drafts`, { token: owner.token, body: {} })
@@ -87,21 +100,33 @@ for (const store of STORES) {
         body: { content: `<!doctype html><title>Drafted</title><img src="${host.origin}/img/8.png" alt="">` },
       })
       assert.equal(write.status, 200, write.text)
-      const published = await server.api('POST', `/v1/websites/${site.body.websiteId}/drafts/${draft.body.draftId}/publish`, { token: owner.token, body: { vendor: true } })
+      const published = await server.api('POST', `/v1/websites/${site.body.websiteId}/drafts/${draft.body.draftId}/publish`, {
+        token: owner.token,
+        body: { vendor: true },
+      })
       assert.equal(published.status, 201, published.text)
-      assert.deepEqual(published.body.vendored.map((f: { path: string }) => f.path), [`${folder}/img/8.png`])
+      assert.deepEqual(
+        published.body.vendored.map((f: { path: string }) => f.path),
+        [`${folder}/img/8.png`],
+      )
       assert.deepEqual((await server.site(site.body.slug, `/${folder}/img/8.png`)).body, PNG)
     })
 
     test('the MCP publish tools take vendor too, and report each file brought in', async () => {
       const client = await connect(server, owner.token)
       try {
-        const created = (await call(client, 'publish_website', { category: 'other', files: [{ path: 'index.html', content: vendoredPage(host.origin, 'Agent') }], vendor: true })).data
+        const created = (
+          await call(client, 'publish_website', {
+            category: 'other',
+            files: [{ path: 'index.html', content: vendoredPage(host.origin, 'Agent') }],
+            vendor: true,
+          })
+        ).data
         assert.equal(created.vendored.length, 4)
         const next = (
           await call(client, 'publish_version', {
-          websiteId: created.websiteId,
-          files: [{ path: 'index.html', content: `<!doctype html><title>Two</title><img src="${host.origin}/img/9.png" alt="">` }],
+            websiteId: created.websiteId,
+            files: [{ path: 'index.html', content: `<!doctype html><title>Two</title><img src="${host.origin}/img/9.png" alt="">` }],
             vendor: true,
           })
         ).data
@@ -148,7 +173,10 @@ for (const store of STORES) {
       assert.equal(violations[0].detail, `${host.origin}/img/139.png`)
       assert.match(violations[0].message, /the bundle holds 1 files and may hold 40, so only 39 external files fit/)
       assert.equal(violations.length, 6)
-      assert.equal([...host.hits.values()].reduce((a, b) => a + b, 0), hitsBefore)
+      assert.equal(
+        [...host.hits.values()].reduce((a, b) => a + b, 0),
+        hitsBefore,
+      )
     })
   })
 }

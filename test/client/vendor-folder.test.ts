@@ -14,7 +14,7 @@ describe('the deploy command fetcher', () => {
   })
   after(() => host?.close())
 
-  const limits = { maxBytes: 256 * 1024, timeoutMs: 2000, maxRedirects: 3 }
+  const limits = { maxBytes: 256 * 1024, timeoutMs: 20_000, maxRedirects: 3 }
 
   test('fetches a file with its type', async () => {
     const fetched = await plainVendorFetch(`${host.origin}/lib/app.js`, limits)

@@ -16,7 +16,7 @@ describe('the server fetcher of vendor: true', () => {
   })
   after(() => host?.close())
 
-  const limits = { maxBytes: 256 * 1024, timeoutMs: 2000, maxRedirects: 3 }
+  const limits = { maxBytes: 256 * 1024, timeoutMs: 20_000, maxRedirects: 3 }
 
   test('fetches from an allowed host; refuses the same machine by another name, without asking it', async () => {
     const fetch = safeVendorFetch({ allowHosts: new Set([host.env.PLINTH_FETCH_ALLOW_HOSTS]), userAgent: 'Plinth/test' })

@@ -243,7 +243,10 @@ export class PublishPipeline {
    * (a draft's files: most are replaced before anyone but their author sees them) the variants
    * stay pending until makePendingVariants, and are served uncompressed until then.
    */
-  async confirm(bundle: StoredBundle, { whenVariantsReady, variantsLater = false }: { whenVariantsReady?: () => void; variantsLater?: boolean } = {}): Promise<void> {
+  async confirm(
+    bundle: StoredBundle,
+    { whenVariantsReady, variantsLater = false }: { whenVariantsReady?: () => void; variantsLater?: boolean } = {},
+  ): Promise<void> {
     const present = await Promise.all(bundle.written.map((blob) => this.options.blobs.has(blob.row.hash)))
     const gone = bundle.written.filter((_blob, i) => !present[i])
     await Promise.all(gone.map((blob) => this.options.blobs.put(blob.row.hash, blob.bytes)))

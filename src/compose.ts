@@ -45,6 +45,7 @@ import { OAuthService } from './oauth/oauth.service.ts'
 import { Metrics } from './ops/metrics.ts'
 import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from './publishing/content-scan-results.ts'
 import { PublishPipeline } from './publishing/publish-pipeline.ts'
+import { safeVendorFetch } from './publishing/bundle-vendoring.ts'
 import { DbSiteLookup } from './serving/db-site-lookup.ts'
 import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
 import { CustomHosts } from './serving/custom-hosts.ts'
@@ -298,6 +299,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     purge,
     onPublished: (bytes) => metrics.published(bytes),
     collections: collectionsRepo,
+    vendorFetch: safeVendorFetch({ allowHosts: new Set(config.fetchAllowHosts), userAgent: `Plinth/1.0 (+${config.siteUrl})`, ca: fetchCa }),
   })
   const draftRecords = new DraftRecords({
     config,

@@ -29,6 +29,7 @@ const LAYER_OF: Record<string, Layer> = {
   publishing: 'engine',
   serving: 'engine',
   editing: 'engine',
+  vendoring: 'engine',
   users: 'feature',
   auth: 'feature',
   websites: 'feature',

@@ -16,6 +16,8 @@ import { contentTypeFor, readsText } from '../publishing/content-rules.ts'
 import { type ApiClient, ApiError } from './api-client.ts'
 import { findSite } from './site-commands.ts'
 import type { LocalFile, SiteFolder } from './site-folder.ts'
+import type { VendoredFile, VendorFetch } from '../vendoring/vendoring.ts'
+import { vendorFolder } from './vendor-folder.ts'
 
 /** Files at least this large are sent through an upload URL rather than inline (as base64, a third larger). */
 export const UPLOAD_FROM_BYTES = 256 * 1024
@@ -30,9 +32,12 @@ export interface DeployRequest {
   /** Store the version without making it live (an existing site only: a new site's first version is live). */
   preview: boolean
   message?: string
+  /** With a fetcher: the external files the pages and stylesheets name are brought into the bundle first (--vendor). */
+  vendor?: VendorFetch
 }
 
 export type DeployProgress =
+  | { step: 'vendoring' }
   | { step: 'checked'; files: number; bytes: number }
   | { step: 'planned'; reused: number; toSend: number; bytesToSend: number }
   | { step: 'sent'; bytes: number }
@@ -50,6 +55,8 @@ export interface DeployResult {
   bytesSent: number
   filesReused: number
   warnings?: PublishViolation[]
+  /** With --vendor: each external file brought into the bundle. */
+  vendored?: VendoredFile[]
 }
 
 /** The bundle breaks rules: every violation, found before sending (local) or by the server. */
@@ -76,10 +83,22 @@ interface PublishAnswer {
 }
 
 export async function deploy(api: ApiClient, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<DeployResult> {
-  const { files } = request.folder
   // A server older than bundleLimits in its index enforces the defaults.
   const index = await api.call<Partial<ApiIndex>>('GET', '/v1')
   const limits: BundleLimits = { ...BUNDLE_LIMITS, ...index.bundleLimits }
+  let { files } = request.folder
+  let vendored: VendoredFile[] | undefined
+  if (request.vendor) {
+    progress({ step: 'vendoring' })
+    const outcome = await vendorFolder(files, limits, request.vendor)
+    if (outcome.failures.length > 0) {
+      throw new DeployRefused(
+        outcome.failures.map((f) => ({ code: f.code, path: f.path, detail: f.url, message: f.message })),
+        'local',
+      )
+    }
+    ;({ files, vendored } = outcome)
+  }
   const local = checkBundle(
     files.map((file) => ({ path: file.path, stored: { hash: file.sha256, size: file.bytes.length, bytes: file.bytes } })),
     limits,
@@ -137,6 +156,7 @@ export async function deploy(api: ApiClient, request: DeployRequest, progress: (
     bytesSent: sent.bytes,
     filesReused: files.length - sent.files,
     ...(answer.warnings !== undefined && { warnings: answer.warnings }),
+    ...(vendored !== undefined && { vendored }),
   }
 }
 

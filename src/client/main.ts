@@ -15,14 +15,17 @@ import { ApiClient, ApiError } from './api-client.ts'
 import { listSites, listVersions, openSite, promoteVersion } from './site-commands.ts'
 import { deploy, DeployRefused, type DeployProgress, type DeployResult } from './deploy.ts'
 import { readSiteFolder, SiteFolderError } from './site-folder.ts'
+import { plainVendorFetch } from './vendor-folder.ts'
 
 const DEFAULT_URL = 'http://localhost:8080'
 
 export const CLIENT_USAGE = `Usage:
   plinth deploy [DIR] [--site SLUG_OR_ID] [--name N] [--category C] [--preview] [--message M]
-                [--url URL] [--token T] [--json] [--yes]
+                [--vendor] [--url URL] [--token T] [--json] [--yes]
       publishes the built site in DIR (default: the current folder) as a new version of a site,
       or as a new site when --site is not given. Only files the site does not hold yet are sent.
+      --vendor first brings the external scripts, stylesheets, fonts and images the pages name
+      into the bundle, under _vendor/{host}/, and points the pages at them.
   plinth sites [--json]                      the sites you own or edit
   plinth versions SITE [--json]              a site's versions, newest first (* marks the live one)
   plinth promote SITE VERSION [--json]       makes a version live: a review's promotion, or a rollback
@@ -81,6 +84,7 @@ const DEPLOY_OPTIONS = {
   category: { type: 'string' },
   preview: { type: 'boolean' },
   message: { type: 'string' },
+  vendor: { type: 'boolean' },
   yes: { type: 'boolean', short: 'y' },
 } as const
 
@@ -98,8 +102,18 @@ async function deployCommand(args: string[], io: ClientIo): Promise<number> {
     return 1
   }
   const progress = values.json || !io.interactive ? () => {} : (event: DeployProgress) => io.err(progressLine(event, folder.skipped.length))
-  const request = { folder, site, name, category: values.category ?? 'other', preview: values.preview ?? false, message: values.message }
+  const request = {
+    folder,
+    site,
+    name,
+    category: values.category ?? 'other',
+    preview: values.preview ?? false,
+    message: values.message,
+    ...(values.vendor && { vendor: plainVendorFetch }),
+  }
   const result = await deploy(api, request, progress)
+  // What was fetched is said whether or not stderr is a terminal: it changed the bundle.
+  if (!values.json) for (const file of result.vendored ?? []) io.err(`Brought in ${file.url} as ${file.path} (${size(file.bytes)})`)
   io.out(values.json ? JSON.stringify(result) : summary(result, values.preview ?? false))
   return 0
 }
@@ -144,6 +158,8 @@ function defaultSiteName(dir: string): string {
 
 function progressLine(event: DeployProgress, skipped: number): string {
   switch (event.step) {
+    case 'vendoring':
+      return 'Fetching the external files the pages name...'
     case 'checked':
       return `Checked ${event.files} files (${size(event.bytes)})${skipped > 0 ? `, ${skipped} skipped` : ''}: no rule broken`
     case 'planned':

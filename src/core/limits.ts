@@ -233,3 +233,20 @@ export const MAX_CHANGES = 1000
  * no more than a few.
  */
 export const COMPARISON_LIMITS = { maxTotalDiffChars: 512 * KiB, maxTotalMs: 1000 } as const
+
+/**
+ * Bringing a bundle's external files into it (`vendor`): the most files fetched, how long one
+ * fetch (every redirect, the headers and the body) and all of them together may take, the
+ * redirects one may follow, how deep stylesheets that `@import` stylesheets are followed, and how
+ * many fetches run at once. Bytes are the bundle's: a copy is at most maxFileBytes, and the
+ * bundle with its copies at most maxBundleBytes, as is their count at most maxFiles.
+ */
+export const VENDOR_LIMITS = Object.freeze({
+  maxFiles: 100,
+  fetchTimeoutMs: 15_000,
+  totalTimeoutMs: 60_000,
+  maxRedirects: 5,
+  maxDepth: 4,
+  concurrency: 4,
+})
+export type VendorLimits = { -readonly [K in keyof typeof VENDOR_LIMITS]: number }

@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox'
 import { DRAFTS_PER_SITE, ID_MAX_CHARS, MAX_PATH_CHARS, VERSION_MESSAGE_MAX_CHARS } from '../core/limits.ts'
 import { PublishViolationSchema, ref, Timestamp } from '../core/schemas.ts'
 import { TextEditsField } from '../editing/editing.schemas.ts'
-import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
+import { PublishFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
 
 export const DraftIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Draft id (drf_...).' })
 
@@ -117,6 +117,7 @@ export const PublishDraftRequestSchema = Type.Object(
           'Default false: while a version newer than the base exists, publishing is refused with 409 VERSION_CONFLICT naming it. True publishes anyway, undoing what the newer versions changed.',
       }),
     ),
+    vendor: VendorField,
   },
   { $id: 'PublishDraftRequest', additionalProperties: false },
 )

@@ -146,7 +146,7 @@ export class DraftsService {
     const published = await publishing.publishVersionOf(
       principal,
       site,
-      { files: files.map(storedFile), message: input.message, promote: input.promote },
+      { files: files.map(storedFile), message: input.message, promote: input.promote, vendor: input.vendor },
       { number: draft.base_number, overwrite: input.overwrite ?? false },
       // In the version's own transaction, so the draft goes exactly when its version is recorded.
       async (trx, versionId) => {

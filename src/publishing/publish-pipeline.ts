@@ -23,6 +23,8 @@ import type { ContentScanResults } from './content-scan-results.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
 import { type ContentReferences, resolveFiles } from './file-references.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
+import { vendorBundle } from './bundle-vendoring.ts'
+import type { VendoredFile, VendorFetch } from '../vendoring/vendoring.ts'
 
 /** A blob this publish wrote, kept in memory until the publish ends so it can be restored. */
 interface WrittenBlob {
@@ -98,6 +100,16 @@ export class PublishPipeline {
    */
   async store(input: PipelineFileInput[], target: PublishTarget): Promise<StoredBundle> {
     return this.checkAndStore(await this.inspect(input, target), target, 'bundle')
+  }
+
+  /**
+   * The bundle with its external scripts, stylesheets, fonts and images fetched with `fetch` and
+   * put in it, its references rewritten (bundle-vendoring.ts): what store() then takes. Refused
+   * with PUBLISH_INVALID, naming each URL, when any cannot be brought in.
+   */
+  vendor(input: PipelineFileInput[], target: PublishTarget, fetch: VendorFetch): Promise<{ files: PipelineFileInput[]; vendored: VendoredFile[] }> {
+    const { references, blobRows, blobs, limits } = this.options
+    return vendorBundle(input, target.userId, { references, blobRows, blobs, limits, fetch })
   }
 
   /**
@@ -231,7 +243,10 @@ export class PublishPipeline {
    * (a draft's files: most are replaced before anyone but their author sees them) the variants
    * stay pending until makePendingVariants, and are served uncompressed until then.
    */
-  async confirm(bundle: StoredBundle, { whenVariantsReady, variantsLater = false }: { whenVariantsReady?: () => void; variantsLater?: boolean } = {}): Promise<void> {
+  async confirm(
+    bundle: StoredBundle,
+    { whenVariantsReady, variantsLater = false }: { whenVariantsReady?: () => void; variantsLater?: boolean } = {},
+  ): Promise<void> {
     const present = await Promise.all(bundle.written.map((blob) => this.options.blobs.has(blob.row.hash)))
     const gone = bundle.written.filter((_blob, i) => !present[i])
     await Promise.all(gone.map((blob) => this.options.blobs.put(blob.row.hash, blob.bytes)))

@@ -6,6 +6,7 @@
 import { type Static, Type } from 'typebox'
 import { CONTENT_TYPE_MAX_CHARS, ID_MAX_CHARS, MAX_PATH_CHARS } from '../core/limits.ts'
 import { CONTENT_TYPE_PATTERN } from '../core/media-types.ts'
+import { ref } from '../core/schemas.ts'
 
 export const PublishFileSchema = Type.Object(
   {
@@ -53,3 +54,27 @@ export const PublishFileSchema = Type.Object(
 
 /** A bundle file as a publish request gives it: exactly one of content, uploadId and sha256. */
 export type PublishFileInput = Static<typeof PublishFileSchema>
+
+/** The `vendor` field of every publish request (createWebsite, createWebsiteVersion, a draft's publish). */
+export const VendorField = Type.Optional(
+  Type.Boolean({
+    description:
+      'Default false. True brings the external files the pages and stylesheets name (`<script src>`, stylesheets, preloads, icons, `<img src|srcset>`, CSS `url()` and `@import`, and what fetched stylesheets name in turn) into the bundle under `_vendor/{host}/...` and rewrites each reference to the copy: Plinth fetches them itself, from public http(s) addresses only, within the bundle limits and a time limit. A file that cannot be brought in refuses the publish (422 PUBLISH_INVALID, one VENDOR_* violation naming each URL); nothing is stored. The result lists each file brought in (`vendored`).',
+  }),
+)
+
+export const VendoredFileSchema = Type.Object(
+  {
+    url: Type.String({ description: 'The URL the file was fetched from, as the bundle named it.' }),
+    path: Type.String({ description: 'Where its copy is in the bundle (`_vendor/{host}/...`).' }),
+    bytes: Type.Integer({ description: 'Its size.' }),
+  },
+  { $id: 'VendoredFile', additionalProperties: false, description: 'An external file brought into the bundle by `vendor: true`.' },
+)
+
+/** The `vendored` field of a publish result: present when the request asked `vendor: true`. */
+export const VendoredField = Type.Optional(
+  Type.Array(ref(VendoredFileSchema), {
+    description: 'Present when the publish asked `vendor: true`: each external file brought into the bundle (empty when none was named).',
+  }),
+)

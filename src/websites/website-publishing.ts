@@ -14,8 +14,9 @@ import { isUniqueViolation } from '../db/connect.ts'
 import type { VersionRow } from '../db/types.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { compareFiles } from '../editing/file-changes.ts'
-import type { PipelineFileInput, PublishPipeline, StoredBundle } from '../publishing/publish-pipeline.ts'
+import type { PipelineFileInput, PublishPipeline, PublishTarget, StoredBundle } from '../publishing/publish-pipeline.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
+import type { VendoredFile, VendorFetch } from '../vendoring/vendoring.ts'
 import type { PurgeHook } from './purge-hook.ts'
 import type { PublishRateLimiter } from './publish-rate-limit.ts'
 import { randomSlugVariant, type SlugClaims } from './slug-claims.ts'
@@ -42,6 +43,8 @@ export interface WebsitePublishingOptions {
   /** Told of each version published and its decoded bytes, whichever surface asked (the metrics). */
   onPublished: (bytes: number) => void
   collections: CollectionNames
+  /** How a publish asking `vendor: true` fetches the external files it brings in (the SSRF-safe fetcher). */
+  vendorFetch: VendorFetch
 }
 
 /**
@@ -64,7 +67,7 @@ class StaleBase extends Error {
 }
 
 /** A version as publishVersion takes it: the complete bundle. */
-export type VersionFilesInput = Pick<PublishVersionRequest, 'message' | 'promote'> & { files: PipelineFileInput[] }
+export type VersionFilesInput = Pick<PublishVersionRequest, 'message' | 'promote' | 'vendor'> & { files: PipelineFileInput[] }
 
 export interface Published<T> {
   result: T
@@ -84,7 +87,9 @@ export class WebsitePublishing {
     await this.assertUnderWebsiteLimit(principal.userId)
     if (input.slug !== undefined) await slugs.assertClaimable(input.slug)
     // A new site has no collections yet: no path is reserved.
-    const bundle = await pipeline.store(input.files, { userId: principal.userId, collectionNames: [] })
+    const target = { userId: principal.userId, collectionNames: [] }
+    const { files, vendored } = await this.vendored(input.files, input.vendor, target)
+    const bundle = await pipeline.store(files, target)
     const recording = this.recordWebsiteUnderFreeSlug(principal, input, bundle)
     const { slug, websiteId, version, rateLimit } = await this.confirmOrAbandon(bundle, recording, (inserted) => inserted.slug)
     await siteEvents.siteChanged(slug)
@@ -99,6 +104,7 @@ export class WebsitePublishing {
       pageUrl: pageUrlFor(config, slug),
       bytesWritten: bundle.totalBytes,
       ...warningsOf(bundle),
+      ...(vendored && { vendored }),
     }
     return { result, rateLimit }
   }
@@ -119,7 +125,9 @@ export class WebsitePublishing {
     const { config, pipeline, rateLimiter, siteEvents, purge, collections } = this.options
     if (base && !base.overwrite && site.last_version_number > base.number) throw await this.versionConflict(site.id, base.number, site.last_version_number)
     await rateLimiter.take(principal.userId)
-    const bundle = await pipeline.store(input.files, { userId: principal.userId, collectionNames: await collections.namesOf(site.id) })
+    const target = { userId: principal.userId, collectionNames: await collections.namesOf(site.id) }
+    const { files, vendored } = await this.vendored(input.files, input.vendor, target)
+    const bundle = await pipeline.store(files, target)
     const promote = input.promote ?? true
     const recording = this.recordVersion(principal, site.id, input.message ?? null, promote, bundle, base, alsoRecord)
     let recorded: Awaited<typeof recording>
@@ -143,8 +151,19 @@ export class WebsitePublishing {
       previewUrl: pageUrlFor(config, site.slug, version.number),
       bytesWritten: bundle.totalBytes,
       ...warningsOf(bundle),
+      ...(vendored && { vendored }),
     }
     return { result, rateLimit }
+  }
+
+  /** The files with their external files brought in when the request asks `vendor`; `vendored` says what was, and is absent when it was not asked. */
+  private async vendored(
+    files: PipelineFileInput[],
+    vendor: boolean | undefined,
+    target: PublishTarget,
+  ): Promise<{ files: PipelineFileInput[]; vendored?: VendoredFile[] }> {
+    if (!vendor) return { files }
+    return this.options.pipeline.vendor(files, target, this.options.vendorFetch)
   }
 
   /** VERSION_CONFLICT naming the versions published since `baseNumber` (`newest` the newest of them) and the files they changed. */

@@ -16,7 +16,7 @@ import {
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { FileChangeSchema, TextEditsField } from '../editing/editing.schemas.ts'
-import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
+import { PublishFileSchema, VendoredField, VendoredFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
 
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Website id (web_...).' })
 export const VersionIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Version id (job_...) or version number (e.g. 2).' })
@@ -60,6 +60,7 @@ export function publishRequestSchemas(limits: BundleLimits) {
         }),
       ),
       files: filesField,
+      vendor: VendorField,
     },
     { $id: 'PublishWebsiteRequest', additionalProperties: false },
   )
@@ -89,6 +90,7 @@ export function publishRequestSchemas(limits: BundleLimits) {
             'Default true: the new version goes live at once. When false, the live version stays live and the new one is only stored (reviewable at its previewUrl).',
         }),
       ),
+      vendor: VendorField,
     },
     {
       $id: 'PublishVersionRequest',
@@ -155,6 +157,7 @@ export const PublishWebsiteResultSchema = Type.Object(
     pageUrl: Type.String({ format: 'uri', description: 'The live URL; serving starts immediately.' }),
     bytesWritten: Type.Integer({ description: 'Total decoded bytes of the bundle.' }),
     warnings: publishWarnings,
+    vendored: VendoredField,
   },
   { $id: 'PublishWebsiteResult' },
 )
@@ -169,6 +172,7 @@ export const PublishVersionResultSchema = Type.Object(
     previewUrl: Type.String({ format: 'uri', description: 'Where this very version is served, live or not.' }),
     bytesWritten: Type.Integer(),
     warnings: publishWarnings,
+    vendored: VendoredField,
   },
   { $id: 'PublishVersionResult' },
 )
@@ -357,6 +361,7 @@ export const SitePasswordSchema = Type.Object(
 /** The named schemas of websites, with these publish requests. */
 export const websiteSchemas = (publish: PublishRequestSchemas) => [
   PublishFileSchema,
+  VendoredFileSchema,
   publish.PublishWebsiteRequestSchema,
   PublishWebsiteResultSchema,
   VersionRefSchema,

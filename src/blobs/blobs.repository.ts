@@ -29,7 +29,12 @@ export class BlobsRepository {
   /** The blobs among these whose variants are still to be made: their hash and the content type to make them for. */
   async pendingAmong(hashes: string[]): Promise<Array<{ hash: string; contentType: string }>> {
     if (hashes.length === 0) return []
-    const rows = await this.db.selectFrom('blobs').select(['hash', 'variants_type']).where('hash', 'in', hashes).where('variants_type', 'is not', null).execute()
+    const rows = await this.db
+      .selectFrom('blobs')
+      .select(['hash', 'variants_type'])
+      .where('hash', 'in', hashes)
+      .where('variants_type', 'is not', null)
+      .execute()
     return rows.map((r) => ({ hash: r.hash, contentType: r.variants_type! }))
   }
 

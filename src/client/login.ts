@@ -55,7 +55,7 @@ async function findServer(url: string): Promise<Server> {
   } catch (error) {
     throw new LoginError(`${url} does not look like a Plinth server: ${metadataUrl} failed (${reason(error)})`)
   }
-  const issuer = Array.isArray(metadata.authorization_servers) ? metadata.authorization_servers[0] : undefined
+  const issuer: unknown = Array.isArray(metadata.authorization_servers) ? (metadata.authorization_servers as unknown[])[0] : undefined
   if (metadata.resource !== url || typeof issuer !== 'string' || !URL.canParse(issuer)) {
     throw new LoginError(`${url} does not name itself in ${metadataUrl}: give its address exactly as the server's base URL`)
   }
@@ -120,7 +120,9 @@ export async function loginWithBrowser(url: string, io: LoginIo): Promise<Stored
       state,
     })
     const opened = io.openBrowser(authorizationUrl.href)
-    io.tell(`${opened ? 'Opening your browser to sign in. If it does not open, go to' : 'To sign in, open this address in a browser'}:\n  ${authorizationUrl.href}`)
+    io.tell(
+      `${opened ? 'Opening your browser to sign in. If it does not open, go to' : 'To sign in, open this address in a browser'}:\n  ${authorizationUrl.href}`,
+    )
     const answer = await loopback.next(BROWSER_WAIT_MS)
     try {
       if (answer.url.searchParams.get('state') !== state) {
@@ -157,11 +159,17 @@ export async function loginWithDevice(url: string, io: LoginIo): Promise<StoredL
       `(or open ${authorization.verification_uri_complete ?? authorization.verification_uri}). The code expires in ${minutes} minute${minutes === 1 ? '' : 's'}. Waiting...`,
   )
   try {
-    const tokens = await oauth.pollDeviceAuthorizationGrant(config, authorization, { resource: server.resource }, { signal: AbortSignal.timeout(authorization.expires_in * 1000) })
+    const tokens = await oauth.pollDeviceAuthorizationGrant(
+      config,
+      authorization,
+      { resource: server.resource },
+      { signal: AbortSignal.timeout(authorization.expires_in * 1000) },
+    )
     return stored(server, config, tokens)
   } catch (error) {
     const code = error instanceof oauth.ResponseBodyError ? error.error : error instanceof Error && error.name === 'TimeoutError' ? 'expired_token' : null
-    if (code === 'expired_token' || code === 'invalid_grant') throw new LoginError('the sign-in code expired before anyone confirmed it; nothing was stored (run plinth login again)')
+    if (code === 'expired_token' || code === 'invalid_grant')
+      throw new LoginError('the sign-in code expired before anyone confirmed it; nothing was stored (run plinth login again)')
     if (code === 'access_denied') throw new LoginError('the sign-in was denied in the browser; nothing was stored')
     throw new LoginError(`the device sign-in failed: ${reason(error)}`)
   }
@@ -235,7 +243,12 @@ class Loopback {
         respond: (ok, message) => {
           const title = ok ? 'Signed in' : 'Sign-in failed'
           res
-            .writeHead(ok ? 200 : 400, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'", connection: 'close' })
+            .writeHead(ok ? 200 : 400, {
+              'content-type': 'text/html; charset=utf-8',
+              'cache-control': 'no-store',
+              'content-security-policy': "default-src 'none'",
+              connection: 'close',
+            })
             .end(`<!doctype html><html lang="en"><meta charset="utf-8"><title>${title} · Plinth</title><h1>${title}</h1><p>${escapeHtml(message)}</p></html>`)
         },
       })

@@ -69,7 +69,9 @@ export async function run(args: string[], io: ClientIo = processIo()): Promise<n
     if (values.help) return usage(io)
     if (positionals.length !== siteCommand.arguments) throw new UsageError(`${command} takes ${siteCommand.arguments} argument(s), got ${positionals.length}`)
     const { api, from } = await apiClient(values, io)
-    const { lines, value } = await siteCommand.run(api, positionals, io.env).catch((error: unknown) => Promise.reject(staleLogin(error, from)))
+    const { lines, value } = await siteCommand.run(api, positionals, io.env).catch((error: unknown) => {
+      throw staleLogin(error, from)
+    })
     io.out(values.json ? JSON.stringify(value) : lines.join('\n'))
     return 0
   } catch (error) {
@@ -112,7 +114,9 @@ async function deployCommand(args: string[], io: ClientIo): Promise<number> {
   }
   const progress = values.json || !io.interactive ? () => {} : (event: DeployProgress) => io.err(progressLine(event, folder.skipped.length))
   const request = { folder, site, name, category: values.category ?? 'other', preview: values.preview ?? false, message: values.message }
-  const result = await deploy(api, request, progress).catch((error: unknown) => Promise.reject(staleLogin(error, from)))
+  const result = await deploy(api, request, progress).catch((error: unknown) => {
+    throw staleLogin(error, from)
+  })
   io.out(values.json ? JSON.stringify(result) : summary(result, values.preview ?? false))
   return 0
 }

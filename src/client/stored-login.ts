@@ -106,7 +106,7 @@ export async function withLoginLock<T>(env: NodeJS.ProcessEnv, work: () => Promi
         () => 0,
       )
       if (held > STALE_LOCK_MS) await rm(lock, { force: true })
-      else if (Date.now() > deadline) throw new Error(`another plinth command holds ${lock}; remove it if no plinth command is running`)
+      else if (Date.now() > deadline) throw new Error(`another plinth command holds ${lock}; remove it if no plinth command is running`, { cause: error })
       else await sleep(100)
     }
   }

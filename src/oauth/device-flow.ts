@@ -22,7 +22,10 @@ const PROBLEMS: Record<string, string> = {
   AbortedError: 'Sign-in cancelled: the device was given no access.',
 }
 
-const secretOf = (ctx: KoaContextWithOIDC): string => String((ctx.oidc.session?.state as { secret?: unknown } | undefined)?.secret ?? '')
+const secretOf = (ctx: KoaContextWithOIDC): string => {
+  const secret = (ctx.oidc.session?.state as { secret?: unknown } | undefined)?.secret
+  return typeof secret === 'string' ? secret : ''
+}
 
 export function deviceFlowFeature(pages: OAuthPages): NonNullable<NonNullable<Configuration['features']>['deviceFlow']> {
   return {

@@ -233,7 +233,13 @@ export class OAuthService implements OAuthTokens {
     const resources = this.requestedResources(interaction.params)
     const rememberedGrant = grant && resources.every((resource) => grant.getResourceScopeFiltered(resource, [SCOPE]).length > 0) ? grant : undefined
     const device = interaction.deviceCode !== undefined
-    const page: ConsentRequest = { uid: interaction.uid, clientId, clientName: client.clientName ?? clientId, redirectHost: device ? '' : redirectHost(redirectUri), device }
+    const page: ConsentRequest = {
+      uid: interaction.uid,
+      clientId,
+      clientName: client.clientName ?? clientId,
+      redirectHost: device ? '' : redirectHost(redirectUri),
+      device,
+    }
     return { params: interaction.params, page, resources, rememberedGrant }
   }
 

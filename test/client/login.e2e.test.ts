@@ -21,7 +21,7 @@ import type { Browser, Page } from 'playwright-core'
 import { browserSkip, launchChromium } from '../helpers/browser.ts'
 import { freePort } from '../helpers/net.ts'
 import { bundle, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
-import { STORES, type StoreName } from '../helpers/stores.ts'
+import { STORES } from '../helpers/stores.ts'
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/plinth.js')
 const execute = promisify(execFile)
@@ -131,7 +131,7 @@ for (const { name, skip } of STORES) {
     before(async () => {
       const port = await freePort()
       base = `http://127.0.0.1:${port}`
-      server = await startTestServer(name as StoreName, { PORT: String(port), PLINTH_BASE_URL: base, PLINTH_SITE_URL: base })
+      server = await startTestServer(name, { PORT: String(port), PLINTH_BASE_URL: base, PLINTH_SITE_URL: base })
       user = await server.user()
       const published = await server.api('POST', '/v1/websites', { token: user.token, body: { name: 'Login Cafe', category: 'other', files: bundle() } })
       assert.equal(published.status, 201, published.text)
@@ -240,7 +240,7 @@ for (const { name, skip } of STORES) {
       assert.equal(verification, `${base}/oauth/device`)
 
       const page = await newPage()
-      await page.goto(verification!)
+      await page.goto(verification)
       await page.getByLabel('Code').fill(userCode!)
       await page.getByRole('button', { name: 'Continue' }).click()
       assert.equal(await page.locator('.device-code code').innerText(), userCode, 'the code is shown to compare')

@@ -18,7 +18,7 @@ import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import type { Browser, Page } from 'playwright-core'
-import { browserSkip, launchChromium } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { freePort } from '../helpers/net.ts'
 import { bundle, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
@@ -241,10 +241,15 @@ for (const { name, skip } of STORES) {
 
       const page = await newPage()
       await page.goto(verification)
+      assert.deepEqual(await seriousAxeViolations(page), [], 'the code page is accessible')
+      await page.getByLabel('Code').fill('BBBB-BBBB')
+      await page.getByRole('button', { name: 'Continue' }).click()
+      assert.match(await page.getByRole('alert').innerText(), /No sign-in waits for this code/, 'a wrong code is said so')
       await page.getByLabel('Code').fill(userCode!)
       await page.getByRole('button', { name: 'Continue' }).click()
       assert.equal(await page.locator('.device-code code').innerText(), userCode, 'the code is shown to compare')
       assert.match(await page.locator('main').innerText(), /Plinth CLI on /)
+      assert.deepEqual(await seriousAxeViolations(page), [], 'and so is the check page')
       await page.getByRole('button', { name: 'Continue' }).click()
       await page.waitForURL((url) => url.pathname === '/sign-in')
       await signIn(page)

@@ -14,8 +14,8 @@ import { normalizeEmail } from '../users/email-address.ts'
 
 export const USAGE = `Usage:
   plinth deploy [DIR] [--site SLUG_OR_ID] ...                  publishes a built site folder to a Plinth server over
-                                                              its API, from any machine; also plinth sites, versions,
-                                                              promote and open (plinth deploy --help)
+                                                              its API, from any machine; also plinth login, logout,
+                                                              sites, versions, promote and open (plinth deploy --help)
   plinth user create --email E --password P [--name N]        prints the new user's id
   plinth token create --email E [--name N] [--access rest|mcp|both] [--expires-at ISO-DATE]
                                                               prints the token (shown once)

@@ -1,7 +1,8 @@
 /**
  * The `plinth` commands that work with a Plinth server over its REST API, from any machine:
- * `deploy`, `sites`, `versions`, `promote` and `open`. They load no server code and need no database; the server is named by
- * `--url` (or PLINTH_URL) and the caller by `--token` (or PLINTH_TOKEN).
+ * `login`, `logout`, `deploy`, `sites`, `versions`, `promote` and `open`. They load no server code and need no database; the server
+ * is named by `--url` (or PLINTH_URL) and the caller by `--token` (or PLINTH_TOKEN), else by the
+ * login `plinth login` stored (login-commands.ts).
  *
  * Exit codes: 0 done, 2 the site breaks authoring rules (every violation printed), 1 anything
  * else (one clear line on stderr). With `--json` the one result, or the error envelope, is the
@@ -12,14 +13,17 @@ import { createInterface } from 'node:readline/promises'
 import { type ParseArgsConfig, parseArgs } from 'node:util'
 import type { PublishViolation } from '../core/errors.ts'
 import { ApiClient, ApiError } from './api-client.ts'
+import { credentials, DEFAULT_URL, login, LoginError, logout, serverUrl, staleLogin } from './login-commands.ts'
 import { listSites, listVersions, openSite, promoteVersion } from './site-commands.ts'
 import { deploy, DeployRefused, type DeployProgress, type DeployResult } from './deploy.ts'
 import { readSiteFolder, SiteFolderError } from './site-folder.ts'
 import { plainVendorFetch } from './vendor-folder.ts'
 
-const DEFAULT_URL = 'http://localhost:8080'
-
 export const CLIENT_USAGE = `Usage:
+  plinth login [--url URL] [--device]
+      signs in through the browser (or with a code entered on another device) and stores the
+      login in ~/.config/plinth/ (XDG_CONFIG_HOME), for the commands below
+  plinth logout                              revokes the stored login and removes it
   plinth deploy [DIR] [--site SLUG_OR_ID] [--name N] [--category C] [--preview] [--message M]
                 [--vendor] [--url URL] [--token T] [--json] [--yes]
       publishes the built site in DIR (default: the current folder) as a new version of a site,
@@ -31,7 +35,8 @@ export const CLIENT_USAGE = `Usage:
   plinth promote SITE VERSION [--json]       makes a version live: a review's promotion, or a rollback
   plinth open SITE                           opens the live site in the browser (BROWSER names one)
 
-  PLINTH_URL and PLINTH_TOKEN stand for --url and --token (default URL: ${DEFAULT_URL}).`
+  PLINTH_URL and PLINTH_TOKEN stand for --url and --token (default URL: ${DEFAULT_URL}); without a
+  token the stored login is used.`
 
 /** Build folders whose parent names the site better (`my-site/dist` deploys "my-site"). */
 const BUILD_FOLDERS = new Set(['dist', 'build', 'public', 'out', '_site', 'www', 'site'])
@@ -54,12 +59,22 @@ export async function run(args: string[], io: ClientIo = processIo()): Promise<n
   const json = rest.includes('--json')
   try {
     if (command === 'deploy') return await deployCommand(rest, io)
+    if (command === 'login') return await loginCommand(rest, io)
+    if (command === 'logout') {
+      const { values, positionals } = parse(rest, {})
+      if (values.help) return usage(io)
+      if (positionals.length > 0 || values.url !== undefined || values.token !== undefined) throw new UsageError('logout takes no argument')
+      return await logout(io)
+    }
     const siteCommand = SITE_COMMANDS[command ?? '']
     if (siteCommand === undefined) throw new UsageError(`unknown command ${command ?? '(none)'}`)
     const { values, positionals } = parse(rest, {})
     if (values.help) return usage(io)
     if (positionals.length !== siteCommand.arguments) throw new UsageError(`${command} takes ${siteCommand.arguments} argument(s), got ${positionals.length}`)
-    const { lines, value } = await siteCommand.run(apiClient(values, io), positionals, io.env)
+    const { api, from } = await apiClient(values, io)
+    const { lines, value } = await siteCommand.run(api, positionals, io.env).catch((error: unknown) => {
+      throw staleLogin(error, from)
+    })
     io.out(values.json ? JSON.stringify(value) : lines.join('\n'))
     return 0
   } catch (error) {
@@ -93,7 +108,7 @@ async function deployCommand(args: string[], io: ClientIo): Promise<number> {
   if (values.help) return usage(io)
   if (positionals.length > 1) throw new UsageError(`deploy takes one folder, got ${positionals.length}`)
   const dir = path.resolve(io.cwd, positionals[0] ?? '.')
-  const api = apiClient(values, io)
+  const { api, from } = await apiClient(values, io)
   const folder = await readSiteFolder(dir)
   const site = values.site ?? null
   const name = values.name ?? defaultSiteName(dir)
@@ -111,7 +126,9 @@ async function deployCommand(args: string[], io: ClientIo): Promise<number> {
     message: values.message,
     ...(values.vendor && { vendor: plainVendorFetch }),
   }
-  const result = await deploy(api, request, progress)
+  const result = await deploy(api, request, progress).catch((error: unknown) => {
+    throw staleLogin(error, from)
+  })
   // What was fetched is said whether or not stderr is a terminal: it changed the bundle.
   if (!values.json) for (const file of result.vendored ?? []) io.err(`Brought in ${file.url} as ${file.path} (${size(file.bytes)})`)
   io.out(values.json ? JSON.stringify(result) : summary(result, values.preview ?? false))
@@ -133,22 +150,27 @@ function parse<T extends ParseArgsConfig['options']>(args: string[], options: T)
   }
 }
 
-function apiClient(values: { url?: string; token?: string }, io: ClientIo): ApiClient {
-  return new ApiClient({
-    baseUrl: values.url ?? io.env.PLINTH_URL ?? DEFAULT_URL,
-    token: token(values.token ?? io.env.PLINTH_TOKEN),
-    userAgent: 'plinth-client',
-  })
+const LOGIN_OPTIONS = { device: { type: 'boolean' } } as const
+
+async function loginCommand(args: string[], io: ClientIo): Promise<number> {
+  const { values, positionals } = parse(args, LOGIN_OPTIONS)
+  if (values.help) return usage(io)
+  if (positionals.length > 0 || values.token !== undefined) throw new UsageError('login takes only --url and --device')
+  await login(serverUrl(values.url ?? (io.env.PLINTH_URL || DEFAULT_URL)), values.device ?? false, io)
+  return 0
+}
+
+/** The REST client of a command, and the stored login its token comes from (null for --token or PLINTH_TOKEN). */
+async function apiClient(values: { url?: string; token?: string }, io: ClientIo) {
+  if (values.token === '') throw new UsageError('--token is empty')
+  const found = await credentials(values, io.env)
+  if ('missing' in found) throw new ApiError(0, 'AUTH_REQUIRED', found.missing)
+  return { api: new ApiClient({ baseUrl: found.baseUrl, token: found.token, userAgent: 'plinth-client' }), from: found.login }
 }
 
 function usage(io: ClientIo): number {
   io.out(CLIENT_USAGE)
   return 0
-}
-
-function token(value: string | undefined): string {
-  if (value === undefined || value === '') throw new UsageError('no token: pass --token or set PLINTH_TOKEN (mint one on the web site, Tokens)')
-  return value
 }
 
 function defaultSiteName(dir: string): string {
@@ -211,7 +233,9 @@ function report(error: unknown, json: boolean, io: ClientIo): number {
         ? { code: 'USAGE', message: `${error.message}\n${CLIENT_USAGE}` }
         : error instanceof SiteFolderError
           ? { code: 'FOLDER', message: error.message }
-          : null
+          : error instanceof LoginError
+            ? { code: 'LOGIN', message: `login failed: ${error.message}` }
+            : null
   if (envelope === null) throw error
   if (json) io.out(JSON.stringify({ error: envelope }))
   else

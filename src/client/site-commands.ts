@@ -3,8 +3,8 @@
  * SITE`, `plinth promote SITE VERSION` and `plinth open SITE`. A site is named by its slug or its
  * id (`web_…`), among the sites the caller owns or edits.
  */
-import { spawn } from 'node:child_process'
 import { type ApiClient, ApiError } from './api-client.ts'
+import { openInBrowser } from './browser.ts'
 
 export interface SiteRecord {
   id: string
@@ -64,20 +64,11 @@ export async function promoteVersion(api: ApiClient, siteName: string, version: 
   return { lines: [`Version ${promoted.version} of ${site.slug ?? site.id} is live: ${site.pageUrl ?? ''}`], value: promoted }
 }
 
-/** The live URL of a site, opened in the browser (BROWSER names one; else the system's opener). */
+/** The live URL of a site, opened in the browser (browser.ts: BROWSER names one; else the system's opener). */
 export async function openSite(api: ApiClient, siteName: string, env: NodeJS.ProcessEnv): Promise<{ lines: string[]; value: { url: string } }> {
   const site = await findSite(api, siteName)
   if (site.pageUrl === undefined) throw new ApiError(404, 'NOT_FOUND', `${siteName} has no live version yet`)
-  const [command, ...args] = env.BROWSER
-    ? [env.BROWSER]
-    : process.platform === 'darwin'
-      ? ['open']
-      : process.platform === 'win32'
-        ? ['cmd', '/c', 'start', '""']
-        : ['xdg-open']
-  const opener = spawn(command, [...args, site.pageUrl], { stdio: 'ignore', detached: true })
-  // No opener on this machine (a server, a container): the URL is printed all the same.
-  opener.on('error', () => {})
-  opener.unref()
+  // No browser on this machine (a server, a container): the URL is printed all the same.
+  openInBrowser(site.pageUrl, env)
   return { lines: [site.pageUrl], value: { url: site.pageUrl } }
 }

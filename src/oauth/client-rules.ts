@@ -81,3 +81,13 @@ function isNativeRedirect(uri: string): boolean {
   if (url.protocol === 'http:') return LOOPBACK.has(url.hostname)
   return url.protocol !== 'https:'
 }
+
+/** The host a redirect URI sends the browser to, as the consent page and the dashboard name it. */
+export function redirectHost(uri: string): string {
+  try {
+    const url = new URL(uri)
+    return url.host || `${url.protocol}//`
+  } catch {
+    return uri
+  }
+}

@@ -35,6 +35,12 @@ export function installPageGuards(provider: Provider): void {
 export interface OAuthPages {
   /** The page a refused request is answered with: what went wrong, one line each, and a way back to Plinth. */
   error(lines: string[]): Promise<string>
+  /** The device flow's code page: the form that takes the user code, with what went wrong last. */
+  deviceCode(page: { action: string; xsrf: string; userCode?: string; problem?: string }): Promise<string>
+  /** The device flow's check: is this the code the terminal shows, and the app that asks? Continue or cancel. */
+  deviceConfirm(page: { action: string; xsrf: string; userCode: string; clientName: string; from?: string }): Promise<string>
+  /** The device flow's end: the device is signed in. */
+  deviceDone(page: { clientName: string }): Promise<string>
 }
 
 /** The library's error page: what went wrong, in the words of the error. */

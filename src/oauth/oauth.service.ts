@@ -3,8 +3,10 @@
  * certified; PKCE, dynamic client registration, client ID metadata documents, resource
  * indicators, refresh token rotation and revocation are the library's). Plinth adds:
  * - storage on its own database (oauth.adapter.ts), keys shared by every instance;
- * - one resource, `{base_url}/mcp`, required on every authorization and bound into the token as
- *   its audience (the token reaches the REST API as well, as the interface says);
+ * - two resources, the REST API (`{base_url}`, as its protected-resource metadata names it) and
+ *   the MCP endpoint (`{base_url}/mcp`): one is required on every authorization and bound into
+ *   the token as its audience, and a token of either audience reaches both, as the interface says;
+ * - the device authorization grant (device-flow.ts) for machines without a browser;
  * - the person's sign-in and consent on the web site (`/connect/{uid}`), remembered per client;
  * - client registrations counted per client address;
  * - the connected apps a person sees on the dashboard and can disconnect.
@@ -17,7 +19,6 @@
  * The requests and responses themselves are oauth.routes.ts's: it hands the library its requests
  * and takes an interaction's details and results through it; this service decides.
  */
-import { generateKeyPairSync } from 'node:crypto'
 import type { Configuration, InteractionResults, JWK, KoaContextWithOIDC, default as Provider } from 'oidc-provider'
 import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
@@ -33,10 +34,12 @@ import type { GuessThrottle } from '../auth/guess-throttle.ts'
 import type { OAuthTokens } from '../auth/tokens.service.ts'
 import { OAUTH_CLIENT_SWEEP_INTERVAL_MS, OAUTH_REGISTRATIONS_PER_ADDRESS } from '../core/limits.ts'
 import type { UsersService } from '../users/users.service.ts'
-import { installClientRules } from './client-rules.ts'
+import { installClientRules, redirectHost } from './client-rules.ts'
+import { DEVICE_CODE_TTL_SECONDS, deviceFlowFeature } from './device-flow.ts'
 import { oauthAdapter, sweepExpired } from './oauth.adapter.ts'
 import { errorPage, installPageGuards, type OAuthPages } from './oauth.guards.ts'
 import { loadOidcProvider } from './oidc-provider.ts'
+import { newSigningJwk } from './signing-key.ts'
 import type { OAuthRepository } from './oauth.repository.ts'
 
 /** Access tokens live an hour; refresh tokens a month, renewed (rotated) at each use. */
@@ -69,13 +72,18 @@ export interface ConsentRequest {
   uid: string
   clientId: string
   clientName: string
+  /** Where the browser goes after the answer; empty for a device sign-in, where it goes nowhere. */
   redirectHost: string
+  /** A device sign-in (RFC 8628): the app waits on another machine. */
+  device: boolean
 }
 
 /** An interaction as the library tells of it: its id and the parameters of the authorization request. */
 export interface Interaction {
   uid: string
   params: Record<string, unknown>
+  /** Set when the interaction signs in a device. */
+  deviceCode?: string
 }
 
 /** The consent step's outcome: the answer for the library when the person allowed this app before, else the question to ask. */
@@ -96,22 +104,6 @@ export interface OAuthServiceOptions {
   fetchCa?: string
 }
 
-/** generateKeyPairSync with a JWK encoding, which Node has and @types/node does not declare. */
-const generateJwkPair = generateKeyPairSync as unknown as (
-  type: 'rsa',
-  options: { modulusLength: number; privateKeyEncoding: { format: 'jwk' } },
-) => { privateKey: JWK }
-
-/**
- * A new RSA signing key, as a private JWK. The generation encodes the key itself: exporting the
- * generated KeyObject afterwards (`.export({ format: 'jwk' })`) can hang the process for good on
- * Node 20, when a garbage collection during the export finalizes the job that made the key, whose
- * destructor waits for the lock the export holds (test/oauth/signing-key.test.ts).
- */
-export function newSigningJwk(modulusLength = 2048): JWK {
-  return generateJwkPair('rsa', { modulusLength, privateKeyEncoding: { format: 'jwk' } }).privateKey
-}
-
 /** The authorization server, once loaded: oidc-provider's module, the provider and its request handler. */
 export interface AuthorizationServer {
   library: Awaited<ReturnType<typeof loadOidcProvider>>
@@ -120,7 +112,10 @@ export interface AuthorizationServer {
 }
 
 export class OAuthService implements OAuthTokens {
+  /** The MCP endpoint's resource, `{base_url}/mcp`. */
   readonly resource: string
+  /** Every resource a token may be issued for: the REST API's (`{base_url}`) and the MCP endpoint's. */
+  readonly resources: readonly string[]
   private readonly options: OAuthServiceOptions
   /** When each grant's connection was last marked used, so a busy token writes once a minute. */
   private readonly touched = new LRUCache<string, number>({ max: 10_000 })
@@ -130,6 +125,7 @@ export class OAuthService implements OAuthTokens {
   constructor(options: OAuthServiceOptions) {
     this.options = options
     this.resource = `${options.config.baseUrl}/mcp`
+    this.resources = [options.config.baseUrl, this.resource]
   }
 
   /** The authorization server, loaded on first use (its keys made then on a new install); a failed load is tried again next time. */
@@ -187,15 +183,15 @@ export class OAuthService implements OAuthTokens {
   }
 
   /**
-   * The person behind an OAuth access token, when it is live and was issued for this server's
-   * MCP resource; null for anything else (unknown, expired, revoked, another audience).
+   * The person behind an OAuth access token, when it is live and was issued for one of this
+   * server's resources; null for anything else (unknown, expired, revoked, another audience).
    */
   async resolveAccessToken(token: string): Promise<{ userId: string; email: string; name: string | null; grantId: string } | null> {
     const { provider } = await this.authorizationServer()
     const found = await provider.AccessToken.find(token)
     if (!found || found.isExpired || !found.accountId || !found.grantId) return null
     const audience = Array.isArray(found.aud) ? found.aud : [found.aud]
-    if (!audience.includes(this.resource)) return null
+    if (!audience.some((aud) => typeof aud === 'string' && this.resources.includes(aud))) return null
     const user = await this.options.users.findById(found.accountId)
     if (!user) return null
     const now = Date.now()
@@ -234,9 +230,24 @@ export class OAuthService implements OAuthTokens {
     const redirectUri = typeof asked === 'string' ? asked : (client.redirectUris?.[0] ?? '')
     const connection = await this.options.repo.findConnection(userId, clientId)
     const grant = connection ? await provider.Grant.find(connection.grant_id) : undefined
-    const rememberedGrant = grant && grant.getResourceScopeFiltered(this.resource, [SCOPE]).length > 0 ? grant : undefined
-    const page: ConsentRequest = { uid: interaction.uid, clientId, clientName: client.clientName ?? clientId, redirectHost: redirectHost(redirectUri) }
-    return { params: interaction.params, page, rememberedGrant }
+    const resources = this.requestedResources(interaction.params)
+    const rememberedGrant = grant && resources.every((resource) => grant.getResourceScopeFiltered(resource, [SCOPE]).length > 0) ? grant : undefined
+    const device = interaction.deviceCode !== undefined
+    const page: ConsentRequest = {
+      uid: interaction.uid,
+      clientId,
+      clientName: client.clientName ?? clientId,
+      redirectHost: device ? '' : redirectHost(redirectUri),
+      device,
+    }
+    return { params: interaction.params, page, resources, rememberedGrant }
+  }
+
+  /** The resources an authorization asks for (the library refused any other before the person saw it). */
+  private requestedResources(params: Record<string, unknown>): string[] {
+    const asked = Array.isArray(params.resource) ? (params.resource as unknown[]) : [params.resource]
+    const known = asked.filter((resource): resource is string => typeof resource === 'string' && this.resources.includes(resource))
+    return known.length > 0 ? known : [this.resource]
   }
 
   /** Records the grant (the remembered one, widened to what this request asks) and the connection the dashboard lists. */
@@ -248,7 +259,7 @@ export class OAuthService implements OAuthTokens {
     const oidcScopes = (typeof params.scope === 'string' ? params.scope : '').split(' ').filter((scope) => OIDC_SCOPES.includes(scope))
     if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '))
     if (oidcScopes.includes('openid')) grant.addOIDCClaims(['sub'])
-    grant.addResourceScope(this.resource, SCOPE)
+    for (const resource of asked.resources) grant.addResourceScope(resource, SCOPE)
     const grantId = await grant.save()
     const at = nowIso()
     // An upsert: a connection made before keeps its first use.
@@ -279,7 +290,7 @@ export class OAuthService implements OAuthTokens {
   }
 
   private configuration(library: AuthorizationServer['library'], cookieKey: string, jwk: JWK): Configuration {
-    const resource = this.resource
+    const resources = this.resources
     const { errors, interactionPolicy } = library
     const policy = interactionPolicy.base()
     // Every authorization goes through Plinth's own sign-in and consent page, which checks the
@@ -309,7 +320,9 @@ export class OAuthService implements OAuthTokens {
           enabled: true,
           ack: 'draft-02',
         },
-        revocation: { enabled: true },
+        // A client revokes its own tokens only; any other is ignored, as an unknown token is (RFC 7009).
+        revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
+        deviceFlow: deviceFlowFeature(this.options.pages),
         userinfo: { enabled: false },
         // Plinth's sign-out is the web site's; the library's session ends with each authorization.
         rpInitiatedLogout: { enabled: false },
@@ -319,13 +332,15 @@ export class OAuthService implements OAuthTokens {
           // get the one granted.
           defaultResource: (ctx: KoaContextWithOIDC, _client: unknown, oneOf?: string[]) => {
             if (oneOf) return oneOf
-            if (ctx.oidc.route === 'authorization') throw new errors.InvalidTarget(`resource is required: ${resource}`)
+            if (ctx.oidc.route === 'authorization' || ctx.oidc.route === 'device_authorization') {
+              throw new errors.InvalidTarget(`resource is required: ${resources.join(' or ')}`)
+            }
             return undefined
           },
           useGrantedResource: () => true,
           getResourceServerInfo: (_ctx, indicator) => {
-            if (indicator !== resource) throw new errors.InvalidTarget(`this server issues tokens for ${resource} only`)
-            return { scope: SCOPE, audience: resource, accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, accessTokenFormat: 'opaque' }
+            if (!resources.includes(indicator)) throw new errors.InvalidTarget(`this server issues tokens for ${resources.join(' and ')} only`)
+            return { scope: SCOPE, audience: indicator, accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, accessTokenFormat: 'opaque' }
           },
         },
       },
@@ -340,6 +355,7 @@ export class OAuthService implements OAuthTokens {
         Interaction: INTERACTION_TTL_SECONDS,
         Session: INTERACTION_TTL_SECONDS,
         IdToken: ACCESS_TOKEN_TTL_SECONDS,
+        DeviceCode: DEVICE_CODE_TTL_SECONDS,
       },
       interactions: { policy, url: (_ctx, interaction) => `/connect/${interaction.uid}` },
       routes: {
@@ -378,14 +394,5 @@ export class OAuthService implements OAuthTokens {
       ca: this.options.fetchCa,
     })
     return new Response(new Uint8Array(result.bytes), { status: result.status, headers: result.contentType ? { 'content-type': result.contentType } : {} })
-  }
-}
-
-function redirectHost(uri: string): string {
-  try {
-    const url = new URL(uri)
-    return url.host || `${url.protocol}//`
-  } catch {
-    return uri
   }
 }

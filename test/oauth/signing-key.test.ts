@@ -18,7 +18,7 @@ const KEYS = 500
 
 const CHILD = `
 import { getHeapSpaceStatistics } from 'node:v8'
-import { newSigningJwk } from './src/oauth/oauth.service.ts'
+import { newSigningJwk } from './src/oauth/signing-key.ts'
 const youngSpaceLeft = () => getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.space_available_size ?? 0
 for (let i = 0; i < ${KEYS}; i++) {
   // Garbage up to a random 2 to 20 kB short of the young generation's limit (a bounded number of steps).

@@ -9,7 +9,16 @@ import type { Principal } from '../core/principal.ts'
 import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
 import type { VersionRow } from '../db/types.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
-import type { Version, VersionPage, VersionPageQuery, Website, WebsiteList, WebsiteListQuery, WebsiteSummary, WebsiteWithVersionPage } from './websites.schemas.ts'
+import type {
+  Version,
+  VersionPage,
+  VersionPageQuery,
+  Website,
+  WebsiteList,
+  WebsiteListQuery,
+  WebsiteSummary,
+  WebsiteWithVersionPage,
+} from './websites.schemas.ts'
 import { decodeVersionCursor, encodeVersionCursor, livePageUrl, versionView, websiteSummaryView } from './websites.views.ts'
 
 /** A version as the Version view shows it, with who published it. */

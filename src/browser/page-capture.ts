@@ -89,6 +89,7 @@ async function interceptRequests(context: BrowserContext, target: CaptureTarget,
     } catch {
       // The context closed under the request (the time limit), or the site's answer failed: the page sees a failed request.
       findings.failed(request.url(), 'the site did not answer')
+      // A closed context has no request left to abort.
       await route.abort('failed').catch(() => {})
     }
   })
@@ -172,6 +173,7 @@ export async function capturePage(browser: Browser, target: CaptureTarget, fetch
   let timedOut = false
   const deadline = setTimeout(() => {
     timedOut = true
+    // Closing stops the page wherever it is; the capture then fails with PAGE_UNRESPONSIVE.
     context.close().catch(() => {})
   }, BROWSER_PAGE_TIME_LIMIT_MS)
   try {
@@ -192,6 +194,7 @@ export async function capturePage(browser: Browser, target: CaptureTarget, fetch
     throw error
   } finally {
     clearTimeout(deadline)
+    // Closed already when the time limit stopped it, or with the browser.
     await context.close().catch(() => {})
   }
 }

@@ -15,6 +15,7 @@ import { assertError, createSite, createUser } from '../helpers/factories.ts'
 import { connect } from '../helpers/mcp.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
+import { WebVisitor } from '../helpers/web.ts'
 
 const page = (title: string, body: string, head = '') =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${head}</head><body>${body}</body></html>`
@@ -221,6 +222,30 @@ for (const store of STORES) {
       }
     })
 
+    test("the dashboard shows each live site's and each version's thumbnail, and a version's browser report, to its people only", async () => {
+      const owner = await server.user()
+      const site = await createSite(server, { owner, files: [{ path: 'index.html', content: KNOWN_PAGE }] })
+      const person = new WebVisitor(server)
+      await person.signIn(owner.email)
+      const thumbnail = `/dashboard/sites/${site.websiteId}/versions/1/thumbnail.png`
+      assert.ok((await person.get('/dashboard')).text.includes(`src="${thumbnail}"`), 'the sites list shows the live site')
+      assert.ok((await person.get(`/dashboard/sites/${site.websiteId}`)).text.includes(`src="${thumbnail}"`), 'the versions list shows it')
+      const versionPage = await person.get(`/dashboard/sites/${site.websiteId}/versions/1`)
+      assert.ok(versionPage.text.includes(`src="${thumbnail}"`))
+      assert.ok(versionPage.text.includes(`href="/dashboard/sites/${site.websiteId}/versions/1/browser-report"`), 'the report is linked beside the preview')
+      const image = await person.get(thumbnail, { accept: 'image/png' })
+      assert.equal(image.status, 200)
+      assert.equal(image.headers.get('content-type'), 'image/png')
+      const report = await person.get(`/dashboard/sites/${site.websiteId}/versions/1/browser-report`)
+      assert.equal(report.status, 200, report.text)
+      assert.match(report.text, /On a phone/)
+      assert.match(report.text, /<td>Known page<\/td>/)
+      const stranger = new WebVisitor(server)
+      await stranger.signIn((await server.user()).email)
+      assert.equal((await stranger.get(thumbnail, { accept: 'image/png' })).status, 404)
+      assert.equal((await stranger.get(`/dashboard/sites/${site.websiteId}/versions/1/browser-report`)).status, 404)
+    })
+
     test('an unknown site, version, draft or path is 404; a bad viewport, fullPage or path is 422; nothing is loaded for them', async () => {
       const site = await createSite(server, { files: [{ path: 'index.html', content: KNOWN_PAGE }] })
       const stranger = await createUser(server)
@@ -251,14 +276,21 @@ describe('without a browser', () => {
     test(`PLINTH_BROWSER=${setting}: screenshots and reports are 503 BROWSER_UNAVAILABLE saying how to enable one`, async () => {
       const server = await startTestServer('sqlite', { PLINTH_BROWSER: setting })
       try {
-        const site = await createSite(server)
+        const owner = await server.user()
+        const site = await createSite(server, { owner })
         for (const kind of ['screenshot', 'browser-report']) {
           const res = await server.api('GET', `/v1/websites/${site.websiteId}/versions/1/${kind}`, { token: site.owner.token })
           assertError(res, 503, 'BROWSER_UNAVAILABLE', message)
           assert.match(res.body.error.message, /apt-get install chromium|PLINTH_BROWSER/)
         }
-        // The rest of the site works as ever.
+        // The rest of the site works as ever, and the dashboard shows no thumbnails.
         assert.equal((await server.site(site.slug)).status, 200)
+        const person = new WebVisitor(server)
+        await person.signIn(owner.email)
+        const dashboard = await person.get('/dashboard')
+        assert.equal(dashboard.status, 200)
+        assert.doesNotMatch(dashboard.text, /thumbnail\.png/)
+        assert.doesNotMatch((await person.get(`/dashboard/sites/${site.websiteId}/versions/1`)).text, /thumbnail\.png|browser-report/)
       } finally {
         await server.close()
       }

@@ -10,20 +10,19 @@ export const PagePathField = Type.String({
   minLength: 1,
   maxLength: MAX_PATH_CHARS,
   pattern: '^/[^\\u0000-\\u001f\\u007f]*$',
-  default: '/',
   description: 'The path of the page on the site, with its query if any: `/`, `/about.html`, `/posts-hello`. Default `/`.',
 })
 export const ViewportField = Type.Enum(VIEWPORTS, {
-  default: 'desktop',
   description: `The window the page is loaded in (CSS pixels, one pixel each): ${sizes}. Default desktop.`,
 })
 export const FullPageField = Type.Boolean({
-  default: false,
   description: `The whole page (up to ${BROWSER_FULL_PAGE_MAX_HEIGHT} pixels tall) rather than the window only. Default false.`,
 })
 
-export const ScreenshotQuery = Type.Object({ path: PagePathField, viewport: ViewportField, fullPage: FullPageField }, { additionalProperties: false })
-export const BrowserReportQuery = Type.Object({ path: PagePathField, viewport: ViewportField }, { additionalProperties: false })
+/** What a request names of the page; a field left out takes its default (page-views.ts). */
+export const PageFields = { path: Type.Optional(PagePathField), viewport: Type.Optional(ViewportField), fullPage: Type.Optional(FullPageField) }
+export const ScreenshotQuery = Type.Object(PageFields, { additionalProperties: false })
+export const BrowserReportQuery = Type.Object({ path: PageFields.path, viewport: PageFields.viewport }, { additionalProperties: false })
 
 const listed = `at most ${BROWSER_REPORT_MAX_ITEMS}`
 

@@ -30,6 +30,12 @@ export interface PageQuery {
   fullPage: boolean
 }
 
+/** A page as a request names it: each field left out takes its default. */
+export type PageRequest = Partial<PageQuery>
+
+/** The home page, in a desktop's window. */
+const DEFAULT_PAGE: PageQuery = { path: '/', viewport: 'desktop', fullPage: false }
+
 export interface PageViewsOptions {
   config: Pick<Config, 'siteScheme' | 'siteDomain' | 'browser' | 'browserPages'>
   access: WebsiteAccess
@@ -53,6 +59,12 @@ interface PageTarget {
   name: string
 }
 
+const withDefaults = ({ path, viewport, fullPage }: PageRequest): PageQuery => ({
+  path: path ?? DEFAULT_PAGE.path,
+  viewport: viewport ?? DEFAULT_PAGE.viewport,
+  fullPage: fullPage ?? DEFAULT_PAGE.fullPage,
+})
+
 export class PageViews {
   private readonly pool: BrowserPool
   private readonly results = new LRUCache<string, Capture>({
@@ -74,13 +86,13 @@ export class PageViews {
   }
 
   /** The page as a PNG, with its report. */
-  screenshot(principal: Principal, websiteId: string, ref: string, query: PageQuery): Promise<Capture> {
-    return this.capture(principal, websiteId, ref, query)
+  screenshot(principal: Principal, websiteId: string, ref: string, page: PageRequest = {}): Promise<Capture> {
+    return this.capture(principal, websiteId, ref, withDefaults(page))
   }
 
   /** What the browser saw loading the page (at the window's size: the screenshot taken with it is kept for a screenshot request). */
-  async report(principal: Principal, websiteId: string, ref: string, query: Omit<PageQuery, 'fullPage'>): Promise<BrowserReport> {
-    return (await this.capture(principal, websiteId, ref, { ...query, fullPage: false })).report
+  async report(principal: Principal, websiteId: string, ref: string, page: Omit<PageRequest, 'fullPage'> = {}): Promise<BrowserReport> {
+    return (await this.capture(principal, websiteId, ref, withDefaults({ ...page, fullPage: false }))).report
   }
 
   /** Whether pages can be loaded here; the reason when not (the dashboard then shows no thumbnails). */

@@ -9,6 +9,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fast
 import { authenticate, registerResourceMetadata, resourceMetadataUrl } from './auth/auth.routes.ts'
 import type { Services } from './compose.ts'
 import type { Config } from './config.ts'
+import { browserRoutes } from './browser/browser.routes.ts'
+import { BROWSER_SCHEMAS } from './browser/browser.schemas.ts'
+import { browserTools } from './browser/browser.tools.ts'
 import { collectionsRoutes } from './content/collections.routes.ts'
 import { draftsRoutes } from './drafts/drafts.routes.ts'
 import { DRAFT_SCHEMAS } from './drafts/drafts.schemas.ts'
@@ -116,6 +119,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     collections: services.collections,
     entries: services.entries,
     domains: services.domains,
+    pageViews: services.pageViews,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })
@@ -127,6 +131,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...uploadSchemas(limits),
     ...CONTENT_SCHEMAS,
     ...ASSET_SCHEMAS,
+    ...BROWSER_SCHEMAS,
     ApiIndexSchema,
   ])
     app.addSchema(schema)
@@ -189,6 +194,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       await v1.register(websitesRoutes(services, publishSchemas))
       await v1.register(draftsRoutes(services))
       await v1.register(versionFilesRoutes(services.versionFiles))
+      await v1.register(browserRoutes(services.pageViews))
       await v1.register(uploadsRoutes(services.uploads, limits))
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))
@@ -205,6 +211,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
   // One tools file per module, each tool calling the same service function as its REST twin; listed in this order.
   const mcpTools = [
     ...websitesTools(services, config, publishSchemas),
+    ...browserTools(services.pageViews),
     ...draftsTools(services, config.draftTtlDays),
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries, limits }),
     ...imagesTools(services.assets, limits.maxFileBytes),

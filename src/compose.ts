@@ -4,10 +4,9 @@
  * Every collaborator is passed explicitly; nothing has a silent default.
  */
 import { readFileSync } from 'node:fs'
-import type { IncomingMessage } from 'node:http'
-import proxyAddr from '@fastify/proxy-addr'
 import { AccountsService } from './auth/accounts.service.ts'
 import { GuessThrottle } from './auth/guess-throttle.ts'
+import { clientAddressOf } from './http/client-address.ts'
 import { SessionsRepository } from './auth/sessions.repository.ts'
 import { TokensRepository } from './auth/tokens.repository.ts'
 import { TokensService } from './auth/tokens.service.ts'
@@ -15,6 +14,7 @@ import type { BlobStore } from './blobs/blob-store.ts'
 import { describeSweep, type SweepResult, sweepBlobs } from './blobs/blob-sweep.ts'
 import { BlobVariants, VARIANT_WORK } from './blobs/blob-variants.ts'
 import { BlobsRepository } from './blobs/blobs.repository.ts'
+import { PageViews } from './browser/page-views.ts'
 import { InstrumentedBlobStore } from './blobs/instrumented-blob-store.ts'
 import { openBlobStore } from './blobs/open-blob-store.ts'
 import type { Config } from './config.ts'
@@ -77,13 +77,6 @@ import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import { closeWorkerPools, createWorkerPools, type WorkerPools } from './worker-pools.ts'
 
-/** The client's address of a raw request: the connection's, or what the trusted proxies say (as Fastify's request.ip). */
-function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => string {
-  if (trusted.length === 0) return (req) => req.socket.remoteAddress ?? 'unknown'
-  const trust = proxyAddr.compile([...trusted])
-  return (req) => proxyAddr(req, trust)
-}
-
 /** The services every surface (REST, MCP, CLI) calls. */
 export interface Services {
   users: UsersService
@@ -126,6 +119,8 @@ export interface Services {
   domains: DomainsService
   /** Which site a custom domain serves, and whether the TLS proxy may get a certificate for a host. */
   servedDomains: ServedDomains
+  /** Screenshots and browser reports of a version's or a draft's pages, in a browser started on first use. */
+  pageViews: PageViews
 }
 
 /** Everything one Plinth process runs on. */
@@ -356,6 +351,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     }),
     servedDomains,
     assets,
+    pageViews: new PageViews({ config, access, versions: websitesRepo, drafts, site: siteServer, log }),
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
   const startSweep =
@@ -391,6 +387,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       await closingVariants
       oauth.close()
       drafts.close()
+      await services.pageViews.close()
       await siteEvents.close()
       if (!options.pools) await closeWorkerPools(pools)
       await db.close()

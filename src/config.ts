@@ -5,7 +5,7 @@
 import { isIP } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 import path from 'node:path'
-import { BUNDLE_LIMIT_RANGES, BUNDLE_LIMITS, type BundleLimits, DRAFT_TTL_DAYS_DEFAULT } from './core/limits.ts'
+import { BROWSER_PAGES_DEFAULT, BUNDLE_LIMIT_RANGES, BUNDLE_LIMITS, type BundleLimits, DRAFT_TTL_DAYS_DEFAULT } from './core/limits.ts'
 import { parseHostList } from './net/allow-hosts.ts'
 
 export interface Config {
@@ -57,6 +57,13 @@ export interface Config {
   bundleLimits: Readonly<BundleLimits>
   /** Days a draft nobody writes to is kept (`PLINTH_DRAFT_TTL_DAYS`); every write starts them again. */
   draftTtlDays: number
+  /**
+   * The browser executable that loads pages for screenshots and browser reports (`PLINTH_BROWSER`;
+   * unset: `/usr/bin/chromium`, used when present); null when set to `off`.
+   */
+  browser: string | null
+  /** Pages the browser loads at once (`PLINTH_BROWSER_PAGES`); more wait in a queue. */
+  browserPages: number
 }
 
 export interface S3Settings {
@@ -72,6 +79,9 @@ export interface S3Settings {
 export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>
+
+/** The browser used when PLINTH_BROWSER is unset: Debian's Chromium package. */
+const DEFAULT_BROWSER = '/usr/bin/chromium'
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
@@ -189,6 +199,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     maxBundleBytes: bundleLimit('PLINTH_MAX_BUNDLE_BYTES', 'maxBundleBytes'),
   }
 
+  const browserSetting = env.PLINTH_BROWSER || DEFAULT_BROWSER
+  if (browserSetting !== 'off' && !path.isAbsolute(browserSetting)) {
+    problems.push(`PLINTH_BROWSER must be the absolute path of a Chromium executable, or off, got "${browserSetting}"`)
+  }
+
   const config: Config = {
     port,
     host,
@@ -214,6 +229,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     trustProxy: Object.freeze(trustProxy),
     bundleLimits: Object.freeze(bundleLimits),
     draftTtlDays: int('PLINTH_DRAFT_TTL_DAYS', DRAFT_TTL_DAYS_DEFAULT, 1, 3650),
+    browser: browserSetting === 'off' ? null : browserSetting,
+    browserPages: int('PLINTH_BROWSER_PAGES', BROWSER_PAGES_DEFAULT, 1, 16),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)
   return Object.freeze(config)

@@ -50,3 +50,7 @@ export type FileSetKind = (typeof FILE_SET_KINDS)[number]
 /** How a file differs between two sets of a site's files (editing/file-changes.ts). */
 export const FILE_CHANGE_STATUSES = ['added', 'removed', 'changed', 'moved'] as const
 export type FileChangeStatus = (typeof FILE_CHANGE_STATUSES)[number]
+
+/** The window a page is loaded in for a screenshot or a browser report: a desktop's or a phone's (browser/viewports.ts). */
+export const VIEWPORTS = ['desktop', 'mobile'] as const
+export type Viewport = (typeof VIEWPORTS)[number]

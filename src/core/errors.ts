@@ -47,7 +47,10 @@ export type ErrorCode =
   | 'FETCH_FAILED'
   | 'IMAGE_IMPORT_FAILED'
   | 'RICH_TEXT_TOO_COSTLY'
+  | 'PAGE_UNRESPONSIVE'
   | 'RATE_LIMITED'
+  | 'BROWSER_UNAVAILABLE'
+  | 'BROWSER_BUSY'
   | 'INTERNAL'
 
 /** A rate limit as a caller may be told it: which policy, its quota per window, and where the caller stands. */

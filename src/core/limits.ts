@@ -250,3 +250,22 @@ export const VENDOR_LIMITS = Object.freeze({
   concurrency: 4,
 })
 export type VendorLimits = { -readonly [K in keyof typeof VENDOR_LIMITS]: number }
+
+/**
+ * The browser that loads published pages for screenshots and reports (browser/): time one page
+ * may take from navigation to its screenshot (past it the page is stopped, PAGE_UNRESPONSIVE),
+ * heap of each page's JavaScript, pages waiting for a free slot beyond which a request is
+ * BROWSER_BUSY (retry after BROWSER_RETRY_SECONDS), and what the result cache holds.
+ */
+export const BROWSER_PAGE_TIME_LIMIT_MS = 15_000
+export const BROWSER_LOAD_TIME_LIMIT_MS = 10_000
+export const BROWSER_PAGE_MEMORY_MB = 256
+export const BROWSER_PAGES_DEFAULT = 2
+export const BROWSER_QUEUE_MAX = 16
+export const BROWSER_RETRY_SECONDS = 5
+export const BROWSER_CACHE_BYTES = 64 * MiB
+export const BROWSER_CACHE_TTL_MS = 10 * 60 * 1000
+/** A full-page screenshot is cut at this height, in CSS pixels. */
+export const BROWSER_FULL_PAGE_MAX_HEIGHT = 10_000
+/** Console errors, failed requests and policy violations one report lists at most, each. */
+export const BROWSER_REPORT_MAX_ITEMS = 50

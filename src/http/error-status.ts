@@ -34,8 +34,11 @@ export const ERROR_STATUS = {
   FETCH_FAILED: 422,
   IMAGE_IMPORT_FAILED: 422,
   RICH_TEXT_TOO_COSTLY: 422,
+  PAGE_UNRESPONSIVE: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
+  BROWSER_UNAVAILABLE: 503,
+  BROWSER_BUSY: 503,
 } as const satisfies Record<ErrorCode, number>
 
 export const statusOf = (error: AppError): number => ERROR_STATUS[error.code]

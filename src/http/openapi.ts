@@ -88,8 +88,11 @@ const MEANING: Record<ErrorCode, string> = {
     'a URL could not be fetched safely (blocked address, bad scheme, HTTP error, timeout, too large, too many redirects, not an accepted image); the message says which',
   IMAGE_IMPORT_FAILED: 'an image of the entry could not be imported into the image library; error.fields names the field',
   RICH_TEXT_TOO_COSTLY: 'rendering the rich text of the entry took longer or needed more memory than its limit and was stopped; error.fields names the field',
+  PAGE_UNRESPONSIVE: 'the page kept the browser busy past its time limit (a script that never ends?) and was stopped',
   RATE_LIMITED: 'too many publishes; retry after Retry-After seconds',
   INTERNAL: 'unexpected fault on the server',
+  BROWSER_UNAVAILABLE: 'this instance has no browser to load pages in (PLINTH_BROWSER is off, or names no executable); the message says how to enable one',
+  BROWSER_BUSY: 'the browser has as many pages waiting as it takes; retry after Retry-After seconds',
 }
 
 /** Codes any authenticated JSON route may return. */

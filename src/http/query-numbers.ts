@@ -17,3 +17,15 @@ export function queryNumbers(...names: string[]): (request: FastifyRequest, repl
     done()
   }
 }
+
+/** A preValidation hook reading the named query parameters spelled `true` or `false` as booleans; anything else is left for the schema to refuse. */
+export function queryBooleans(...names: string[]): (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void {
+  return (request, _reply, done) => {
+    const query = request.query as Record<string, unknown>
+    for (const name of names) {
+      const value = query[name]
+      if (value === 'true' || value === 'false') query[name] = value === 'true'
+    }
+    done()
+  }
+}

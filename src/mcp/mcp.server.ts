@@ -20,7 +20,7 @@ import { mergeClientOnlyConstraints } from '../core/schemas.ts'
 import { validationError } from '../http/errors.http.ts'
 import { resultShape, type SchemaRegistry, selfContained, withoutRepeatedDescriptions } from './json-schema.ts'
 import { instructions } from './instructions.ts'
-import type { AnyMcpTool } from './tool-definition.ts'
+import { type AnyMcpTool, type ToolImage, WithImages } from './tool-definition.ts'
 import type { ToolsetName } from './toolsets.ts'
 
 export interface McpServerDeps {
@@ -122,9 +122,15 @@ function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], sit
   }
 }
 
-/** A success: the result as structuredContent and, for clients that read text only, as JSON text. */
-function toolResult(value: object): CallToolResult {
-  return { structuredContent: value, content: [{ type: 'text', text: JSON.stringify(value) }] }
+/** A success: the result as structuredContent and, for clients that read text only, as JSON text, after the images it shows. */
+function toolResult(value: object, images: readonly ToolImage[] = []): CallToolResult {
+  return {
+    structuredContent: value,
+    content: [
+      ...images.map((image) => ({ type: 'image' as const, data: image.data.toString('base64'), mimeType: image.mimeType })),
+      { type: 'text', text: JSON.stringify(value) },
+    ],
+  }
 }
 
 /**
@@ -156,7 +162,8 @@ export function createMcpServerFactory({ tools, registry, version, logError, sit
     try {
       const input = args ?? {}
       if (!check(input)) throw validationError(check.errors ?? [])
-      return toolResult((await tool.run(principal, input)) as object)
+      const result: unknown = await tool.run(principal, input)
+      return result instanceof WithImages ? toolResult(result.value as object, result.images) : toolResult(result as object)
     } catch (error) {
       if (error instanceof AppError) return toolError(error)
       logError(error, `MCP tool ${tool.name} failed`)

@@ -32,7 +32,21 @@ export interface McpTool<In extends TSchema = TSchema, Out extends TSchema = TSc
   output: Out
   hints: ToolHints
   /** One service call. Throws AppError for business errors, like the service itself. */
-  run(principal: Principal, input: Static<In>): Promise<Static<Out>>
+  run(principal: Principal, input: Static<In>): Promise<Static<Out> | WithImages<Static<Out>>>
+}
+
+/** An image a tool's result shows the client, beside its structured value. */
+export interface ToolImage {
+  data: Buffer
+  mimeType: 'image/png'
+}
+
+/** A tool's result with images: each becomes an image content item, before the value's text. */
+export class WithImages<T> {
+  constructor(
+    readonly value: T,
+    readonly images: readonly ToolImage[],
+  ) {}
 }
 
 /** Keeps the input and output types of one tool tied to its schemas. */

@@ -26,6 +26,14 @@ export interface SiteServer {
   siteOf(host: string | undefined): HostEntry | null
   /** Answers a request to the site siteOf found for its Host. */
   serve(site: HostEntry, req: IncomingMessage, res: ServerResponse): void
+  /**
+   * Answers a request to the site as its owners and editors see it: a protected site's password
+   * page does not apply. For callers in this process that checked who may see the site (the
+   * browser that takes screenshots), never for a request from the network.
+   */
+  serveAsOwner(site: HostEntry, req: IncomingMessage, res: ServerResponse): void
+  /** The id of what the site serves now (a draft's changes with its files), read as a request would; null when it serves nothing. */
+  servedVersion(site: HostEntry): Promise<string | null>
   /** Answers a request whatever its Host: one that names no site gets the site-not-found page. */
   handle(req: IncomingMessage, res: ServerResponse): void
   /**
@@ -75,18 +83,19 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   const files = new FileResponder(blobs, log)
   const router = new SiteRouter(content, files)
 
-  /** A protected site answers its password page until the visitor has unlocked it on this host. */
-  function gated(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, unlocking: boolean): void {
-    if (unlocking) {
+  /** A protected site answers its password page until the visitor has unlocked it on this host (an owner's request aside). */
+  function gated(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, unlocking: boolean, owner: boolean): void {
+    if (unlocking && !owner) {
       lock!.unlock(req, res, version).catch((error) => files.fail(req, res, error))
       return
     }
-    if (version.lockedSince !== null && lock !== null && !lock.isUnlocked(req, version)) sendPage(res, lock.lockedPage(req), head)
+    const locked = !owner && version.lockedSince !== null && lock !== null && !lock.isUnlocked(req, version)
+    if (locked) sendPage(res, lock.lockedPage(req), head)
     else router.serve(req, res, version, head)
   }
 
   /** Answers a request to `site` (null: its Host names no site). */
-  function serveSite(site: HostEntry | null, req: IncomingMessage, res: ServerResponse): void {
+  function serveSite(site: HostEntry | null, req: IncomingMessage, res: ServerResponse, owner = false): void {
     try {
       const method = req.method
       const head = method === 'HEAD'
@@ -108,14 +117,14 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       const version = manifests.get(site.label)
       if (version !== undefined) {
         if (version === null) sendPage(res, NO_SITE_PAGE, head)
-        else gated(req, res, version, head, unlocking)
+        else gated(req, res, version, head, unlocking, owner)
         return
       }
       manifests
         .load(site.label, site.site)
         .then((loaded) => {
           if (loaded === null) sendPage(res, NO_SITE_PAGE, head)
-          else gated(req, res, loaded, head, unlocking)
+          else gated(req, res, loaded, head, unlocking, owner)
         })
         .catch((error) => files.fail(req, res, error))
     } catch (error) {
@@ -125,7 +134,12 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
 
   return {
     siteOf: (host) => hosts.entry(host),
-    serve: serveSite,
+    serve: (site, req, res) => serveSite(site, req, res),
+    serveAsOwner: (site, req, res) => serveSite(site, req, res, true),
+    async servedVersion(site) {
+      const version = manifests.get(site.label) ?? (await manifests.load(site.label, site.site))
+      return version?.versionId ?? null
+    },
     handle: (req, res) => serveSite(hosts.entry(req.headers.host), req, res),
     invalidate(key: string): void {
       const label = String(key).toLowerCase()

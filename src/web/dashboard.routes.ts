@@ -9,6 +9,7 @@ import type { Principal } from '../core/principal.ts'
 import type { CollectionsService } from '../content/collections.service.ts'
 import type { EntriesService } from '../content/entries.service.ts'
 import type { OAuthService } from '../oauth/oauth.service.ts'
+import type { PageViews } from '../browser/page-views.ts'
 import { AppError, notFound } from '../core/errors.ts'
 import { type BundleLimits, formatSize, SITE_PASSWORD_MAX, SITE_PASSWORD_MIN } from '../core/limits.ts'
 import { CATEGORIES } from '../core/enums.ts'
@@ -36,6 +37,8 @@ export interface DashboardServices {
   oauth: Pick<OAuthService, 'connections'>
   collections: CollectionsService
   entries: EntriesService
+  /** Whether pages show thumbnails: only when the instance has a browser. */
+  pageViews: PageViews
 }
 
 const NOTICES: Record<string, string> = {
@@ -133,6 +136,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       notice: listed ? invitedNotice(invited) : request.query.done ? NOTICES[request.query.done] : undefined,
       passwordLength: { min: SITE_PASSWORD_MIN, max: SITE_PASSWORD_MAX },
       ...deployArea(web.config.bundleLimits),
+      thumbnails: services.pageViews.unavailable() === null,
       ...extra,
     }
     return sendPage(reply, pageContext(web, request, reply), 'site', data, { status })
@@ -150,6 +154,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
         sites: list.items,
         apps,
         limits: list.websiteLimits,
+        thumbnails: services.pageViews.unavailable() === null,
         notice: request.query.done ? NOTICES[request.query.done] : undefined,
         ...deployArea(web.config.bundleLimits),
       }
@@ -177,7 +182,16 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
         const comparison = live && !version.isCurrent ? await services.versionFiles.compare(principal, site.id, live.id, version.id) : null
         const changes = comparison?.files.map((file) => ({ ...file, lines: file.diff === undefined ? null : diffLines(file.diff) }))
         const deployed = request.query.done === 'deployed' ? deployedNotice(version.version, version.isCurrent) : undefined
-        const data = { title: `v${version.version} · ${site.name} · Plinth`, site, version, live: live ?? null, changes: changes ?? null, notice: deployed }
+        const thumbnails = services.pageViews.unavailable() === null
+        const data = {
+          title: `v${version.version} · ${site.name} · Plinth`,
+          site,
+          version,
+          live: live ?? null,
+          changes: changes ?? null,
+          notice: deployed,
+          thumbnails,
+        }
         return sendPage(reply, pageContext(web, request, reply), 'version', data)
       },
     )

@@ -30,6 +30,7 @@ import { type JobPageServices, jobRoutes } from './jobs.routes.ts'
 import { requireSignIn, sendErrorPage } from './forms.ts'
 import { negotiate, type Representation } from './pages.ts'
 import { notFoundPage, publicRoutes } from './public.routes.ts'
+import { pageViewRoutes } from './page-views.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
 import { cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
 
@@ -127,6 +128,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
         await signedIn.register(tokens.routes)
         await signedIn.register(dashboardRoutes(web, options))
         await signedIn.register(deployRoutes(web, options))
+        await signedIn.register(pageViewRoutes(web, options))
         await signedIn.register(jobRoutes(web, options))
         await signedIn.register(domainRoutes(web, options))
         await signedIn.register(connectRoutes(web, options.oauth, options.oauthEndpoint))

@@ -1,9 +1,9 @@
 /**
  * An instance on SQLite and the filesystem store loads neither the PostgreSQL driver nor the AWS
  * SDK, and `plinth --help` loads none of the service: each is loaded where a setting asks for it
- * (compose.ts, db/connect.ts). A started server has not loaded oidc-provider, jsdom or the MCP SDK
- * either, nor has `plinth user create`: they load on their first use (the OAuth server, the
- * rich-text threads, the first MCP request). Checked in a process of its own, which records every
+ * (compose.ts, db/connect.ts). A started server has not loaded oidc-provider, jsdom, the MCP SDK
+ * or playwright-core either, nor has `plinth user create`: they load on their first use (the OAuth
+ * server, the rich-text threads, the first MCP request, the first screenshot). Checked in a process of its own, which records every
  * package an import resolves to (a module hook) and every file `require` loaded.
  */
 import assert from 'node:assert/strict'
@@ -83,7 +83,7 @@ describe('modules a setting leaves unused are not loaded', () => {
   })
 
   /** Packages that load on first use only, never at start. */
-  const ON_FIRST_USE = ['oidc-provider', 'jsdom', '@modelcontextprotocol/server', 'undici']
+  const ON_FIRST_USE = ['oidc-provider', 'jsdom', '@modelcontextprotocol/server', 'undici', 'playwright-core']
   const serve = (then: string) => `
     const { startServer } = await import('./src/server.ts')
     const { loadConfig } = await import('./src/config.ts')
@@ -95,7 +95,7 @@ describe('modules a setting leaves unused are not loaded', () => {
     await server.close()`
   const serverEnv = { PLINTH_DATA_DIR: dataDir, DATABASE_URL: '', PLINTH_BLOB_STORE: 'fs', PORT: '0', HOST: '127.0.0.1' }
 
-  test('a server started and answering GET /v1 has loaded neither oidc-provider nor jsdom nor the MCP SDK', async () => {
+  test('a server started and answering GET /v1 has loaded neither oidc-provider nor jsdom nor the MCP SDK nor playwright-core', async () => {
     const loaded = await packagesLoadedBy(serve(''), serverEnv)
     assert.ok(loaded.has('fastify'), 'fastify, imported, is recorded')
     assert.deepEqual(

@@ -30,6 +30,8 @@ const OPERATION_IDS = [
   'promoteWebsiteVersion',
   'getVersionFile',
   'diffWebsiteVersions',
+  'getPageScreenshot',
+  'getBrowserReport',
   'listCollections',
   'createCollection',
   'getCollection',

@@ -40,6 +40,7 @@ const DEFAULT_TOOLS = [
   'publish_version',
   'publish_website',
   'read_file',
+  'screenshot_page',
   'set_site_password',
   'start_draft',
   'suggest_slug',

@@ -77,7 +77,10 @@ export class WebsitesRepository {
     return (await this.db.selectFrom('websites').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined
   }
 
-  insertWebsite(trx: Executor, website: Omit<WebsiteRow, 'last_version_number' | 'password_hash' | 'password_set_at'>): Promise<unknown> {
+  insertWebsite(
+    trx: Executor,
+    website: Omit<WebsiteRow, 'last_version_number' | 'password_hash' | 'password_set_at' | 'form_notify' | 'form_retention_days'>,
+  ): Promise<unknown> {
     return trx.insertInto('websites').values(website).execute()
   }
 
@@ -117,6 +120,15 @@ export class WebsitesRepository {
 
   insertVersionFiles(trx: Executor, files: VersionFileRow[]): Promise<unknown> {
     return trx.insertInto('version_files').values(files).execute()
+  }
+
+  /** The forms a version's pages declare (fields as JSON text). */
+  insertVersionForms(trx: Executor, versionId: string, forms: ReadonlyArray<{ name: string; fields: unknown }>): Promise<unknown> {
+    if (forms.length === 0) return Promise.resolve()
+    return trx
+      .insertInto('version_forms')
+      .values(forms.map((form) => ({ version_id: versionId, name: form.name, fields: JSON.stringify(form.fields) })))
+      .execute()
   }
 
   setCurrentVersion(trx: Executor, websiteId: string, versionId: string, at: string): Promise<unknown> {

@@ -148,6 +148,30 @@ const publishWarnings = Type.Optional(
   }),
 )
 
+export const FormFieldSchema = Type.Object(
+  {
+    name: Type.String(),
+    type: Type.String({ description: '`text`, `email`, `tel`, `date`, `file`, ... for inputs; `select` or `textarea`.' }),
+    required: Type.Boolean(),
+  },
+  { $id: 'FormField', description: 'A field of a form on a published page.' },
+)
+
+export const FormDeclarationSchema = Type.Object(
+  {
+    name: Type.String({ description: 'The form posts to `/_forms/{name}` on the site.' }),
+    fields: Type.Array(ref(FormFieldSchema), { description: 'Its named fields; controls (`_next`, `_gotcha`) are not listed.' }),
+  },
+  { $id: 'FormDeclaration' },
+)
+
+const publishForms = Type.Optional(
+  Type.Array(ref(FormDeclarationSchema), {
+    description:
+      'The forms the pages declare (`<form method="post" action="/_forms/{name}">`), which the site takes submissions for while this version is served. Absent when there are none.',
+  }),
+)
+
 export const PublishWebsiteResultSchema = Type.Object(
   {
     websiteId: Type.String(),
@@ -158,6 +182,7 @@ export const PublishWebsiteResultSchema = Type.Object(
     bytesWritten: Type.Integer({ description: 'Total decoded bytes of the bundle.' }),
     warnings: publishWarnings,
     vendored: VendoredField,
+    forms: publishForms,
   },
   { $id: 'PublishWebsiteResult' },
 )
@@ -173,6 +198,7 @@ export const PublishVersionResultSchema = Type.Object(
     bytesWritten: Type.Integer(),
     warnings: publishWarnings,
     vendored: VendoredField,
+    forms: publishForms,
   },
   { $id: 'PublishVersionResult' },
 )
@@ -362,6 +388,8 @@ export const SitePasswordSchema = Type.Object(
 export const websiteSchemas = (publish: PublishRequestSchemas) => [
   PublishFileSchema,
   VendoredFileSchema,
+  FormFieldSchema,
+  FormDeclarationSchema,
   publish.PublishWebsiteRequestSchema,
   PublishWebsiteResultSchema,
   VersionRefSchema,

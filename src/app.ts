@@ -12,6 +12,8 @@ import type { Config } from './config.ts'
 import { collectionsRoutes } from './content/collections.routes.ts'
 import { draftsRoutes } from './drafts/drafts.routes.ts'
 import { DRAFT_SCHEMAS } from './drafts/drafts.schemas.ts'
+import { formsRoutes } from './forms/forms.routes.ts'
+import { FORM_SCHEMAS } from './forms/forms.schemas.ts'
 import { draftsTools } from './drafts/drafts.tools.ts'
 import { EDITING_SCHEMAS } from './editing/editing.schemas.ts'
 import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
@@ -127,6 +129,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...uploadSchemas(limits),
     ...CONTENT_SCHEMAS,
     ...ASSET_SCHEMAS,
+    ...FORM_SCHEMAS,
     ApiIndexSchema,
   ])
     app.addSchema(schema)
@@ -193,6 +196,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))
       await v1.register(assetsRoutes(services.assets, limits.maxFileBytes))
+      await v1.register(formsRoutes(services))
     },
     { prefix: '/v1' },
   )

@@ -4,8 +4,6 @@
  * Every collaborator is passed explicitly; nothing has a silent default.
  */
 import { readFileSync } from 'node:fs'
-import type { IncomingMessage } from 'node:http'
-import proxyAddr from '@fastify/proxy-addr'
 import { AccountsService } from './auth/accounts.service.ts'
 import { GuessThrottle } from './auth/guess-throttle.ts'
 import { SessionsRepository } from './auth/sessions.repository.ts'
@@ -35,6 +33,9 @@ import { DomainsRepository } from './domains/domains.repository.ts'
 import { DomainsService } from './domains/domains.service.ts'
 import { ServedDomains } from './domains/served-domains.ts'
 import { ServerSecrets } from './db/server-secrets.ts'
+import type { FormsService } from './forms/forms.service.ts'
+import { setUpForms } from './forms/forms.setup.ts'
+import { clientAddressOf } from './http/client-address.ts'
 import { AssetLibrary } from './images/asset-library.ts'
 import { AssetsRepository } from './images/assets.repository.ts'
 import { AssetsService } from './images/assets.service.ts'
@@ -76,13 +77,6 @@ import { WebsitePublishing } from './websites/website-publishing.ts'
 import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import { closeWorkerPools, createWorkerPools, type WorkerPools } from './worker-pools.ts'
-
-/** The client's address of a raw request: the connection's, or what the trusted proxies say (as Fastify's request.ip). */
-function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => string {
-  if (trusted.length === 0) return (req) => req.socket.remoteAddress ?? 'unknown'
-  const trust = proxyAddr.compile([...trusted])
-  return (req) => proxyAddr(req, trust)
-}
 
 /** The services every surface (REST, MCP, CLI) calls. */
 export interface Services {
@@ -126,6 +120,8 @@ export interface Services {
   domains: DomainsService
   /** Which site a custom domain serves, and whether the TLS proxy may get a certificate for a host. */
   servedDomains: ServedDomains
+  /** Forms of published sites: their submissions, as owners and editors read them. */
+  forms: FormsService
 }
 
 /** Everything one Plinth process runs on. */
@@ -201,9 +197,16 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   // Content pages, a publish's content rules and rich text are worked on in worker threads, never on the event loop.
   const pools = options.pools ?? createWorkerPools()
   const { templates, contentScans, richText } = pools
+  const blobRows = new BlobsRepository(db.kysely)
+  // Compressed variants are made after the bytes are stored, off the request (blobs/blob-variants.ts).
+  const blobVariants = new BlobVariants({ blobs, rows: blobRows, log, ...VARIANT_WORK })
+  const access = new WebsiteAccess(db.kysely)
+  const forms = setUpForms({ config, db, access, blobs, blobRows, variants: blobVariants, log })
   const siteServer = createSiteServer({
     lock: siteLock,
     customHosts,
+    forms: forms.intake,
+    clientAddress: clientAddressOf(config.trustProxy),
     siteDomain: config.siteDomain,
     // The API and web site hosts are never site hosts, even when they sit under the site domain.
     serviceHosts: domainRules.serviceHosts,
@@ -243,10 +246,6 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     log,
   )
 
-  const blobRows = new BlobsRepository(db.kysely)
-  // Compressed variants are made after the bytes are stored, off the request (blobs/blob-variants.ts).
-  const blobVariants = new BlobVariants({ blobs, rows: blobRows, log, ...VARIANT_WORK })
-  const access = new WebsiteAccess(db.kysely)
   const purge = createPurgeHook(config.purgeUrl, config, log)
   const sitePasswords = new SitePasswords({ access, repo: websitesRepo, siteEvents, purge })
   const fetchCa = config.fetchCaFile ? readFileSync(config.fetchCaFile, 'utf8') : undefined
@@ -323,7 +322,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     },
   }
   // A server sweeps expired OAuth rows and drafts at start and hourly; a CLI command leaves that to it.
-  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps()])
+  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps(), forms.startSweeps()])
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
@@ -356,6 +355,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     }),
     servedDomains,
     assets,
+    forms: forms.service,
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
   const startSweep =
@@ -391,6 +391,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       await closingVariants
       oauth.close()
       drafts.close()
+      await forms.close()
       await siteEvents.close()
       if (!options.pools) await closeWorkerPools(pools)
       await db.close()

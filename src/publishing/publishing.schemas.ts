@@ -4,6 +4,7 @@
  * input type.
  */
 import { type Static, Type } from 'typebox'
+import { ref } from '../core/schemas.ts'
 import { CONTENT_TYPE_MAX_CHARS, ID_MAX_CHARS, MAX_PATH_CHARS } from '../core/limits.ts'
 import { CONTENT_TYPE_PATTERN } from '../core/media-types.ts'
 import { ref } from '../core/schemas.ts'
@@ -77,4 +78,20 @@ export const VendoredField = Type.Optional(
   Type.Array(ref(VendoredFileSchema), {
     description: 'Present when the publish asked `vendor: true`: each external file brought into the bundle (empty when none was named).',
   }),
+
+export const FormFieldSchema = Type.Object(
+  {
+    name: Type.String(),
+    type: Type.String({ description: '`text`, `email`, `tel`, `date`, `file`, ... for inputs; `select` or `textarea`.' }),
+    required: Type.Boolean(),
+  },
+  { $id: 'FormField', description: 'A field of a form on a published page.' },
+)
+
+export const FormDeclarationSchema = Type.Object(
+  {
+    name: Type.String({ description: 'The form posts to `/_forms/{name}` on the site.' }),
+    fields: Type.Array(ref(FormFieldSchema), { description: 'Its named fields; controls (`_next`, `_gotcha`) are not listed.' }),
+  },
+  { $id: 'FormDeclaration' },
 )

@@ -276,7 +276,7 @@ export class WebsitesRepository {
     return this.db.selectFrom('users').select(['id', 'email']).where('email', '=', email).executeTakeFirst()
   }
 
-  /** Every blob a site holds: the files of all its versions and drafts, and its library images. */
+  /** Every blob a site holds: the files of all its versions and drafts, its library images and the files sent with its forms. */
   async blobHashesOf(trx: Executor, websiteId: string): Promise<string[]> {
     const rows = await trx
       .selectFrom('version_files')
@@ -291,6 +291,13 @@ export class WebsitesRepository {
           .where('drafts.website_id', '=', websiteId),
       )
       .union(trx.selectFrom('assets').select('hash').where('website_id', '=', websiteId))
+      .union(
+        trx
+          .selectFrom('form_files')
+          .innerJoin('form_submissions', 'form_submissions.id', 'form_files.submission_id')
+          .select('form_files.hash')
+          .where('form_submissions.website_id', '=', websiteId),
+      )
       .execute()
     return rows.map((r) => r.hash)
   }

@@ -16,7 +16,7 @@ import {
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { FileChangeSchema, TextEditsField } from '../editing/editing.schemas.ts'
-import { PublishFileSchema, VendoredField, VendoredFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
+import { FormDeclarationSchema, FormFieldSchema, PublishFileSchema, VendoredField, VendoredFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
 
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Website id (web_...).' })
 export const VersionIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Version id (job_...) or version number (e.g. 2).' })
@@ -146,23 +146,6 @@ const publishWarnings = Type.Optional(
     description:
       'What browsers will still block or change on the published site although it breaks no authoring rule, each naming its file: MIXED_CONTENT (a plain-http image, font or form target on an https site), UNSAFE_EVAL (code compiled from a string: eval, Function, a string given to setTimeout, which the Content-Security-Policy refuses), EXTERNAL_MANIFEST. Absent when there is nothing to say.',
   }),
-)
-
-export const FormFieldSchema = Type.Object(
-  {
-    name: Type.String(),
-    type: Type.String({ description: '`text`, `email`, `tel`, `date`, `file`, ... for inputs; `select` or `textarea`.' }),
-    required: Type.Boolean(),
-  },
-  { $id: 'FormField', description: 'A field of a form on a published page.' },
-)
-
-export const FormDeclarationSchema = Type.Object(
-  {
-    name: Type.String({ description: 'The form posts to `/_forms/{name}` on the site.' }),
-    fields: Type.Array(ref(FormFieldSchema), { description: 'Its named fields; controls (`_next`, `_gotcha`) are not listed.' }),
-  },
-  { $id: 'FormDeclaration' },
 )
 
 const publishForms = Type.Optional(

@@ -13,6 +13,7 @@ import { collectionsRoutes } from './content/collections.routes.ts'
 import { draftsRoutes } from './drafts/drafts.routes.ts'
 import { DRAFT_SCHEMAS } from './drafts/drafts.schemas.ts'
 import { formsRoutes } from './forms/forms.routes.ts'
+import { formsTools } from './forms/forms.tools.ts'
 import { FORM_SCHEMAS } from './forms/forms.schemas.ts'
 import { draftsTools } from './drafts/drafts.tools.ts'
 import { EDITING_SCHEMAS } from './editing/editing.schemas.ts'
@@ -212,6 +213,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...draftsTools(services, config.draftTtlDays),
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries, limits }),
     ...imagesTools(services.assets, limits.maxFileBytes),
+    ...formsTools(services),
   ]
   await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit, tokenPage: webSite.tokenPage }))
   await app.register(webSite.routes)

@@ -119,6 +119,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     collections: services.collections,
     entries: services.entries,
     domains: services.domains,
+    forms: services.forms,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })

@@ -4,7 +4,6 @@
  * input type.
  */
 import { type Static, Type } from 'typebox'
-import { ref } from '../core/schemas.ts'
 import { CONTENT_TYPE_MAX_CHARS, ID_MAX_CHARS, MAX_PATH_CHARS } from '../core/limits.ts'
 import { CONTENT_TYPE_PATTERN } from '../core/media-types.ts'
 import { ref } from '../core/schemas.ts'
@@ -78,6 +77,7 @@ export const VendoredField = Type.Optional(
   Type.Array(ref(VendoredFileSchema), {
     description: 'Present when the publish asked `vendor: true`: each external file brought into the bundle (empty when none was named).',
   }),
+)
 
 export const FormFieldSchema = Type.Object(
   {

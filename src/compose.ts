@@ -33,8 +33,7 @@ import { DomainsRepository } from './domains/domains.repository.ts'
 import { DomainsService } from './domains/domains.service.ts'
 import { ServedDomains } from './domains/served-domains.ts'
 import { ServerSecrets } from './db/server-secrets.ts'
-import type { FormsService } from './forms/forms.service.ts'
-import { setUpForms } from './forms/forms.setup.ts'
+import { type FormsSetup, setUpForms } from './forms/forms.setup.ts'
 import { clientAddressOf } from './http/client-address.ts'
 import { AssetLibrary } from './images/asset-library.ts'
 import { AssetsRepository } from './images/assets.repository.ts'
@@ -121,7 +120,7 @@ export interface Services {
   /** Which site a custom domain serves, and whether the TLS proxy may get a certificate for a host. */
   servedDomains: ServedDomains
   /** Forms of published sites: their submissions, as owners and editors read them. */
-  forms: FormsService
+  forms: FormsSetup['service']
 }
 
 /** Everything one Plinth process runs on. */

@@ -15,6 +15,7 @@ import { DRAFT_SCHEMAS } from './drafts/drafts.schemas.ts'
 import { formsRoutes } from './forms/forms.routes.ts'
 import { formsTools } from './forms/forms.tools.ts'
 import { FORM_SCHEMAS } from './forms/forms.schemas.ts'
+import { FORM_DECLARATION_SCHEMAS } from './publishing/publishing.schemas.ts'
 import { draftsTools } from './drafts/drafts.tools.ts'
 import { EDITING_SCHEMAS } from './editing/editing.schemas.ts'
 import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
@@ -131,6 +132,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...uploadSchemas(limits),
     ...CONTENT_SCHEMAS,
     ...ASSET_SCHEMAS,
+    ...FORM_DECLARATION_SCHEMAS,
     ...FORM_SCHEMAS,
     ApiIndexSchema,
   ])

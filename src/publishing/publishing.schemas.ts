@@ -95,3 +95,14 @@ export const FormDeclarationSchema = Type.Object(
   },
   { $id: 'FormDeclaration' },
 )
+
+/** The `forms` field of a publish result. */
+export const PublishedFormsField = Type.Optional(
+  Type.Array(ref(FormDeclarationSchema), {
+    description:
+      'The forms the pages declare (`<form method="post" action="/_forms/{name}">`), which the site takes submissions for while this version is served. Absent when there are none.',
+  }),
+)
+
+/** The named schemas of the forms a publish finds. */
+export const FORM_DECLARATION_SCHEMAS = [FormFieldSchema, FormDeclarationSchema]

@@ -16,7 +16,7 @@ import {
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { FileChangeSchema, TextEditsField } from '../editing/editing.schemas.ts'
-import { FormDeclarationSchema, FormFieldSchema, PublishFileSchema, VendoredField, VendoredFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
+import { PublishedFormsField, PublishFileSchema, VendoredField, VendoredFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
 
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Website id (web_...).' })
 export const VersionIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Version id (job_...) or version number (e.g. 2).' })
@@ -148,13 +148,6 @@ const publishWarnings = Type.Optional(
   }),
 )
 
-const publishForms = Type.Optional(
-  Type.Array(ref(FormDeclarationSchema), {
-    description:
-      'The forms the pages declare (`<form method="post" action="/_forms/{name}">`), which the site takes submissions for while this version is served. Absent when there are none.',
-  }),
-)
-
 export const PublishWebsiteResultSchema = Type.Object(
   {
     websiteId: Type.String(),
@@ -165,7 +158,7 @@ export const PublishWebsiteResultSchema = Type.Object(
     bytesWritten: Type.Integer({ description: 'Total decoded bytes of the bundle.' }),
     warnings: publishWarnings,
     vendored: VendoredField,
-    forms: publishForms,
+    forms: PublishedFormsField,
   },
   { $id: 'PublishWebsiteResult' },
 )
@@ -181,7 +174,7 @@ export const PublishVersionResultSchema = Type.Object(
     bytesWritten: Type.Integer(),
     warnings: publishWarnings,
     vendored: VendoredField,
-    forms: publishForms,
+    forms: PublishedFormsField,
   },
   { $id: 'PublishVersionResult' },
 )
@@ -366,13 +359,10 @@ export const SitePasswordSchema = Type.Object(
     description: `The password visitors must enter, ${SITE_PASSWORD_MIN} to ${SITE_PASSWORD_MAX} characters. Stored hashed; never shown again.`,
   },
 )
-
 /** The named schemas of websites, with these publish requests. */
 export const websiteSchemas = (publish: PublishRequestSchemas) => [
   PublishFileSchema,
   VendoredFileSchema,
-  FormFieldSchema,
-  FormDeclarationSchema,
   publish.PublishWebsiteRequestSchema,
   PublishWebsiteResultSchema,
   VersionRefSchema,

@@ -15,6 +15,10 @@ import { browserTools } from './browser/browser.tools.ts'
 import { collectionsRoutes } from './content/collections.routes.ts'
 import { draftsRoutes } from './drafts/drafts.routes.ts'
 import { DRAFT_SCHEMAS } from './drafts/drafts.schemas.ts'
+import { formsRoutes } from './forms/forms.routes.ts'
+import { formsTools } from './forms/forms.tools.ts'
+import { FORM_SCHEMAS } from './forms/forms.schemas.ts'
+import { FORM_DECLARATION_SCHEMAS } from './publishing/publishing.schemas.ts'
 import { draftsTools } from './drafts/drafts.tools.ts'
 import { EDITING_SCHEMAS } from './editing/editing.schemas.ts'
 import { CONTENT_SCHEMAS } from './content/content.schemas.ts'
@@ -120,6 +124,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     entries: services.entries,
     domains: services.domains,
     pageViews: services.pageViews,
+    forms: services.forms,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })
@@ -132,6 +137,8 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...CONTENT_SCHEMAS,
     ...ASSET_SCHEMAS,
     ...BROWSER_SCHEMAS,
+    ...FORM_DECLARATION_SCHEMAS,
+    ...FORM_SCHEMAS,
     ApiIndexSchema,
   ])
     app.addSchema(schema)
@@ -199,6 +206,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))
       await v1.register(assetsRoutes(services.assets, limits.maxFileBytes))
+      await v1.register(formsRoutes(services))
     },
     { prefix: '/v1' },
   )
@@ -215,6 +223,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...draftsTools(services, config.draftTtlDays),
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries, limits }),
     ...imagesTools(services.assets, limits.maxFileBytes),
+    ...formsTools(services),
   ]
   await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit, tokenPage: webSite.tokenPage }))
   await app.register(webSite.routes)

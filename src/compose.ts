@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs'
 import { AccountsService } from './auth/accounts.service.ts'
 import { GuessThrottle } from './auth/guess-throttle.ts'
-import { clientAddressOf } from './http/client-address.ts'
 import { SessionsRepository } from './auth/sessions.repository.ts'
 import { TokensRepository } from './auth/tokens.repository.ts'
 import { TokensService } from './auth/tokens.service.ts'
@@ -35,6 +34,8 @@ import { DomainsRepository } from './domains/domains.repository.ts'
 import { DomainsService } from './domains/domains.service.ts'
 import { ServedDomains } from './domains/served-domains.ts'
 import { ServerSecrets } from './db/server-secrets.ts'
+import { setUpForms } from './forms/forms.setup.ts'
+import { clientAddressOf } from './http/client-address.ts'
 import { AssetLibrary } from './images/asset-library.ts'
 import { AssetsRepository } from './images/assets.repository.ts'
 import { AssetsService } from './images/assets.service.ts'
@@ -75,53 +76,10 @@ import { WebsiteDeletion } from './websites/website-deletion.ts'
 import { WebsitePublishing } from './websites/website-publishing.ts'
 import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
+import type { Services } from './services.ts'
 import { closeWorkerPools, createWorkerPools, type WorkerPools } from './worker-pools.ts'
 
-/** The services every surface (REST, MCP, CLI) calls. */
-export interface Services {
-  users: UsersService
-  /** People on the web site: sign-up, sign-in, sessions. */
-  accounts: AccountsService
-  /** Keys shared by every instance (upload URLs, CSRF tokens, OAuth). */
-  secrets: ServerSecrets
-  /** Sign-in from MCP clients: consent, connected apps. */
-  oauth: OAuthService
-  tokens: TokensService
-  /** Websites and their versions, as their owners and editors read them. */
-  websites: WebsiteQueries
-  /** Publishing a new website or a new version of one. */
-  publishing: WebsitePublishing
-  /** A new version from the whole bundle or from changes to a base version (createWebsiteVersion). */
-  patches: VersionPatches
-  /** Making a stored version live: review and rollback. */
-  promotion: VersionPromotion
-  /** A version's files read back, and two versions (or a version and a draft) compared. */
-  versionFiles: VersionFiles
-  /** Deleting a website for good (owner only). */
-  deletion: WebsiteDeletion
-  /** Publish jobs, as getJob answers them and as their status pages show them. */
-  jobDetails: JobDetails
-  /** Site addresses: suggestSlug, and the claims a new website makes. */
-  slugs: SlugClaims
-  /** A website's owner, editors and invitations. */
-  members: MembersService
-  /** Site passwords: set by owners and editors, checked for the site server's password page. */
-  sitePasswords: SitePasswords
-  uploads: UploadsService
-  collections: CollectionsService
-  entries: EntriesService
-  assets: AssetsService
-  /** Drafts of a site: started from a version, published as the next one. */
-  drafts: DraftsService
-  /** The files of a draft, written, edited, moved and read one at a time. */
-  draftFiles: DraftFiles
-  /** Custom domains: managed on the dashboard only. */
-  domains: DomainsService
-  /** Which site a custom domain serves, and whether the TLS proxy may get a certificate for a host. */
-  servedDomains: ServedDomains
-  /** Screenshots and browser reports of a version's or a draft's pages, in a browser started on first use. */
-  pageViews: PageViews
-}
+export type { Services } from './services.ts'
 
 /** Everything one Plinth process runs on. */
 export interface Composition {
@@ -196,9 +154,16 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   // Content pages, a publish's content rules and rich text are worked on in worker threads, never on the event loop.
   const pools = options.pools ?? createWorkerPools()
   const { templates, contentScans, richText } = pools
+  const blobRows = new BlobsRepository(db.kysely)
+  // Compressed variants are made after the bytes are stored, off the request (blobs/blob-variants.ts).
+  const blobVariants = new BlobVariants({ blobs, rows: blobRows, log, ...VARIANT_WORK })
+  const access = new WebsiteAccess(db.kysely)
+  const forms = setUpForms({ config, db, access, blobs, blobRows, variants: blobVariants, log })
   const siteServer = createSiteServer({
     lock: siteLock,
     customHosts,
+    forms: forms.intake,
+    clientAddress: clientAddressOf(config.trustProxy),
     siteDomain: config.siteDomain,
     // The API and web site hosts are never site hosts, even when they sit under the site domain.
     serviceHosts: domainRules.serviceHosts,
@@ -238,10 +203,6 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     log,
   )
 
-  const blobRows = new BlobsRepository(db.kysely)
-  // Compressed variants are made after the bytes are stored, off the request (blobs/blob-variants.ts).
-  const blobVariants = new BlobVariants({ blobs, rows: blobRows, log, ...VARIANT_WORK })
-  const access = new WebsiteAccess(db.kysely)
   const purge = createPurgeHook(config.purgeUrl, config, log)
   const sitePasswords = new SitePasswords({ access, repo: websitesRepo, siteEvents, purge })
   const fetchCa = config.fetchCaFile ? readFileSync(config.fetchCaFile, 'utf8') : undefined
@@ -318,7 +279,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     },
   }
   // A server sweeps expired OAuth rows and drafts at start and hourly; a CLI command leaves that to it.
-  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps()])
+  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps(), forms.startSweeps()])
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
@@ -352,6 +313,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     servedDomains,
     assets,
     pageViews: new PageViews({ config, access, versions: websitesRepo, drafts, site: siteServer, log }),
+    forms: forms.service,
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
   const startSweep =
@@ -388,6 +350,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       oauth.close()
       drafts.close()
       await services.pageViews.close()
+      await forms.close()
       await siteEvents.close()
       if (!options.pools) await closeWorkerPools(pools)
       await db.close()

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 import path from 'node:path'
-import { BROWSER_PAGES_DEFAULT, BUNDLE_LIMIT_RANGES, BUNDLE_LIMITS, type BundleLimits, DRAFT_TTL_DAYS_DEFAULT } from './core/limits.ts'
+import { BROWSER_PAGES_DEFAULT, BUNDLE_LIMIT_RANGES, BUNDLE_LIMITS, type BundleLimits, DRAFT_TTL_DAYS_DEFAULT, FORM_RATE_LIMITS } from './core/limits.ts'
 import { parseHostList } from './net/allow-hosts.ts'
 
 export interface Config {
@@ -64,6 +64,12 @@ export interface Config {
   browser: string | null
   /** Pages the browser loads at once (`PLINTH_BROWSER_PAGES`); more wait in a queue. */
   browserPages: number
+  /** The SMTP server form submissions are e-mailed through (`PLINTH_SMTP_URL`, smtp:// or smtps://); null sends no e-mail. */
+  smtpUrl: string | null
+  /** The From of every e-mail Plinth sends (`PLINTH_MAIL_FROM`). */
+  mailFrom: string
+  /** Form posts taken per minute per site and per client address (`PLINTH_FORM_RATE_PER_SITE`, `PLINTH_FORM_RATE_PER_ADDRESS`). */
+  formRates: Readonly<{ perSitePerMinute: number; perAddressPerMinute: number }>
 }
 
 export interface S3Settings {
@@ -203,6 +209,15 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
   if (browserSetting !== 'off' && !path.isAbsolute(browserSetting)) {
     problems.push(`PLINTH_BROWSER must be the absolute path of a Chromium executable, or off, got "${browserSetting}"`)
   }
+  const smtpUrl = env.PLINTH_SMTP_URL || null
+  if (smtpUrl !== null && !(URL.canParse(smtpUrl) && /^smtps?:$/.test(new URL(smtpUrl).protocol) && new URL(smtpUrl).hostname !== '')) {
+    problems.push('PLINTH_SMTP_URL must be an smtp:// or smtps:// URL with a host, e.g. smtps://user:password@mail.example.com')
+  }
+  const siteHost = new URL(siteUrl).hostname
+  const mailFrom = env.PLINTH_MAIL_FROM || `Plinth <plinth@${siteHost.includes('.') ? siteHost : 'localhost.localdomain'}>`
+  if (/[\r\n]/.test(mailFrom) || !/@[^\s@>]+\.[^\s@>]+>?$/.test(mailFrom)) {
+    problems.push(`PLINTH_MAIL_FROM must be an e-mail address, optionally with a name ("Plinth <forms@example.com>"), got "${mailFrom}"`)
+  }
 
   const config: Config = {
     port,
@@ -231,6 +246,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     draftTtlDays: int('PLINTH_DRAFT_TTL_DAYS', DRAFT_TTL_DAYS_DEFAULT, 1, 3650),
     browser: browserSetting === 'off' ? null : browserSetting,
     browserPages: int('PLINTH_BROWSER_PAGES', BROWSER_PAGES_DEFAULT, 1, 16),
+    smtpUrl,
+    mailFrom,
+    formRates: Object.freeze({
+      perSitePerMinute: int('PLINTH_FORM_RATE_PER_SITE', FORM_RATE_LIMITS.perSitePerMinute, 1, 1_000_000),
+      perAddressPerMinute: int('PLINTH_FORM_RATE_PER_ADDRESS', FORM_RATE_LIMITS.perAddressPerMinute, 1, 1_000_000),
+    }),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)
   return Object.freeze(config)

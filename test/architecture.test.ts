@@ -41,6 +41,7 @@ const LAYER_OF: Record<string, Layer> = {
   domains: 'feature',
   drafts: 'feature',
   browser: 'feature',
+  forms: 'feature',
   mcp: 'surface',
   web: 'surface',
   client: 'surface',

@@ -54,7 +54,7 @@ export class BlobsRepository {
   }
 
   /**
-   * Every row that keeps a blob: a version's file, a draft's file, a library image, an upload. The
+   * Every row that keeps a blob: a version's file, a draft's file, a library image, a file sent with a form, an upload. The
    * one definition of a reference, shared by the sweep's check and every removal of blobs (a
    * deleted website's, those a draft no longer holds).
    */
@@ -63,6 +63,7 @@ export class BlobsRepository {
       this.db.selectFrom('version_files').select('hash').where('hash', 'in', hashes),
       this.db.selectFrom('draft_files').select('hash').where('hash', 'in', hashes),
       this.db.selectFrom('assets').select('hash').where('hash', 'in', hashes),
+      this.db.selectFrom('form_files').select('hash').where('hash', 'in', hashes),
       this.db.selectFrom('uploads').select('sha256 as hash').where('sha256', 'in', hashes).$narrowType<{ hash: string }>(),
     ] as const
   }

@@ -269,3 +269,34 @@ export const BROWSER_CACHE_TTL_MS = 10 * 60 * 1000
 export const BROWSER_FULL_PAGE_MAX_HEIGHT = 10_000
 /** Console errors, failed requests and policy violations one report lists at most, each. */
 export const BROWSER_REPORT_MAX_ITEMS = 50
+
+/**
+ * Forms on published sites. What a publish records: forms per version, fields per form, a field
+ * name's length. What one submission may hold (`POST /_forms/{name}`): fields, a field's value,
+ * the whole body without files, files and their bytes; more is 413 or 422 and stores nothing.
+ */
+export const FORM_DECLARATION_LIMITS = Object.freeze({ maxForms: 50, maxFields: 100, maxFieldNameChars: 100 })
+export const FORM_SUBMISSION_LIMITS = Object.freeze({
+  maxFields: 100,
+  maxFieldNameChars: 100,
+  maxValueBytes: 16 * KiB,
+  maxFieldBytes: 128 * KiB,
+  maxFiles: 5,
+  maxFileBytes: 5 * MiB,
+  maxFilesBytes: 10 * MiB,
+})
+/** The largest request body a form post may have: its fields, its files and the multipart framing around them. */
+export const FORM_BODY_MAX_BYTES = FORM_SUBMISSION_LIMITS.maxFieldBytes + FORM_SUBMISSION_LIMITS.maxFilesBytes + 64 * KiB
+/**
+ * Submissions taken per minute, per site (from everyone) and per client address (to any site):
+ * a post over either waits (429 with Retry-After).
+ */
+export const FORM_RATE_LIMITS = Object.freeze({ perSitePerMinute: 60, perAddressPerMinute: 10 })
+/** Submissions one listing page holds at most, and by default. */
+export const FORM_SUBMISSIONS_PAGE_MAX = 100
+export const FORM_SUBMISSIONS_PAGE_DEFAULT = 25
+/** Longest text the inbox searches for. */
+export const FORM_SEARCH_MAX_CHARS = 200
+/** Addresses a site's submissions may be e-mailed to, and the longest retention a site may set, in days. */
+export const FORM_NOTIFY_MAX_ADDRESSES = 5
+export const FORM_RETENTION_MAX_DAYS = 3650

@@ -41,6 +41,10 @@ export interface WebsitesTable {
   password_hash: string | null
   /** When the password was last set: unlock cookies are bound to it. */
   password_set_at: string | null
+  /** JSON text of the addresses each form submission is e-mailed to; null: the owner's. */
+  form_notify: string | null
+  /** Days form submissions are kept; null: until deleted. */
+  form_retention_days: number | null
 }
 
 export interface WebsiteMembersTable {
@@ -244,6 +248,42 @@ export interface DraftFilesTable {
   content_type: string
 }
 
+/** A form a version's pages declare. */
+export interface VersionFormsTable {
+  version_id: string
+  name: string
+  /** JSON text of FormField[]. */
+  fields: string
+}
+
+/** One post a visitor made to a site's form. */
+export interface FormSubmissionsTable {
+  /** `sub_...` */
+  id: string
+  website_id: string
+  form: string
+  /** The version that took it (null once that version is gone). */
+  version_id: string | null
+  created_at: string
+  /** JSON text of {field: value}. */
+  data: string
+  /** The sender's address when a field gave a valid one, lowercased. */
+  email: string | null
+  /** 1 when the owner marked it as spam. */
+  spam: Generated<number>
+}
+
+/** A file sent with a submission, kept as a blob. */
+export interface FormFilesTable {
+  submission_id: string
+  position: number
+  field: string
+  filename: string
+  content_type: string
+  size: number
+  hash: string
+}
+
 export interface Database {
   users: UsersTable
   tokens: TokensTable
@@ -265,6 +305,9 @@ export interface Database {
   custom_domains: CustomDomainsTable
   drafts: DraftsTable
   draft_files: DraftFilesTable
+  version_forms: VersionFormsTable
+  form_submissions: FormSubmissionsTable
+  form_files: FormFilesTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -282,3 +325,5 @@ export type OAuthConnectionRow = Selectable<OAuthConnectionsTable>
 export type CustomDomainRow = Selectable<CustomDomainsTable>
 export type DraftRow = Selectable<DraftsTable>
 export type DraftFileRow = Selectable<DraftFilesTable>
+export type FormSubmissionRow = Selectable<FormSubmissionsTable>
+export type FormFileRow = Selectable<FormFilesTable>

@@ -14,6 +14,7 @@ export const TOOLSETS = {
   drafts: "a working copy of a site's files, changed one file at a time and published as the next version",
   content: 'collections and their entries, rendered as pages of the live site',
   images: "the site's image library",
+  forms: "the submissions visitors send through a site's forms",
 } as const
 
 export type ToolsetName = keyof typeof TOOLSETS

@@ -18,10 +18,11 @@ import type { BundleLimits } from '../core/limits.ts'
 import type { BlobsTable } from '../db/types.ts'
 import { type BundleInspection, type DecodedFile, type FileScan, finishCheck, inspectBundle, type StoredFileInput } from './authoring-rules.ts'
 import { bytesToText } from './bundle-paths.ts'
-import { scanTexts, type TextScan } from './content-rules.ts'
+import { HTML_CONTENT_TYPE, scanTexts, type TextScan } from './content-rules.ts'
 import type { ContentScanResults } from './content-scan-results.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
 import { type ContentReferences, resolveFiles } from './file-references.ts'
+import { type FormDeclaration, formsOfPage, mergeForms } from './form-declarations.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
 import { vendorBundle } from './bundle-vendoring.ts'
 import type { VendoredFile, VendorFetch } from '../vendoring/vendoring.ts'
@@ -42,6 +43,8 @@ export interface StoredBundle {
   newBlobBytes: number
   /** What browsers will still block on the site (see BundleCheck.warnings). */
   warnings: PublishViolation[]
+  /** The forms its pages declare (form-declarations.ts), by name. */
+  forms: FormDeclaration[]
 }
 
 export interface PublishPipelineOptions {
@@ -89,7 +92,13 @@ const WRITE_CONCURRENCY = 64
  */
 const HASH_SLICE_BYTES = 1024 * 1024
 
+/** Stored pages whose forms are remembered by blob hash, so a draft's publish reads no unchanged page again. */
+const FORMS_REMEMBERED = 2000
+
 export class PublishPipeline {
+  /** The forms of stored pages, by blob hash (bounded, oldest forgotten first). */
+  private readonly formsByHash = new Map<string, FormDeclaration[]>()
+
   constructor(private readonly options: PublishPipelineOptions) {}
 
   /**
@@ -145,6 +154,7 @@ export class PublishPipeline {
       throw scanned.status === 'rejected' ? scanned.reason : publishInvalid(check!.violations, refused)
     }
     const { files, written } = stored.value!
+    const forms = refused === 'bundle' ? await this.formsOf(inspection.scans) : []
     return {
       files,
       newBlobs: written.map((w) => w.row),
@@ -152,7 +162,28 @@ export class PublishPipeline {
       totalBytes: check.totalBytes,
       newBlobBytes: written.reduce((sum, { row }) => sum + row.size, 0),
       warnings: check.warnings,
+      forms,
     }
+  }
+
+  /** The forms the bundle's HTML pages declare; a stored page's text is read only when its hash is not remembered. */
+  private async formsOf(scans: readonly FileScan[]): Promise<FormDeclaration[]> {
+    const found: FormDeclaration[] = []
+    for (const scan of scans) {
+      if (scan.contentType !== HTML_CONTENT_TYPE) continue
+      if (!('hash' in scan)) {
+        found.push(...formsOfPage(scan.text))
+        continue
+      }
+      let forms = this.formsByHash.get(scan.hash)
+      if (forms === undefined) {
+        forms = formsOfPage(scan.text ?? bytesToText(await this.options.blobs.get(scan.hash)))
+        if (this.formsByHash.size >= FORMS_REMEMBERED) this.formsByHash.delete(this.formsByHash.keys().next().value!)
+        this.formsByHash.set(scan.hash, forms)
+      }
+      found.push(...forms)
+    }
+    return mergeForms(found)
   }
 
   /**

@@ -78,3 +78,31 @@ export const VendoredField = Type.Optional(
     description: 'Present when the publish asked `vendor: true`: each external file brought into the bundle (empty when none was named).',
   }),
 )
+
+export const FormFieldSchema = Type.Object(
+  {
+    name: Type.String(),
+    type: Type.String({ description: '`text`, `email`, `tel`, `date`, `file`, ... for inputs; `select` or `textarea`.' }),
+    required: Type.Boolean(),
+  },
+  { $id: 'FormField', description: 'A field of a form on a published page.' },
+)
+
+export const FormDeclarationSchema = Type.Object(
+  {
+    name: Type.String({ description: 'The form posts to `/_forms/{name}` on the site.' }),
+    fields: Type.Array(ref(FormFieldSchema), { description: 'Its named fields; controls (`_next`, `_gotcha`) are not listed.' }),
+  },
+  { $id: 'FormDeclaration' },
+)
+
+/** The `forms` field of a publish result. */
+export const PublishedFormsField = Type.Optional(
+  Type.Array(ref(FormDeclarationSchema), {
+    description:
+      'The forms the pages declare (`<form method="post" action="/_forms/{name}">`), which the site takes submissions for while this version is served. Absent when there are none.',
+  }),
+)
+
+/** The named schemas of the forms a publish finds. */
+export const FORM_DECLARATION_SCHEMAS = [FormFieldSchema, FormDeclarationSchema]

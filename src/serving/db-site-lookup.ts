@@ -37,13 +37,16 @@ export class DbSiteLookup implements SiteLookup {
     query = number === null ? query.whereRef('versions.id', '=', 'websites.current_version_id') : query.where('versions.number', '=', number)
     const version = await query.executeTakeFirst()
     if (!version) return null
-    const rows = await this.db
-      .selectFrom('version_files as f')
-      .innerJoin('blobs', 'blobs.hash', 'f.hash')
-      .select(FILE_COLUMNS)
-      .where('f.version_id', '=', version.versionId)
-      .execute()
-    return { ...version, number: Number(version.number), files: servedFiles(rows) }
+    const [rows, forms] = await Promise.all([
+      this.db
+        .selectFrom('version_files as f')
+        .innerJoin('blobs', 'blobs.hash', 'f.hash')
+        .select(FILE_COLUMNS)
+        .where('f.version_id', '=', version.versionId)
+        .execute(),
+      this.db.selectFrom('version_forms').select('name').where('version_id', '=', version.versionId).execute(),
+    ])
+    return { ...version, number: Number(version.number), files: servedFiles(rows), forms: forms.map((form) => form.name) }
   }
 
   /** The draft of this slug's site, expired or not (serving compares `expiresAt` with its own clock). */

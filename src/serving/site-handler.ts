@@ -10,9 +10,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { BlobStore } from '../blobs/blob-store.ts'
 import { parseDraftLabel } from '../core/site-address.ts'
 import type { ServingCounters } from '../ops/metrics.ts'
+import { FORM_PATH_PREFIX } from '../core/form-names.ts'
 import type { ContentResponder, ContentStats } from './content-responder.ts'
 import type { CustomHosts } from './custom-hosts.ts'
 import { FileResponder } from './file-responses.ts'
+import { FormPosts, type FormReceiver, THANKS_PAGE, thanksPageOf } from './form-posts.ts'
 import { METHOD_NOT_ALLOWED_PAGE, NO_SITE_PAGE, SERVICE_WORKER_REFUSED_PAGE, sendPage } from './security-headers.ts'
 import { BlobCache, ManifestCache, type ManifestCacheLimits } from './site-cache.ts'
 import { type HostEntry, SiteHosts } from './site-host.ts'
@@ -66,6 +68,17 @@ export interface SiteServerOptions {
   lock?: SiteLock | null
   /** Verified custom domains (custom-hosts.ts); without it only `{slug}.{site_domain}` hosts are sites. */
   customHosts?: CustomHosts | null
+  /** Takes posts to the forms versions declare (form-posts.ts); without it a site takes no form posts. */
+  forms?: FormReceiver | null
+  /** The client's address (what form posts are counted by): the connection's, or what trusted proxies report. */
+  clientAddress?: (req: IncomingMessage) => string
+}
+
+/** The path of a request target, without its query. */
+const pathOf = (url: string | undefined): string => {
+  const target = url ?? '/'
+  const query = target.indexOf('?')
+  return query === -1 ? target : target.slice(0, query)
 }
 
 export function createSiteServer(options: SiteServerOptions): SiteServer {
@@ -82,16 +95,38 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   const hosts = new SiteHosts(siteDomain, options.serviceHosts ?? [], options.customHosts ?? null)
   const files = new FileResponder(blobs, log)
   const router = new SiteRouter(content, files)
+  const forms = options.forms ? new FormPosts(options.forms, options.clientAddress ?? ((req) => req.socket.remoteAddress ?? 'unknown')) : null
+
+  /** What a request to a version gets once past its password gate: a form post, a form's thank-you page, or what routing answers. */
+  function answer(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, form: string | null): void {
+    if (form !== null) {
+      forms!.post(req, res, version, form).catch((error) => files.fail(req, res, error))
+      return
+    }
+    const thanks = forms !== null && req.url?.startsWith(FORM_PATH_PREFIX) === true ? thanksPageOf(pathOf(req.url)) : null
+    if (thanks !== null && version.forms.has(thanks) && !version.files.has(pathOf(req.url).slice(1))) sendPage(res, THANKS_PAGE, head)
+    else router.serve(req, res, version, head)
+  }
 
   /** A protected site answers its password page until the visitor has unlocked it on this host (an owner's request aside). */
-  function gated(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, head: boolean, unlocking: boolean, owner: boolean): void {
+  function gated(
+    req: IncomingMessage,
+    res: ServerResponse,
+    version: PreparedVersion,
+    head: boolean,
+    unlocking: boolean,
+    owner: boolean,
+    form: string | null,
+  ): void {
     if (unlocking && !owner) {
       lock!.unlock(req, res, version).catch((error) => files.fail(req, res, error))
       return
     }
-    const locked = !owner && version.lockedSince !== null && lock !== null && !lock.isUnlocked(req, version)
-    if (locked) sendPage(res, lock.lockedPage(req), head)
-    else router.serve(req, res, version, head)
+    if (!owner && version.lockedSince !== null && lock !== null && !lock.isUnlocked(req, version)) {
+      // A form post to a locked site is not read: the visitor unlocks the site first.
+      if (form !== null) req.resume()
+      sendPage(res, lock.lockedPage(req), head)
+    } else answer(req, res, version, head, form)
   }
 
   /** Answers a request to `site` (null: its Host names no site). */
@@ -101,7 +136,9 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       const head = method === 'HEAD'
       // The one POST a site host takes: the password form of a protected site.
       const unlocking = method === 'POST' && lock !== null && (req.url === UNLOCK_PATH || req.url?.startsWith(`${UNLOCK_PATH}?`) === true)
-      if (method !== 'GET' && !head && !unlocking) {
+      // And the posts to its forms.
+      const form = method === 'POST' && forms !== null && req.url?.startsWith(FORM_PATH_PREFIX) === true ? pathOf(req.url).slice(FORM_PATH_PREFIX.length) : null
+      if (method !== 'GET' && !head && !unlocking && form === null) {
         sendPage(res, METHOD_NOT_ALLOWED_PAGE, false)
         return
       }
@@ -117,14 +154,14 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       const version = manifests.get(site.label)
       if (version !== undefined) {
         if (version === null) sendPage(res, NO_SITE_PAGE, head)
-        else gated(req, res, version, head, unlocking, owner)
+        else gated(req, res, version, head, unlocking, owner, form)
         return
       }
       manifests
         .load(site.label, site.site)
         .then((loaded) => {
           if (loaded === null) sendPage(res, NO_SITE_PAGE, head)
-          else gated(req, res, loaded, head, unlocking, owner)
+          else gated(req, res, loaded, head, unlocking, owner, form)
         })
         .catch((error) => files.fail(req, res, error))
     } catch (error) {

@@ -28,6 +28,8 @@ export interface ServedVersion {
   files: ServedFile[]
   /** When the site's password was set; null (or absent) when the site is open to everyone. */
   lockedSince?: string | null
+  /** The names of the forms its pages declare (none for a draft's preview). */
+  forms?: readonly string[]
   /** From when it is no longer served (a draft's expiry); null (or absent) when it is served as long as it exists. */
   expiresAt?: string | null
 }

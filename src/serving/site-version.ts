@@ -62,6 +62,8 @@ export interface PreparedVersion {
   recheckAt: number
   /** When the site's password was set (unlock cookies are bound to it); null when the site is open. */
   lockedSince: string | null
+  /** The forms this version declares: the only ones its hosts take posts to. */
+  forms: ReadonlySet<string>
   /** The parsed `_redirects`, null when the bundle has none. */
   redirects: RedirectRules | null
   /** The parsed `_headers`, null when the bundle has none. */
@@ -182,6 +184,7 @@ export function prepareVersion(version: ServedVersion, at: { label: string; prev
     notFound: files.get('404.html') ?? null,
     recheckAt: Infinity,
     lockedSince: version.lockedSince ?? null,
+    forms: new Set(version.forms ?? []),
     redirects: null,
     headerRules: null,
     headerMemo: new Map(),

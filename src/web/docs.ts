@@ -25,6 +25,7 @@ const ORDER = [
   'authoring',
   'migrating',
   'content',
+  'forms',
   'errors',
   'self-hosting',
   'scaling',

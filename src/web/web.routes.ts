@@ -26,6 +26,7 @@ import { type DashboardServices, dashboardRoutes } from './dashboard.routes.ts'
 import { type DeployServices, deployRoutes } from './deploy.routes.ts'
 import { loadDocs } from './docs.ts'
 import { type DomainPageServices, domainRoutes } from './domains.routes.ts'
+import { type FormInboxServices, formInboxRoutes } from './form-inbox.routes.ts'
 import { type JobPageServices, jobRoutes } from './jobs.routes.ts'
 import { requireSignIn, sendErrorPage } from './forms.ts'
 import { negotiate, type Representation } from './pages.ts'
@@ -34,7 +35,7 @@ import { pageViewRoutes } from './page-views.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
 import { cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
 
-export interface WebSiteOptions extends DashboardServices, DeployServices, DomainPageServices, JobPageServices {
+export interface WebSiteOptions extends DashboardServices, DeployServices, DomainPageServices, JobPageServices, FormInboxServices {
   config: Config
   accounts: AccountsService
   tokens: TokensService
@@ -131,6 +132,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
         await signedIn.register(pageViewRoutes(web, options))
         await signedIn.register(jobRoutes(web, options))
         await signedIn.register(domainRoutes(web, options))
+        await signedIn.register(formInboxRoutes(web, options))
         await signedIn.register(connectRoutes(web, options.oauth, options.oauthEndpoint))
       })
     },

@@ -295,6 +295,7 @@ export class WebsitePublishing {
       trx,
       bundle.files.map((f) => ({ version_id: row.id, path: f.path, hash: f.hash, size: f.size, content_type: f.contentType })),
     )
+    await repo.insertVersionForms(trx, row.id, bundle.forms)
   }
 }
 
@@ -330,4 +331,7 @@ function clippedList(paths: string[], shown = 10): string {
 }
 
 /** A publish result's warnings: present only when there is something to say. */
-const warningsOf = (bundle: StoredBundle) => (bundle.warnings.length > 0 ? { warnings: bundle.warnings } : {})
+const warningsOf = (bundle: StoredBundle) => ({
+  ...(bundle.warnings.length > 0 ? { warnings: bundle.warnings } : {}),
+  ...(bundle.forms.length > 0 ? { forms: bundle.forms } : {}),
+})

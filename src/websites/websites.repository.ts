@@ -77,7 +77,10 @@ export class WebsitesRepository {
     return (await this.db.selectFrom('websites').select('id').where('slug', '=', slug).executeTakeFirst()) !== undefined
   }
 
-  insertWebsite(trx: Executor, website: Omit<WebsiteRow, 'last_version_number' | 'password_hash' | 'password_set_at'>): Promise<unknown> {
+  insertWebsite(
+    trx: Executor,
+    website: Omit<WebsiteRow, 'last_version_number' | 'password_hash' | 'password_set_at' | 'form_notify' | 'form_retention_days'>,
+  ): Promise<unknown> {
     return trx.insertInto('websites').values(website).execute()
   }
 
@@ -117,6 +120,15 @@ export class WebsitesRepository {
 
   insertVersionFiles(trx: Executor, files: VersionFileRow[]): Promise<unknown> {
     return trx.insertInto('version_files').values(files).execute()
+  }
+
+  /** The forms a version's pages declare (fields as JSON text). */
+  insertVersionForms(trx: Executor, versionId: string, forms: ReadonlyArray<{ name: string; fields: unknown }>): Promise<unknown> {
+    if (forms.length === 0) return Promise.resolve()
+    return trx
+      .insertInto('version_forms')
+      .values(forms.map((form) => ({ version_id: versionId, name: form.name, fields: JSON.stringify(form.fields) })))
+      .execute()
   }
 
   setCurrentVersion(trx: Executor, websiteId: string, versionId: string, at: string): Promise<unknown> {
@@ -264,7 +276,7 @@ export class WebsitesRepository {
     return this.db.selectFrom('users').select(['id', 'email']).where('email', '=', email).executeTakeFirst()
   }
 
-  /** Every blob a site holds: the files of all its versions and drafts, and its library images. */
+  /** Every blob a site holds: the files of all its versions and drafts, its library images and the files sent with its forms. */
   async blobHashesOf(trx: Executor, websiteId: string): Promise<string[]> {
     const rows = await trx
       .selectFrom('version_files')
@@ -279,6 +291,13 @@ export class WebsitesRepository {
           .where('drafts.website_id', '=', websiteId),
       )
       .union(trx.selectFrom('assets').select('hash').where('website_id', '=', websiteId))
+      .union(
+        trx
+          .selectFrom('form_files')
+          .innerJoin('form_submissions', 'form_submissions.id', 'form_files.submission_id')
+          .select('form_files.hash')
+          .where('form_submissions.website_id', '=', websiteId),
+      )
       .execute()
     return rows.map((r) => r.hash)
   }

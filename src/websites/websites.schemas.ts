@@ -16,7 +16,7 @@ import {
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { FileChangeSchema, TextEditsField } from '../editing/editing.schemas.ts'
-import { PublishFileSchema, VendoredField, VendoredFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
+import { PublishedFormsField, PublishFileSchema, VendoredField, VendoredFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
 
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Website id (web_...).' })
 export const VersionIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Version id (job_...) or version number (e.g. 2).' })
@@ -158,6 +158,7 @@ export const PublishWebsiteResultSchema = Type.Object(
     bytesWritten: Type.Integer({ description: 'Total decoded bytes of the bundle.' }),
     warnings: publishWarnings,
     vendored: VendoredField,
+    forms: PublishedFormsField,
   },
   { $id: 'PublishWebsiteResult' },
 )
@@ -173,6 +174,7 @@ export const PublishVersionResultSchema = Type.Object(
     bytesWritten: Type.Integer(),
     warnings: publishWarnings,
     vendored: VendoredField,
+    forms: PublishedFormsField,
   },
   { $id: 'PublishVersionResult' },
 )
@@ -357,7 +359,6 @@ export const SitePasswordSchema = Type.Object(
     description: `The password visitors must enter, ${SITE_PASSWORD_MIN} to ${SITE_PASSWORD_MAX} characters. Stored hashed; never shown again.`,
   },
 )
-
 /** The named schemas of websites, with these publish requests. */
 export const websiteSchemas = (publish: PublishRequestSchemas) => [
   PublishFileSchema,

@@ -54,6 +54,17 @@ const OPERATION_IDS = [
   'writeDraftFile',
   'editDraftFile',
   'deleteDraftFile',
+  'listForms',
+  'listFormSubmissions',
+  'exportFormSubmissions',
+  'deleteFormSubmissions',
+  'getFormSubmission',
+  'markFormSubmission',
+  'deleteFormSubmission',
+  'getFormSubmissionFile',
+  'getFormSettings',
+  'setFormSettings',
+  'eraseFormSubmissions',
 ]
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
 const DOC_ID = 'urn:plinth:openapi'

@@ -46,7 +46,7 @@ const DEFAULT_TOOLS = [
   'suggest_slug',
   'write_file',
 ]
-const ALL_TOOLS = [...DEFAULT_TOOLS, ...CONTENT_TOOLS, 'import_asset'].sort()
+const ALL_TOOLS = [...DEFAULT_TOOLS, ...CONTENT_TOOLS, 'import_asset', 'list_forms', 'list_form_submissions'].sort()
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 const INIT = JSON.stringify({
@@ -127,11 +127,11 @@ for (const store of STORES) {
       })
 
       it('refuses an unknown toolset with VALIDATION_FAILED in the REST envelope, naming where it was given', async () => {
-        const byHeader = await server.api('POST', '/mcp', { token: user.token, body: INIT, headers: { ...MCP_HEADERS, 'x-mcp-toolsets': 'default,forms' } })
+        const byHeader = await server.api('POST', '/mcp', { token: user.token, body: INIT, headers: { ...MCP_HEADERS, 'x-mcp-toolsets': 'default,billing' } })
         assert.equal(byHeader.status, 422, byHeader.text)
         assert.equal(byHeader.body.error.code, 'VALIDATION_FAILED')
-        assert.match(byHeader.body.error.fields['X-MCP-Toolsets'], /"forms".*publishing, drafts, content, images, default, all/)
-        assert.match(byHeader.body.error.message, /Unknown toolset "forms"/)
+        assert.match(byHeader.body.error.fields['X-MCP-Toolsets'], /"billing".*publishing, drafts, content, images, forms, default, all/)
+        assert.match(byHeader.body.error.message, /Unknown toolset "billing"/)
 
         const byQuery = await server.api('POST', `/mcp?toolsets=${'x'.repeat(500)}`, { token: user.token, body: INIT, headers: MCP_HEADERS })
         assert.equal(byQuery.status, 422)

@@ -1,0 +1,209 @@
+/**
+ * Form posts on a site's host: `POST /_forms/{name}`. Guarded before any byte of the body is read
+ * (the served version must declare the form, the site and the client address must be under their
+ * rate limits, the body must be a form of a size that can fit), then parsed as it streams in by
+ * busboy (urlencoded or multipart) within the submission limits, and handed to the forms feature
+ * through the FormReceiver port. The answer is a 303 to the form's `_next` (a path of this site)
+ * or to a thank-you page, or JSON when the request asks for it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import busboy from 'busboy'
+import { AppError } from '../core/errors.ts'
+import { FORM_PATH_PREFIX, NEXT_FIELD } from '../core/form-names.ts'
+import { FORM_BODY_MAX_BYTES, FORM_SUBMISSION_LIMITS, formatSize } from '../core/limits.ts'
+import { safeReturnPath } from '../core/site-address.ts'
+import { statusOf } from '../http/error-status.ts'
+import { builtin, htmlPage, sendPage } from './security-headers.ts'
+import type { PreparedVersion } from './site-version.ts'
+
+/** A file sent with a form post, read into memory (within FORM_SUBMISSION_LIMITS). */
+export interface PostedFile {
+  field: string
+  filename: string
+  contentType: string
+  bytes: Buffer
+}
+
+/** A form post as the forms feature takes it: every field in order, controls included. */
+export interface FormPost {
+  websiteId: string
+  versionId: string
+  form: string
+  fields: Array<[string, string]>
+  files: PostedFile[]
+  clientAddress: string
+}
+
+/** The forms feature, as serving needs it (forms/form-intake.ts). */
+export interface FormReceiver {
+  /** Null when a post from `address` to the site may be taken now, else the seconds to wait (it is counted when taken). */
+  admit(websiteId: string, address: string): number | null
+  /** Stores the post (or, for the honeypot, pretends to): its submission id. Throws AppError for a post it refuses. */
+  receive(post: FormPost): Promise<{ submissionId: string }>
+}
+
+const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data']
+const THANKS_SUFFIX = '/thanks'
+const SITE_THANKS_FILE = 'thanks.html'
+
+/** The form a GET path shows the thank-you page of (`/_forms/{name}/thanks`), null for any other path. */
+export function thanksPageOf(path: string): string | null {
+  if (!path.startsWith(FORM_PATH_PREFIX) || !path.endsWith(THANKS_SUFFIX)) return null
+  return path.slice(FORM_PATH_PREFIX.length, -THANKS_SUFFIX.length)
+}
+
+/** The built-in thank-you page, for a form of a site that has no thanks.html. */
+export const THANKS_PAGE = builtin(
+  200,
+  'text/html; charset=utf-8',
+  htmlPage('Thank you', 'Your message was sent.', 'You can go back to the site now.').replace('</body>', '<p><a href="/">Back to the site</a></p></body>'),
+)
+
+export class FormPosts {
+  constructor(
+    private readonly receiver: FormReceiver,
+    private readonly clientAddress: (req: IncomingMessage) => string,
+  ) {}
+
+  /** Answers a POST to `/_forms/{name}` (name as given, not yet checked) on a host serving `version`. */
+  async post(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, name: string): Promise<void> {
+    const json = wantsJson(req)
+    if (!version.forms.has(name)) return refuse(req, res, json, new AppError('NOT_FOUND', 'This site has no such form.'))
+    const address = this.clientAddress(req)
+    const wait = this.receiver.admit(version.websiteId, address)
+    if (wait !== null) {
+      const error = new AppError('RATE_LIMITED', `Too many submissions: try again in ${wait} seconds.`, { retryAfterSeconds: wait })
+      return refuse(req, res, json, error)
+    }
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+    if (!FORM_TYPES.includes(type)) {
+      return refuse(req, res, json, new AppError('UNSUPPORTED_MEDIA_TYPE', `A form is posted as ${FORM_TYPES.join(' or ')}.`))
+    }
+    const declared = Number(req.headers['content-length'])
+    if (Number.isFinite(declared) && declared > FORM_BODY_MAX_BYTES)
+      return refuse(req, res, json, tooLarge(`the body is over ${formatSize(FORM_BODY_MAX_BYTES)}`))
+    let parsed: { fields: Array<[string, string]>; files: PostedFile[] }
+    try {
+      parsed = await readForm(req)
+    } catch (error) {
+      if (error instanceof AppError) return refuse(req, res, json, error)
+      throw error
+    }
+    let submissionId: string
+    try {
+      ;({ submissionId } = await this.receiver.receive({
+        websiteId: version.websiteId,
+        versionId: version.versionId,
+        form: name,
+        ...parsed,
+        clientAddress: address,
+      }))
+    } catch (error) {
+      if (error instanceof AppError) return refuse(req, res, json, error)
+      throw error
+    }
+    if (json) {
+      const body = JSON.stringify({ submissionId })
+      res.writeHead(201, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' })
+      res.end(body)
+      return
+    }
+    const next = safeReturnPath(parsed.fields.find(([field]) => field === NEXT_FIELD)?.[1])
+    const thanks = version.files.has(SITE_THANKS_FILE) ? `/${SITE_THANKS_FILE}` : `${FORM_PATH_PREFIX}${name}${THANKS_SUFFIX}`
+    res.writeHead(303, { Location: next ?? thanks, 'Content-Length': '0', 'Cache-Control': 'no-store' })
+    res.end()
+  }
+}
+
+const wantsJson = (req: IncomingMessage): boolean => /\bapplication\/json\b/i.test(req.headers.accept ?? '')
+
+const tooLarge = (what: string) => new AppError('PAYLOAD_TOO_LARGE', `The form is too large: ${what}.`)
+const tooMany = (field: string, what: string) => new AppError('VALIDATION_FAILED', `The form has ${what}.`, { fields: { [field]: what } })
+
+/**
+ * Answers a refused post, as JSON or as a small page, and stops reading its body: the connection
+ * is closed once the answer is sent, so a client still sending is not read to its end.
+ */
+function refuse(req: IncomingMessage, res: ServerResponse, json: boolean, error: AppError): void {
+  const status = statusOf(error)
+  const extra = error.retryAfterSeconds === undefined ? [] : ['Retry-After', String(error.retryAfterSeconds)]
+  if (!req.complete) extra.push('Connection', 'close')
+  const page = json
+    ? builtin(status, 'application/json; charset=utf-8', JSON.stringify(error.toEnvelope()), extra)
+    : builtin(status, 'text/html; charset=utf-8', htmlPage(status === 404 ? 'Form not found' : 'The form was not sent', error.message), extra)
+  req.unpipe()
+  req.resume()
+  sendPage(res, page, false)
+}
+
+/** The fields and files of a form body, within FORM_SUBMISSION_LIMITS; AppError for one over them. */
+function readForm(req: IncomingMessage): Promise<{ fields: Array<[string, string]>; files: PostedFile[] }> {
+  const limits = FORM_SUBMISSION_LIMITS
+  return new Promise((resolve, reject) => {
+    const fields: Array<[string, string]> = []
+    const files: PostedFile[] = []
+    let received = 0
+    let fieldBytes = 0
+    let fileBytes = 0
+    let failed = false
+    let parser: busboy.Busboy
+    try {
+      parser = busboy({
+        headers: req.headers,
+        defParamCharset: 'utf8',
+        limits: {
+          fieldNameSize: limits.maxFieldNameChars,
+          fieldSize: limits.maxValueBytes,
+          fields: limits.maxFields,
+          files: limits.maxFiles,
+          fileSize: limits.maxFileBytes,
+          parts: limits.maxFields + limits.maxFiles,
+        },
+      })
+    } catch {
+      reject(new AppError('BAD_REQUEST', 'The form body cannot be read: its Content-Type is incomplete.'))
+      return
+    }
+    const fail = (error: AppError) => {
+      if (failed) return
+      failed = true
+      req.unpipe(parser)
+      reject(error)
+    }
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length
+      if (received > FORM_BODY_MAX_BYTES) fail(tooLarge(`the body is over ${formatSize(FORM_BODY_MAX_BYTES)}`))
+    })
+    req.on('error', () => fail(new AppError('BAD_REQUEST', 'The form body was cut off.')))
+    parser.on('field', (name, value, info) => {
+      if (info.nameTruncated) return fail(tooMany(name.slice(0, 40), `a field name over ${limits.maxFieldNameChars} characters`))
+      if (info.valueTruncated) return fail(tooLarge(`the field ${JSON.stringify(name)} is over ${formatSize(limits.maxValueBytes)}`))
+      fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value)
+      if (fieldBytes > limits.maxFieldBytes) return fail(tooLarge(`its fields are over ${formatSize(limits.maxFieldBytes)} together`))
+      fields.push([name, value])
+    })
+    parser.on('file', (field, stream, info) => {
+      const chunks: Buffer[] = []
+      stream.on('data', (chunk: Buffer) => {
+        fileBytes += chunk.length
+        if (fileBytes > limits.maxFilesBytes) fail(tooLarge(`its files are over ${formatSize(limits.maxFilesBytes)} together`))
+        else chunks.push(chunk)
+      })
+      stream.on('limit', () => fail(tooLarge(`the file ${JSON.stringify(info.filename ?? field)} is over ${formatSize(limits.maxFileBytes)}`)))
+      stream.on('end', () => {
+        const bytes = Buffer.concat(chunks)
+        // A file input left empty is sent as a part with no name and no bytes.
+        if (failed || (bytes.length === 0 && !info.filename)) return
+        files.push({ field, filename: info.filename ?? '', contentType: info.mimeType || 'application/octet-stream', bytes })
+      })
+    })
+    parser.on('fieldsLimit', () => fail(tooMany('fields', `more than ${limits.maxFields} fields`)))
+    parser.on('filesLimit', () => fail(tooMany('files', `more than ${limits.maxFiles} files`)))
+    parser.on('partsLimit', () => fail(tooMany('fields', `more than ${limits.maxFields + limits.maxFiles} parts`)))
+    parser.on('error', () => fail(new AppError('BAD_REQUEST', 'The form body is malformed.')))
+    parser.on('close', () => {
+      if (!failed) resolve({ fields, files })
+    })
+    req.pipe(parser)
+  })
+}

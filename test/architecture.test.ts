@@ -47,6 +47,7 @@ const LAYER_OF: Record<string, Layer> = {
   client: 'surface',
   'app.ts': 'composition',
   'compose.ts': 'composition',
+  'services.ts': 'composition',
   'worker-pools.ts': 'composition',
   'main.ts': 'start-up',
   'server.ts': 'start-up',

@@ -41,6 +41,8 @@ import { websitesRoutes } from './websites/websites.routes.ts'
 import { publishRequestSchemas, websiteSchemas } from './websites/websites.schemas.ts'
 import { ApiIndexSchema } from './http/api-index.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
+import { webhooksRoutes } from './webhooks/webhooks.routes.ts'
+import { WEBHOOK_SCHEMAS } from './webhooks/webhooks.schemas.ts'
 import { createWebSite } from './web/web.routes.ts'
 import { siteUrlPattern } from './core/site-address.ts'
 
@@ -116,6 +118,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     collections: services.collections,
     entries: services.entries,
     domains: services.domains,
+    webhooks: services.webhooks,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })
@@ -127,6 +130,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...uploadSchemas(limits),
     ...CONTENT_SCHEMAS,
     ...ASSET_SCHEMAS,
+    ...WEBHOOK_SCHEMAS,
     ApiIndexSchema,
   ])
     app.addSchema(schema)
@@ -193,6 +197,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       await v1.register(collectionsRoutes(services.collections))
       await v1.register(entriesRoutes(services.entries))
       await v1.register(assetsRoutes(services.assets, limits.maxFileBytes))
+      await v1.register(webhooksRoutes(services.webhooks))
     },
     { prefix: '/v1' },
   )

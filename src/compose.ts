@@ -4,8 +4,6 @@
  * Every collaborator is passed explicitly; nothing has a silent default.
  */
 import { readFileSync } from 'node:fs'
-import type { IncomingMessage } from 'node:http'
-import proxyAddr from '@fastify/proxy-addr'
 import { AccountsService } from './auth/accounts.service.ts'
 import { GuessThrottle } from './auth/guess-throttle.ts'
 import { SessionsRepository } from './auth/sessions.repository.ts'
@@ -42,6 +40,7 @@ import type { Logger } from './log.ts'
 import { OAuthRepository } from './oauth/oauth.repository.ts'
 import { OAuthEndpoint } from './oauth/oauth.routes.ts'
 import { OAuthService } from './oauth/oauth.service.ts'
+import { clientAddressOf } from './http/client-address.ts'
 import { Metrics } from './ops/metrics.ts'
 import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from './publishing/content-scan-results.ts'
 import { PublishPipeline } from './publishing/publish-pipeline.ts'
@@ -75,14 +74,9 @@ import { WebsiteDeletion } from './websites/website-deletion.ts'
 import { WebsitePublishing } from './websites/website-publishing.ts'
 import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
+import { createWebhooks } from './webhooks/webhooks.ts'
+import type { WebhooksService } from './webhooks/webhooks.service.ts'
 import { closeWorkerPools, createWorkerPools, type WorkerPools } from './worker-pools.ts'
-
-/** The client's address of a raw request: the connection's, or what the trusted proxies say (as Fastify's request.ip). */
-function clientAddressOf(trusted: readonly string[]): (req: IncomingMessage) => string {
-  if (trusted.length === 0) return (req) => req.socket.remoteAddress ?? 'unknown'
-  const trust = proxyAddr.compile([...trusted])
-  return (req) => proxyAddr(req, trust)
-}
 
 /** The services every surface (REST, MCP, CLI) calls. */
 export interface Services {
@@ -126,6 +120,8 @@ export interface Services {
   domains: DomainsService
   /** Which site a custom domain serves, and whether the TLS proxy may get a certificate for a host. */
   servedDomains: ServedDomains
+  /** A site's webhooks and their delivery logs (owner only). */
+  webhooks: WebhooksService
 }
 
 /** Everything one Plinth process runs on. */
@@ -287,6 +283,8 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     httpsSites: config.siteScheme === 'https',
     limits: config.bundleLimits,
   })
+  // Events other features record in their transactions, and this instance's sender of them.
+  const webhooks = await createWebhooks({ db, config, access, secrets, ca: fetchCa, log })
   const publishing = new WebsitePublishing({
     config,
     access,
@@ -300,6 +298,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     onPublished: (bytes) => metrics.published(bytes),
     collections: collectionsRepo,
     vendorFetch: safeVendorFetch({ allowHosts: new Set(config.fetchAllowHosts), userAgent: `Plinth/1.0 (+${config.siteUrl})`, ca: fetchCa }),
+    webhookEvents: webhooks.outbox,
   })
   const draftRecords = new DraftRecords({
     config,
@@ -323,7 +322,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     },
   }
   // A server sweeps expired OAuth rows and drafts at start and hourly; a CLI command leaves that to it.
-  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps()])
+  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps(), webhooks.sender.start()])
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
@@ -334,16 +333,16 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     websites: new WebsiteQueries({ config, access, repo: websitesRepo }),
     publishing,
     patches: new VersionPatches({ access, repo: websitesRepo, blobs, publishing }),
-    promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo }),
+    promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo, webhookEvents: webhooks.outbox }),
     versionFiles: new VersionFiles({ access, repo: websitesRepo, blobs, otherSources: [draftFileSets] }),
-    deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge }),
+    deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge, webhookEvents: webhooks.outbox }),
     jobDetails: new JobDetails(config, websitesRepo),
     slugs,
     members,
     sitePasswords,
     uploads,
     collections,
-    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary, assets), siteEvents }),
+    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary, assets), siteEvents, webhookEvents: webhooks.outbox }),
     drafts,
     draftFiles: new DraftFiles(draftRecords),
     domains: new DomainsService({
@@ -356,6 +355,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     }),
     servedDomains,
     assets,
+    webhooks: webhooks.service,
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
   const startSweep =
@@ -391,6 +391,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       await closingVariants
       oauth.close()
       drafts.close()
+      await webhooks.sender.close()
       await siteEvents.close()
       if (!options.pools) await closeWorkerPools(pools)
       await db.close()

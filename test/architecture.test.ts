@@ -40,6 +40,7 @@ const LAYER_OF: Record<string, Layer> = {
   oauth: 'feature',
   domains: 'feature',
   drafts: 'feature',
+  webhooks: 'feature',
   mcp: 'surface',
   web: 'surface',
   client: 'surface',

@@ -50,3 +50,11 @@ export type FileSetKind = (typeof FILE_SET_KINDS)[number]
 /** How a file differs between two sets of a site's files (editing/file-changes.ts). */
 export const FILE_CHANGE_STATUSES = ['added', 'removed', 'changed', 'moved'] as const
 export type FileChangeStatus = (typeof FILE_CHANGE_STATUSES)[number]
+
+/** What a webhook may be told of (webhooks/webhook-events.ts says what each carries). */
+export const WEBHOOK_EVENT_TYPES = ['version.published', 'version.promoted', 'site.deleted', 'entry.changed', 'form.submitted'] as const
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+
+/** Where one delivery of an event to a webhook stands. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]

@@ -16,6 +16,7 @@ import * as sitePasswords from './migrations/0008_site_passwords.ts'
 import * as customDomains from './migrations/0009_custom_domains.ts'
 import * as websiteInvitations from './migrations/0010_website_invitations.ts'
 import * as drafts from './migrations/0011_drafts.ts'
+import * as webhooks from './migrations/0017_webhooks.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009_custom_domains': customDomains,
   '0010_website_invitations': websiteInvitations,
   '0011_drafts': drafts,
+  '0017_webhooks': webhooks,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) }

@@ -31,9 +31,10 @@ import { requireSignIn, sendErrorPage } from './forms.ts'
 import { negotiate, type Representation } from './pages.ts'
 import { notFoundPage, publicRoutes } from './public.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
+import { type WebhookPageServices, webhookRoutes } from './webhooks.routes.ts'
 import { cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
 
-export interface WebSiteOptions extends DashboardServices, DeployServices, DomainPageServices, JobPageServices {
+export interface WebSiteOptions extends DashboardServices, DeployServices, DomainPageServices, JobPageServices, WebhookPageServices {
   config: Config
   accounts: AccountsService
   tokens: TokensService
@@ -129,6 +130,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
         await signedIn.register(deployRoutes(web, options))
         await signedIn.register(jobRoutes(web, options))
         await signedIn.register(domainRoutes(web, options))
+        await signedIn.register(webhookRoutes(web, options))
         await signedIn.register(connectRoutes(web, options.oauth, options.oauthEndpoint))
       })
     },

@@ -21,9 +21,9 @@ export type Answer = number | 'hang'
 
 export class Receiver {
   readonly received: Received[] = []
-  /** Answers for the next requests, in order; then `fallback`. */
-  answers: Answer[] = []
-  fallback: Answer = 204
+  /** Answers for the next requests to a path, in order; then the path's fallback, else 204. */
+  readonly answers = new Map<string, Answer[]>()
+  readonly fallbacks = new Map<string, Answer>()
   private readonly hanging = new Set<http.ServerResponse>()
 
   private constructor(
@@ -45,7 +45,8 @@ export class Receiver {
           json = undefined
         }
         receiver.received.push({ path: req.url ?? '', headers: req.headers, body, json, at: Date.now() })
-        const answer = receiver.answers.shift() ?? receiver.fallback
+        const path = req.url ?? ''
+        const answer = receiver.answers.get(path)?.shift() ?? receiver.fallbacks.get(path) ?? 204
         if (answer === 'hang') {
           receiver.hanging.add(res)
           return
@@ -56,6 +57,11 @@ export class Receiver {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
     return receiver
+  }
+
+  /** Answers the next requests to `path` with `answers`, in order. */
+  answer(path: string, ...answers: Answer[]): void {
+    this.answers.set(path, answers)
   }
 
   /** Requests to one path (each webhook of a suite gets a path of its own). */

@@ -74,8 +74,7 @@ import { WebsiteDeletion } from './websites/website-deletion.ts'
 import { WebsitePublishing } from './websites/website-publishing.ts'
 import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
-import { createWebhooks } from './webhooks/webhooks.ts'
-import type { WebhooksService } from './webhooks/webhooks.service.ts'
+import { createWebhooks, type Webhooks } from './webhooks/webhooks.ts'
 import { closeWorkerPools, createWorkerPools, type WorkerPools } from './worker-pools.ts'
 
 /** The services every surface (REST, MCP, CLI) calls. */
@@ -121,7 +120,7 @@ export interface Services {
   /** Which site a custom domain serves, and whether the TLS proxy may get a certificate for a host. */
   servedDomains: ServedDomains
   /** A site's webhooks and their delivery logs (owner only). */
-  webhooks: WebhooksService
+  webhooks: Webhooks['service']
 }
 
 /** Everything one Plinth process runs on. */
@@ -238,7 +237,6 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     },
     log,
   )
-
   const blobRows = new BlobsRepository(db.kysely)
   // Compressed variants are made after the bytes are stored, off the request (blobs/blob-variants.ts).
   const blobVariants = new BlobVariants({ blobs, rows: blobRows, log, ...VARIANT_WORK })
@@ -283,8 +281,9 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     httpsSites: config.siteScheme === 'https',
     limits: config.bundleLimits,
   })
-  // Events other features record in their transactions, and this instance's sender of them.
+  // The outbox other features record their events to, in their transactions, and this instance's sender.
   const webhooks = await createWebhooks({ db, config, access, secrets, ca: fetchCa, log })
+  const { outbox: webhookEvents } = webhooks
   const publishing = new WebsitePublishing({
     config,
     access,
@@ -298,7 +297,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     onPublished: (bytes) => metrics.published(bytes),
     collections: collectionsRepo,
     vendorFetch: safeVendorFetch({ allowHosts: new Set(config.fetchAllowHosts), userAgent: `Plinth/1.0 (+${config.siteUrl})`, ca: fetchCa }),
-    webhookEvents: webhooks.outbox,
+    webhookEvents,
   })
   const draftRecords = new DraftRecords({
     config,
@@ -321,7 +320,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       return { label: { kind: 'draft', id: draft.draftId, version: draft.baseVersion }, files: draft.files }
     },
   }
-  // A server sweeps expired OAuth rows and drafts at start and hourly; a CLI command leaves that to it.
+  // A server sweeps expired OAuth rows and drafts at start and hourly, and sends webhook deliveries; a CLI command leaves that to it.
   if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps(), webhooks.sender.start()])
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
@@ -333,16 +332,16 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     websites: new WebsiteQueries({ config, access, repo: websitesRepo }),
     publishing,
     patches: new VersionPatches({ access, repo: websitesRepo, blobs, publishing }),
-    promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo, webhookEvents: webhooks.outbox }),
+    promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo, webhookEvents }),
     versionFiles: new VersionFiles({ access, repo: websitesRepo, blobs, otherSources: [draftFileSets] }),
-    deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge, webhookEvents: webhooks.outbox }),
+    deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge, webhookEvents }),
     jobDetails: new JobDetails(config, websitesRepo),
     slugs,
     members,
     sitePasswords,
     uploads,
     collections,
-    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary, assets), siteEvents, webhookEvents: webhooks.outbox }),
+    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary, assets), siteEvents, webhookEvents }),
     drafts,
     draftFiles: new DraftFiles(draftRecords),
     domains: new DomainsService({

@@ -110,7 +110,10 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
           discard(response.body)
           return { ...answer, bytes: Buffer.alloc(0) }
         }
-        return { ...answer, bytes: await readCapped(decoded(response.body, response.headers['content-encoding'], current.href), options.maxBytes, current.href) }
+        return {
+          ...answer,
+          bytes: await readCapped(decoded(response.body, response.headers['content-encoding'], current.href), options.maxBytes, current.href),
+        }
       }
       if (REDIRECT_STATUSES.has(response.statusCode)) {
         discard(response.body)

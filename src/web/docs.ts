@@ -15,7 +15,21 @@ import type { Config } from '../config.ts'
 
 const GUIDE = fileURLToPath(new URL('../../docs/guide/', import.meta.url))
 /** The order pages are listed in; pages not named here follow, by name. */
-const ORDER = ['getting-started', 'deploy', 'rest', 'drafts', 'mcp', 'authoring', 'migrating', 'content', 'errors', 'self-hosting', 'scaling', 'custom-domains']
+const ORDER = [
+  'getting-started',
+  'deploy',
+  'rest',
+  'drafts',
+  'mcp',
+  'authoring',
+  'migrating',
+  'content',
+  'errors',
+  'self-hosting',
+  'scaling',
+  'custom-domains',
+  'webhooks',
+]
 /** Where the site's own pages are; the rest of `http://localhost:8080/...` is the API. */
 const SITE_PATHS = /^\/(?:$|docs|sign-up|sign-in|dashboard|account|llms)/
 

@@ -44,12 +44,13 @@ export class WebhookSender {
 
   constructor(private readonly options: WebhookSenderOptions) {}
 
-  /** Starts looking for due deliveries, and sweeps old ones now and hourly. */
-  start(): void {
+  /** Starts looking for due deliveries, and sweeps old ones now (resolves when done; a failure is logged) and hourly. */
+  start(): Promise<void> {
     this.schedule(0)
     this.sweep()
     this.sweepTimer = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS)
     this.sweepTimer.unref()
+    return this.sweeping
   }
 
   /** Looks for due deliveries at once (one was just made due here). */
@@ -89,7 +90,12 @@ export class WebhookSender {
       while (!this.closed) {
         const claim = randomUUID()
         const now = Date.now()
-        const ids = await repo.claimDue(claim, new Date(now).toISOString(), new Date(now + settings.timeoutMs + LEASE_MARGIN_MS).toISOString(), WEBHOOK_SEND_CONCURRENCY)
+        const ids = await repo.claimDue(
+          claim,
+          new Date(now).toISOString(),
+          new Date(now + settings.timeoutMs + LEASE_MARGIN_MS).toISOString(),
+          WEBHOOK_SEND_CONCURRENCY,
+        )
         if (ids.length === 0) return
         const due = await repo.claimed(ids, claim)
         await Promise.all(due.map((delivery) => this.send(delivery)))

@@ -184,13 +184,21 @@ export class WebhooksRepository {
     await this.db
       .deleteFrom('webhooks')
       .where('retired_at', 'is not', null)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('webhook_deliveries as d').select(sql.lit(1).as('one')).whereRef('d.webhook_id', '=', 'webhooks.id').where('d.status', '=', 'pending'))),
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('webhook_deliveries as d')
+              .select(sql.lit(1).as('one'))
+              .whereRef('d.webhook_id', '=', 'webhooks.id')
+              .where('d.status', '=', 'pending'),
+          ),
+        ),
       )
       .execute()
     await this.db
       .deleteFrom('webhook_events')
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhook_deliveries as d').select(sql.lit(1).as('one')).whereRef('d.event_id', '=', 'webhook_events.id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select(sql.lit(1).as('one')).whereRef('d.event_id', '=', 'webhook_events.id'))))
       .execute()
   }
 }

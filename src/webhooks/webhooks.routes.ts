@@ -42,7 +42,10 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
           description: `An endpoint that is POSTed the site's events, each signed per Standard Webhooks with the secret answered here once. At most ${WEBHOOKS_PER_SITE} per site. Owner only.`,
           params: SiteParams,
           body: ref(CreateWebhookRequestSchema),
-          response: { 201: success(CreatedWebhookSchema, 'The webhook, with its signing secret: keep it, it is not shown again.'), ...errorResponses([...OWNER_ERRORS, ...BODY_ERRORS]) },
+          response: {
+            201: success(CreatedWebhookSchema, 'The webhook, with its signing secret: keep it, it is not shown again.'),
+            ...errorResponses([...OWNER_ERRORS, ...BODY_ERRORS]),
+          },
         },
       },
       async (request, reply) => reply.code(201).send(await webhooks.create(principalOf(request), request.params.websiteId, request.body)),

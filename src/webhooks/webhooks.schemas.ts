@@ -18,7 +18,12 @@ const url = Type.String({
   maxLength: WEBHOOK_URL_MAX_CHARS,
   description: 'Where deliveries are POSTed: an https URL (http only for hosts the operator allows), reachable on a public address.',
 })
-const events = Type.Array(ref(WebhookEventTypeSchema), { minItems: 1, maxItems: WEBHOOK_EVENT_TYPES.length, uniqueItems: true, description: 'The events sent to it.' })
+const events = Type.Array(ref(WebhookEventTypeSchema), {
+  minItems: 1,
+  maxItems: WEBHOOK_EVENT_TYPES.length,
+  uniqueItems: true,
+  description: 'The events sent to it.',
+})
 const description = Type.String({ maxLength: WEBHOOK_DESCRIPTION_MAX_CHARS, description: 'A note for people: what the endpoint is.' })
 
 export const CreateWebhookRequestSchema = Type.Object(

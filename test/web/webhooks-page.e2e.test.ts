@@ -66,7 +66,10 @@ describe('the webhooks page in Chromium', { skip: browserSkip }, () => {
     assert.ok((await page.content()).includes('&lt;b&gt;build&lt;/b&gt; &amp; deploy'), 'the description is escaped')
     assert.deepEqual(await seriousAxeViolations(page), [])
 
-    const published = await server.api('POST', `/v1/websites/${websiteId}/versions`, { token: owner.token, body: { files: [{ path: 'index.html', content: '<!doctype html><title>v2</title>' }] } })
+    const published = await server.api('POST', `/v1/websites/${websiteId}/versions`, {
+      token: owner.token,
+      body: { files: [{ path: 'index.html', content: '<!doctype html><title>v2</title>' }] },
+    })
     assert.equal(published.status, 201)
     await receiver.waitFor('/page', 1)
     await page.goto(pageUrl)

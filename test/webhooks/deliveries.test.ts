@@ -58,10 +58,21 @@ for (const store of STORES) {
       const v3 = await createVersion(server, owner, id, { promote: false })
       assert.equal((await server.api('POST', `/v1/websites/${id}/versions/${v3.version}/promote`, { token: owner.token })).status, 200)
       const posts = `/v1/websites/${id}/collections/posts/entries`
-      assert.equal((await server.api('POST', `/v1/websites/${id}/collections`, { token: owner.token, body: { name: 'posts', label: 'Posts', fields: FIELDS } })).status, 201)
+      assert.equal(
+        (await server.api('POST', `/v1/websites/${id}/collections`, { token: owner.token, body: { name: 'posts', label: 'Posts', fields: FIELDS } })).status,
+        201,
+      )
       assert.equal((await server.api('PUT', `${posts}/hello`, { token: owner.token, body: { data: { title: 'Hello' } } })).status, 201)
       assert.equal((await server.api('PUT', `${posts}/hello`, { token: owner.token, body: { data: { title: 'Hello again' } } })).status, 200)
-      const batch = await server.api('POST', `${posts}/batch`, { token: owner.token, body: { entries: [{ slug: 'a', data: { title: 'A' } }, { slug: 'b', data: { title: 'B' } }] } })
+      const batch = await server.api('POST', `${posts}/batch`, {
+        token: owner.token,
+        body: {
+          entries: [
+            { slug: 'a', data: { title: 'A' } },
+            { slug: 'b', data: { title: 'B' } },
+          ],
+        },
+      })
       assert.equal(batch.status, 200, batch.text)
       assert.equal((await server.api('DELETE', `${posts}/hello`, { token: owner.token })).status, 204)
       assert.equal((await server.api('DELETE', `/v1/websites/${id}`, { token: owner.token })).status, 204)
@@ -79,7 +90,9 @@ for (const store of STORES) {
       const of = (type: string) => got.filter((r) => r.json.type === type).map((r) => r.json.data)
       const byVersion = (a: any, b: any) => a.version - b.version
       assert.deepEqual(
-        of('version.published').sort(byVersion).map((d) => [d.versionId, d.version, d.isCurrent]),
+        of('version.published')
+          .sort(byVersion)
+          .map((d) => [d.versionId, d.version, d.isCurrent]),
         [
           [v2.jobId, v2.version, true],
           [v3.jobId, v3.version, false],

@@ -21,7 +21,7 @@ const ENV = {
 }
 
 /** Servers on one store: each closed by the test, the store disposed of once at the end. */
-async function serversOn(store: TestStore) {
+function serversOn(store: TestStore) {
   const config = testConfig(store.dataDir, { ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}), ...ENV })
   const kept = { ...store, dispose: () => Promise.resolve() }
   return () => startOnStore(kept, config)
@@ -43,19 +43,25 @@ for (const store of STORES) {
     async function siteWithWebhook(server: TestServer, path: string) {
       const owner = await createUser(server)
       const { websiteId } = await createSite(server, { owner })
-      const res = await server.api('POST', `/v1/websites/${websiteId}/webhooks`, { token: owner.token, body: { url: receiver.origin + path, events: ['version.published'] } })
+      const res = await server.api('POST', `/v1/websites/${websiteId}/webhooks`, {
+        token: owner.token,
+        body: { url: receiver.origin + path, events: ['version.published'] },
+      })
       assert.equal(res.status, 201, res.text)
       return { owner, websiteId, hook: res.body }
     }
     const publish = async (server: TestServer, token: string, websiteId: string) => {
-      const res = await server.api('POST', `/v1/websites/${websiteId}/versions`, { token, body: { files: [{ path: 'index.html', content: '<!doctype html><title>v</title>' }] } })
+      const res = await server.api('POST', `/v1/websites/${websiteId}/versions`, {
+        token,
+        body: { files: [{ path: 'index.html', content: '<!doctype html><title>v</title>' }] },
+      })
       assert.equal(res.status, 201, res.text)
     }
     const logOf = async (server: TestServer, token: string, websiteId: string, webhookId: string) =>
       (await server.api('GET', `/v1/websites/${websiteId}/webhooks/${webhookId}/deliveries`, { token })).body.items as any[]
 
     test('a delivery pending when the server stops is delivered by the next one', async () => {
-      const start = await serversOn(testStore)
+      const start = serversOn(testStore)
       const first = await start()
       receiver.fallbacks.set('/restart', 503)
       const { owner, websiteId, hook } = await siteWithWebhook(first, '/restart')
@@ -85,7 +91,7 @@ for (const store of STORES) {
     })
 
     test('a delivery in flight when the server stops is given back, not counted, and sent by the next', async () => {
-      const start = await serversOn(testStore)
+      const start = serversOn(testStore)
       const first = await start()
       receiver.answer('/cut', 'hang')
       const { owner, websiteId, hook } = await siteWithWebhook(first, '/cut')
@@ -118,7 +124,7 @@ describe('two instances on one PostgreSQL database', { skip: postgres.skip }, ()
   before(async () => {
     receiver = await Receiver.start()
     testStore = await createStore('postgres')
-    const start = await serversOn(testStore)
+    const start = serversOn(testStore)
     servers = [await start(), await start()]
   })
   after(async () => {
@@ -133,11 +139,17 @@ describe('two instances on one PostgreSQL database', { skip: postgres.skip }, ()
     const { websiteId } = await createSite(a, { owner })
     const hooks = []
     for (const path of ['/one', '/two']) {
-      const res = await a.api('POST', `/v1/websites/${websiteId}/webhooks`, { token: owner.token, body: { url: receiver.origin + path, events: ['entry.changed'] } })
+      const res = await a.api('POST', `/v1/websites/${websiteId}/webhooks`, {
+        token: owner.token,
+        body: { url: receiver.origin + path, events: ['entry.changed'] },
+      })
       assert.equal(res.status, 201, res.text)
       hooks.push(res.body)
     }
-    assert.equal((await b.api('POST', `/v1/websites/${websiteId}/collections`, { token: owner.token, body: { name: 'posts', label: 'Posts', fields: FIELDS } })).status, 201)
+    assert.equal(
+      (await b.api('POST', `/v1/websites/${websiteId}/collections`, { token: owner.token, body: { name: 'posts', label: 'Posts', fields: FIELDS } })).status,
+      201,
+    )
     const base = `/v1/websites/${websiteId}/collections/posts/entries/batch`
     // Events recorded through both instances, in batches, while both senders look for due deliveries.
     for (let round = 0; round < 4; round++) {

@@ -32,7 +32,7 @@ export class Receiver {
   ) {}
 
   static async start(): Promise<Receiver> {
-    let receiver!: Receiver
+    const state: { receiver?: Receiver } = {}
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = []
       req.on('data', (c: Buffer) => chunks.push(c))
@@ -44,6 +44,7 @@ export class Receiver {
         } catch {
           json = undefined
         }
+        const receiver = state.receiver!
         receiver.received.push({ path: req.url ?? '', headers: req.headers, body, json, at: Date.now() })
         const path = req.url ?? ''
         const answer = receiver.answers.get(path)?.shift() ?? receiver.fallbacks.get(path) ?? 204
@@ -55,8 +56,8 @@ export class Receiver {
       })
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
-    return receiver
+    state.receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`)
+    return state.receiver
   }
 
   /** Answers the next requests to `path` with `answers`, in order. */
@@ -88,10 +89,10 @@ export class Receiver {
 
 /** Verifies a request as a receiver must: the v1 HMAC-SHA256 of `id.timestamp.body` under the secret's decoded bytes. */
 export function assertSigned(request: Received, secret: string): void {
-  const id = request.headers['webhook-id']
-  const timestamp = request.headers['webhook-timestamp']
+  const id = String(request.headers['webhook-id'])
+  const timestamp = String(request.headers['webhook-timestamp'])
   const signatures = request.headers['webhook-signature']
-  assert.equal(typeof id, 'string', 'webhook-id is sent')
+  assert.equal(typeof request.headers['webhook-id'], 'string', 'webhook-id is sent')
   assert.match(String(timestamp), /^\d+$/, 'webhook-timestamp is Unix seconds')
   assert.ok(Math.abs(Number(timestamp) - Date.now() / 1000) < 300, 'webhook-timestamp is now')
   assert.equal(typeof signatures, 'string', 'webhook-signature is sent')

@@ -122,12 +122,19 @@ for (const store of STORES) {
       for (const [body, field, message] of refusals) {
         const res = await server.api('POST', path(site.websiteId), { token: owner.token, body })
         assertError(res, 422, 'VALIDATION_FAILED', message)
-        assert.ok(Object.keys(res.body.error.fields ?? {}).some((f) => f.includes(field)), `${field} is named: ${res.text}`)
+        assert.ok(
+          Object.keys(res.body.error.fields ?? {}).some((f) => f.includes(field)),
+          `${field} is named: ${res.text}`,
+        )
         const patched = await server.api('PATCH', path(site.websiteId, `/${hook.webhookId}`), { token: owner.token, body })
         assert.equal(patched.status, field === 'events' && !('events' in (body as object)) ? 200 : 422, patched.text)
       }
       assertError(await server.api('PATCH', path(site.websiteId, `/${hook.webhookId}`), { token: owner.token, body: {} }), 422, 'VALIDATION_FAILED')
-      assertError(await server.api('PATCH', path(site.websiteId, `/${hook.webhookId}`), { token: owner.token, body: { enabled: 'no' } }), 422, 'VALIDATION_FAILED')
+      assertError(
+        await server.api('PATCH', path(site.websiteId, `/${hook.webhookId}`), { token: owner.token, body: { enabled: 'no' } }),
+        422,
+        'VALIDATION_FAILED',
+      )
       assertError(await server.api('POST', path(site.websiteId), { token: owner.token, body: '{"url":' }), 400, 'INVALID_JSON')
       const listed = (await server.api('GET', path(site.websiteId), { token: owner.token })).body.items
       assert.equal(listed.length, 1, 'no webhook was added')
@@ -138,7 +145,10 @@ for (const store of STORES) {
 
     test('http is taken only for hosts the operator allows', async () => {
       const { site, owner } = await siteWithMembers(server)
-      const res = await server.api('POST', path(site.websiteId), { token: owner.token, body: { url: 'http://hooks.internal:8080/in', events: ['site.deleted'] } })
+      const res = await server.api('POST', path(site.websiteId), {
+        token: owner.token,
+        body: { url: 'http://hooks.internal:8080/in', events: ['site.deleted'] },
+      })
       assert.equal(res.status, 201, res.text)
       assertError(
         await server.api('POST', path(site.websiteId), { token: owner.token, body: { url: 'http://hooks.elsewhere/in', events: ['site.deleted'] } }),
@@ -160,8 +170,11 @@ for (const store of STORES) {
 
     test('the OpenAPI document describes the webhook operations', async () => {
       const doc = (await server.api('GET', '/openapi.json')).body
-      const ops = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((p) => Object.values(p).map((o) => o.operationId))
-      for (const id of ['createWebhook', 'listWebhooks', 'updateWebhook', 'deleteWebhook', 'listWebhookDeliveries', 'redeliverWebhookDelivery']) assert.ok(ops.includes(id), id)
+      const ops = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>).flatMap((p) =>
+        Object.values(p).map((o) => o.operationId),
+      )
+      for (const id of ['createWebhook', 'listWebhooks', 'updateWebhook', 'deleteWebhook', 'listWebhookDeliveries', 'redeliverWebhookDelivery'])
+        assert.ok(ops.includes(id), id)
       assert.ok(doc.components.schemas.CreatedWebhook)
       assert.ok(doc.components.schemas.Delivery)
     })

@@ -48,6 +48,8 @@ import { websitesRoutes } from './websites/websites.routes.ts'
 import { publishRequestSchemas, websiteSchemas } from './websites/websites.schemas.ts'
 import { ApiIndexSchema } from './http/api-index.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
+import { webhooksRoutes } from './webhooks/webhooks.routes.ts'
+import { WEBHOOK_SCHEMAS } from './webhooks/webhooks.schemas.ts'
 import { createWebSite } from './web/web.routes.ts'
 import { siteUrlPattern } from './core/site-address.ts'
 
@@ -125,6 +127,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     domains: services.domains,
     pageViews: services.pageViews,
     forms: services.forms,
+    webhooks: services.webhooks,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })
@@ -139,6 +142,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...BROWSER_SCHEMAS,
     ...FORM_DECLARATION_SCHEMAS,
     ...FORM_SCHEMAS,
+    ...WEBHOOK_SCHEMAS,
     ApiIndexSchema,
   ])
     app.addSchema(schema)
@@ -207,6 +211,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       await v1.register(entriesRoutes(services.entries))
       await v1.register(assetsRoutes(services.assets, limits.maxFileBytes))
       await v1.register(formsRoutes(services))
+      await v1.register(webhooksRoutes(services.webhooks))
     },
     { prefix: '/v1' },
   )

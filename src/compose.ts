@@ -77,6 +77,7 @@ import { WebsitePublishing } from './websites/website-publishing.ts'
 import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import type { Services } from './services.ts'
+import { createWebhooks } from './webhooks/webhooks.ts'
 import { closeWorkerPools, createWorkerPools, type WorkerPools } from './worker-pools.ts'
 
 export type { Services } from './services.ts'
@@ -243,6 +244,9 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     httpsSites: config.siteScheme === 'https',
     limits: config.bundleLimits,
   })
+  // The outbox other features record their events to, in their transactions, and this instance's sender.
+  const webhooks = await createWebhooks({ db, config, access, secrets, ca: fetchCa, log })
+  const { outbox: webhookEvents } = webhooks
   const publishing = new WebsitePublishing({
     config,
     access,
@@ -256,6 +260,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     onPublished: (bytes) => metrics.published(bytes),
     collections: collectionsRepo,
     vendorFetch: safeVendorFetch({ allowHosts: new Set(config.fetchAllowHosts), userAgent: `Plinth/1.0 (+${config.siteUrl})`, ca: fetchCa }),
+    webhookEvents,
   })
   const draftRecords = new DraftRecords({
     config,
@@ -278,8 +283,8 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       return { label: { kind: 'draft', id: draft.draftId, version: draft.baseVersion }, files: draft.files }
     },
   }
-  // A server sweeps expired OAuth rows and drafts at start and hourly; a CLI command leaves that to it.
-  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps(), forms.startSweeps()])
+  // A server sweeps expired OAuth rows and drafts at start and hourly, and sends webhook deliveries; a CLI command leaves that to it.
+  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps(), forms.startSweeps(), webhooks.sender.start()])
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
@@ -290,16 +295,16 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     websites: new WebsiteQueries({ config, access, repo: websitesRepo }),
     publishing,
     patches: new VersionPatches({ access, repo: websitesRepo, blobs, publishing }),
-    promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo }),
+    promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo, webhookEvents }),
     versionFiles: new VersionFiles({ access, repo: websitesRepo, blobs, otherSources: [draftFileSets] }),
-    deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge }),
+    deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge, webhookEvents }),
     jobDetails: new JobDetails(config, websitesRepo),
     slugs,
     members,
     sitePasswords,
     uploads,
     collections,
-    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary, assets), siteEvents }),
+    entries: new EntriesService({ collections, repo: entriesRepo, media: libraryMedia(richText, assetLibrary, assets), siteEvents, webhookEvents }),
     drafts,
     draftFiles: new DraftFiles(draftRecords),
     domains: new DomainsService({
@@ -314,6 +319,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     assets,
     pageViews: new PageViews({ config, access, versions: websitesRepo, drafts, site: siteServer, log }),
     forms: forms.service,
+    webhooks: webhooks.service,
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
   const startSweep =
@@ -351,6 +357,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       drafts.close()
       await services.pageViews.close()
       await forms.close()
+      await webhooks.sender.close()
       await siteEvents.close()
       if (!options.pools) await closeWorkerPools(pools)
       await db.close()

@@ -5,7 +5,17 @@
 import { isIP } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 import path from 'node:path'
-import { BROWSER_PAGES_DEFAULT, BUNDLE_LIMIT_RANGES, BUNDLE_LIMITS, type BundleLimits, DRAFT_TTL_DAYS_DEFAULT, FORM_RATE_LIMITS } from './core/limits.ts'
+import {
+  BROWSER_PAGES_DEFAULT,
+  BUNDLE_LIMIT_RANGES,
+  BUNDLE_LIMITS,
+  type BundleLimits,
+  DRAFT_TTL_DAYS_DEFAULT,
+  FORM_RATE_LIMITS,
+  WEBHOOK_POLL_MS_DEFAULT,
+  WEBHOOK_RETRY_SCHEDULE_DEFAULT,
+  WEBHOOK_TIMEOUT_MS_DEFAULT,
+} from './core/limits.ts'
 import { parseHostList } from './net/allow-hosts.ts'
 
 export interface Config {
@@ -70,6 +80,15 @@ export interface Config {
   mailFrom: string
   /** Form posts taken per minute per site and per client address (`PLINTH_FORM_RATE_PER_SITE`, `PLINTH_FORM_RATE_PER_ADDRESS`). */
   formRates: Readonly<{ perSitePerMinute: number; perAddressPerMinute: number }>
+  /** Webhook deliveries: the waits between attempts, in ms, one attempt's time limit, and how often each instance looks for due ones. */
+  webhooks: Readonly<WebhookSettings>
+}
+
+export interface WebhookSettings {
+  /** `PLINTH_WEBHOOK_RETRY_SCHEDULE` (seconds) in ms: the wait before each retry; its length is the number of retries. */
+  retryDelaysMs: readonly number[]
+  timeoutMs: number
+  pollMs: number
 }
 
 export interface S3Settings {
@@ -218,6 +237,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
   if (/[\r\n]/.test(mailFrom) || !/@[^\s@>]+\.[^\s@>]+>?$/.test(mailFrom)) {
     problems.push(`PLINTH_MAIL_FROM must be an e-mail address, optionally with a name ("Plinth <forms@example.com>"), got "${mailFrom}"`)
   }
+  const retryDelaysMs = parseRetrySchedule(env.PLINTH_WEBHOOK_RETRY_SCHEDULE)
+  if (retryDelaysMs === null) {
+    problems.push(
+      `PLINTH_WEBHOOK_RETRY_SCHEDULE must list 1 to 20 waits in seconds (decimals allowed, each at most 7 days), comma-separated, got "${env.PLINTH_WEBHOOK_RETRY_SCHEDULE}"`,
+    )
+  }
 
   const config: Config = {
     port,
@@ -252,6 +277,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
       perSitePerMinute: int('PLINTH_FORM_RATE_PER_SITE', FORM_RATE_LIMITS.perSitePerMinute, 1, 1_000_000),
       perAddressPerMinute: int('PLINTH_FORM_RATE_PER_ADDRESS', FORM_RATE_LIMITS.perAddressPerMinute, 1, 1_000_000),
     }),
+    webhooks: Object.freeze({
+      retryDelaysMs: Object.freeze(retryDelaysMs ?? WEBHOOK_RETRY_SCHEDULE_DEFAULT.map((s) => s * 1000)),
+      timeoutMs: int('PLINTH_WEBHOOK_TIMEOUT_MS', WEBHOOK_TIMEOUT_MS_DEFAULT, 100, 60_000),
+      pollMs: int('PLINTH_WEBHOOK_POLL_MS', WEBHOOK_POLL_MS_DEFAULT, 10, 60_000),
+    }),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)
   return Object.freeze(config)
@@ -278,4 +308,13 @@ function parseDnsServers(raw: string): { servers: string[]; invalid: string[] } 
     else servers.push(family === 6 ? `[${address}]:${port}` : `${address}:${port}`)
   }
   return { servers, invalid }
+}
+
+/** `PLINTH_WEBHOOK_RETRY_SCHEDULE`: waits in seconds, comma-separated, as ms; undefined when unset, null when invalid. */
+function parseRetrySchedule(raw: string | undefined): number[] | null | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined
+  const items = raw.split(',').map((s) => s.trim())
+  if (items.length > 20) return null
+  const delays = items.map((item) => (/^\d+(\.\d+)?$/.test(item) ? Math.round(Number(item) * 1000) : NaN))
+  return delays.every((ms) => Number.isFinite(ms) && ms <= 7 * 24 * 3600 * 1000) ? delays : null
 }

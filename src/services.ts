@@ -27,6 +27,7 @@ import type { VersionPromotion } from './websites/version-promotion.ts'
 import type { WebsiteDeletion } from './websites/website-deletion.ts'
 import type { WebsitePublishing } from './websites/website-publishing.ts'
 import type { WebsiteQueries } from './websites/website-queries.ts'
+import type { Webhooks } from './webhooks/webhooks.ts'
 
 /** The services every surface (REST, MCP, CLI) calls. */
 export interface Services {
@@ -74,4 +75,6 @@ export interface Services {
   pageViews: PageViews
   /** Forms of published sites: their submissions, as owners and editors read them. */
   forms: FormsSetup['service']
+  /** A site's webhooks and their delivery logs (owner only). */
+  webhooks: Webhooks['service']
 }

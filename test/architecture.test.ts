@@ -42,6 +42,7 @@ const LAYER_OF: Record<string, Layer> = {
   drafts: 'feature',
   browser: 'feature',
   forms: 'feature',
+  webhooks: 'feature',
   mcp: 'surface',
   web: 'surface',
   client: 'surface',

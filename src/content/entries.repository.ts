@@ -1,5 +1,9 @@
 import type { Kysely } from 'kysely'
+import type { Executor } from '../db/access.ts'
 import type { Database, EntryRow } from '../db/types.ts'
+
+/** More work for the transaction of a write: it commits, or rolls back, with the write (webhook events). */
+export type AlsoRecord = (trx: Executor) => Promise<void>
 
 /** A position in the listing order: newest published_at first, ties broken by id, descending. */
 export interface EntryPosition {
@@ -35,8 +39,11 @@ export class EntriesRepository {
     return this.db.selectFrom('entries').selectAll().where('collection_id', '=', collectionId).where('slug', 'in', slugs).execute()
   }
 
-  insert(row: EntryRow): Promise<unknown> {
-    return this.db.insertInto('entries').values(row).execute()
+  insert(row: EntryRow, also?: AlsoRecord): Promise<unknown> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('entries').values(row).execute()
+      await also?.(trx)
+    })
   }
 
   /** Inserts many rows in chunks (imports and tests); each chunk is one statement. */
@@ -51,20 +58,28 @@ export class EntriesRepository {
   }
 
   /** Inserts and replaces rows in one transaction: all of them or none. */
-  async writeMany(inserts: EntryRow[], replaces: EntryRow[]): Promise<void> {
+  async writeMany(inserts: EntryRow[], replaces: EntryRow[], also?: AlsoRecord): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       // 100 rows of 8 columns stay far below either dialect's limit on bound parameters.
       if (inserts.length > 0) await trx.insertInto('entries').values(inserts).execute()
       for (const { id, collection_id: _c, slug: _s, ...row } of replaces) await trx.updateTable('entries').set(row).where('id', '=', id).execute()
+      await also?.(trx)
     })
   }
 
-  replace(id: string, row: Omit<EntryRow, 'id' | 'collection_id' | 'slug'>): Promise<unknown> {
-    return this.db.updateTable('entries').set(row).where('id', '=', id).execute()
+  replace(id: string, row: Omit<EntryRow, 'id' | 'collection_id' | 'slug'>, also?: AlsoRecord): Promise<unknown> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('entries').set(row).where('id', '=', id).execute()
+      await also?.(trx)
+    })
   }
 
-  async delete(collectionId: string, id: string): Promise<boolean> {
-    const result = await this.db.deleteFrom('entries').where('collection_id', '=', collectionId).where('id', '=', id).executeTakeFirst()
-    return Number(result.numDeletedRows) > 0
+  async delete(collectionId: string, id: string, also?: AlsoRecord): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx.deleteFrom('entries').where('collection_id', '=', collectionId).where('id', '=', id).executeTakeFirst()
+      const deleted = Number(result.numDeletedRows) > 0
+      if (deleted) await also?.(trx)
+      return deleted
+    })
   }
 }

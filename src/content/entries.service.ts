@@ -7,11 +7,12 @@ import { quoted } from '../core/text.ts'
 import { isUniqueViolation } from '../db/connect.ts'
 import type { EntryRow } from '../db/types.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { CollectionsService, LoadedCollection } from './collections.service.ts'
 import type { Entry, EntryBatchRequest, EntryBatchResult, EntryList, EntryPut, EntryResult } from './content.schemas.ts'
 import type { EntryMedia } from './entries.media.ts'
 import { renderEntry } from './entries.render.ts'
-import type { EntriesRepository } from './entries.repository.ts'
+import type { AlsoRecord, EntriesRepository } from './entries.repository.ts'
 import { baseUrlProblem, type CheckedEntry, checkEntry, EntryFailure, slugProblem } from './entries.validation.ts'
 import { canonicalJson, decodeCursor, encodeCursor, entryView } from './entries.views.ts'
 
@@ -39,7 +40,11 @@ export interface EntriesServiceOptions {
   media: EntryMedia
   /** Told after entries of a website changed, so its site shows them on the next request. */
   siteEvents: SiteEvents
+  /** Told of each entry created, updated or deleted, in the transaction that writes it (`entry.changed`). */
+  webhookEvents: WebhookEvents
 }
+
+type EntryChange = 'created' | 'updated' | 'deleted'
 
 export class EntriesService {
   constructor(private readonly options: EntriesServiceOptions) {}
@@ -66,7 +71,7 @@ export class EntriesService {
   async delete(principal: Principal, websiteId: string, name: string, entry: string): Promise<void> {
     const collection = await this.options.collections.load(principal, websiteId, name, 'edit')
     const row = await this.requireEntry(collection, entry)
-    if (!(await this.options.repo.delete(collection.id, row.id))) throw notFound(`Entry "${entry}"`)
+    if (!(await this.options.repo.delete(collection.id, row.id, this.changed(collection, [[row, 'deleted']])))) throw notFound(`Entry "${entry}"`)
     await this.options.siteEvents.siteChanged(collection.siteSlug)
   }
 
@@ -213,21 +218,29 @@ export class EntriesService {
   /** Stores one prepared entry on its own. */
   private async store(collection: LoadedCollection, { slug, existing, stored }: Pending): Promise<Written> {
     if (existing) {
-      await this.options.repo.replace(existing.id, stored)
-      return { status: 'updated', row: { ...existing, ...stored } }
+      const updated = { ...existing, ...stored }
+      await this.options.repo.replace(existing.id, stored, this.changed(collection, [[updated, 'updated']]))
+      return { status: 'updated', row: updated }
     }
     const row: EntryRow = { id: newId('ent'), collection_id: collection.id, slug, ...stored }
     try {
-      await this.options.repo.insert(row)
+      await this.options.repo.insert(row, this.changed(collection, [[row, 'created']]))
       return { status: 'created', row }
     } catch (error) {
       if (!isUniqueViolation(error)) throw error
       // A concurrent request created the same slug first: replace it, as putEntry promises.
       const winner = await this.options.repo.findBySlug(collection.id, slug)
       if (!winner) throw error
-      await this.options.repo.replace(winner.id, stored)
-      return { status: 'updated', row: { ...winner, ...stored } }
+      const updated = { ...winner, ...stored }
+      await this.options.repo.replace(winner.id, stored, this.changed(collection, [[updated, 'updated']]))
+      return { status: 'updated', row: updated }
     }
+  }
+
+  /** The `entry.changed` events of written entries, for the transaction that writes them. */
+  private changed(collection: LoadedCollection, changes: Array<[EntryRow, EntryChange]>): AlsoRecord {
+    const items = changes.map(([row, change]) => ({ collection: collection.name, slug: row.slug, entryId: row.id, change }))
+    return (trx) => this.options.webhookEvents.emitEach(trx, collection.websiteId, 'entry.changed', items)
   }
 
   /**
@@ -257,6 +270,10 @@ export class EntriesService {
       await this.options.repo.writeMany(
         rows.filter((_, i) => !items[i]!.existing),
         rows.filter((_, i) => items[i]!.existing),
+        this.changed(
+          collection,
+          rows.map((row, i) => [row, items[i]!.existing ? 'updated' : 'created']),
+        ),
       )
     } catch (error) {
       if (!isUniqueViolation(error)) throw error

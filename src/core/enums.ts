@@ -54,3 +54,11 @@ export type FileChangeStatus = (typeof FILE_CHANGE_STATUSES)[number]
 /** The window a page is loaded in for a screenshot or a browser report: a desktop's or a phone's (browser/viewports.ts). */
 export const VIEWPORTS = ['desktop', 'mobile'] as const
 export type Viewport = (typeof VIEWPORTS)[number]
+
+/** What a webhook may be told of (webhooks/webhook-events.ts says what each carries). */
+export const WEBHOOK_EVENT_TYPES = ['version.published', 'version.promoted', 'site.deleted', 'entry.changed', 'form.submitted'] as const
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+
+/** Where one delivery of an event to a webhook stands. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]

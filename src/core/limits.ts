@@ -300,3 +300,26 @@ export const FORM_SEARCH_MAX_CHARS = 200
 /** Addresses a site's submissions may be e-mailed to, and the longest retention a site may set, in days. */
 export const FORM_NOTIFY_MAX_ADDRESSES = 5
 export const FORM_RETENTION_MAX_DAYS = 3650
+
+/** Webhooks one site may have, and the longest URL and description of one. */
+export const WEBHOOKS_PER_SITE = 10
+export const WEBHOOK_URL_MAX_CHARS = 2000
+export const WEBHOOK_DESCRIPTION_MAX_CHARS = 500
+/** Deliveries a webhook's log lists, newest first. */
+export const WEBHOOK_DELIVERIES_LISTED = 100
+/** Delivered and failed deliveries are kept this long for the log, then removed (hourly). */
+export const WEBHOOK_DELIVERY_RETENTION_DAYS = 30
+/**
+ * Seconds between a delivery's attempts (the default of PLINTH_WEBHOOK_RETRY_SCHEDULE): the
+ * first retry 30 s after the first attempt, each wait longer than the one before, the last about
+ * 24 hours after the first attempt; after the last retry fails, the delivery is failed.
+ */
+export const WEBHOOK_RETRY_SCHEDULE_DEFAULT = [30, 120, 600, 1800, 7200, 21600, 55200] as const
+/** Time one attempt may take, connection to answer (the default of PLINTH_WEBHOOK_TIMEOUT_MS). */
+export const WEBHOOK_TIMEOUT_MS_DEFAULT = 10_000
+/** How often each instance looks for due deliveries (the default of PLINTH_WEBHOOK_POLL_MS). */
+export const WEBHOOK_POLL_MS_DEFAULT = 1000
+/** Deliveries one instance sends at once. */
+export const WEBHOOK_SEND_CONCURRENCY = 8
+/** Bytes of an endpoint's answer read (and thrown away) at most. */
+export const WEBHOOK_ANSWER_MAX_BYTES = 64 * KiB

@@ -17,6 +17,7 @@ import * as customDomains from './migrations/0009_custom_domains.ts'
 import * as websiteInvitations from './migrations/0010_website_invitations.ts'
 import * as drafts from './migrations/0011_drafts.ts'
 import * as forms from './migrations/0013_forms.ts'
+import * as webhooks from './migrations/0017_webhooks.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_website_invitations': websiteInvitations,
   '0011_drafts': drafts,
   '0013_forms': forms,
+  '0017_webhooks': webhooks,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) }

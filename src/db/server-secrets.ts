@@ -1,6 +1,7 @@
 /**
  * Server-wide secrets shared by every instance on one database: the upload URL signing key, the
- * key of the web forms' CSRF tokens, the OAuth server's cookie key and token signing key. Each
+ * key of the web forms' CSRF tokens, the OAuth server's cookie key and token signing key, the key
+ * webhook signing secrets are encrypted with. Each
  * is generated on first use with an insert-if-absent, so concurrent first uses on several
  * instances agree on one value; none is ever in the repository or a setting.
  */
@@ -9,7 +10,7 @@ import type { Kysely } from 'kysely'
 import { nowIso } from '../core/ids.ts'
 import type { Database } from './types.ts'
 
-export type SecretName = 'upload_url_key' | 'csrf_key' | 'oauth_cookie_key' | 'oauth_signing_jwk' | 'site_unlock_key'
+export type SecretName = 'upload_url_key' | 'csrf_key' | 'oauth_cookie_key' | 'oauth_signing_jwk' | 'site_unlock_key' | 'webhook_secret_key'
 
 export class ServerSecrets {
   private readonly values = new Map<SecretName, Promise<string>>()

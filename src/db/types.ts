@@ -1,6 +1,6 @@
 /** Table types for Kysely. Timestamps are ISO-8601 UTC strings in both dialects (they sort as text). */
 import type { Generated, Insertable, Selectable } from 'kysely'
-import type { Category, JobStatus, MemberRole, TokenAccess, UploadStatus, VersionKind, WebsiteStatus } from '../core/enums.ts'
+import type { Category, DeliveryStatus, JobStatus, MemberRole, TokenAccess, UploadStatus, VersionKind, WebhookEventType, WebsiteStatus } from '../core/enums.ts'
 
 export interface UsersTable {
   id: string
@@ -284,6 +284,56 @@ export interface FormFilesTable {
   hash: string
 }
 
+/** A site's webhook endpoint (migration 0017 says why `website_id` has no foreign key). */
+export interface WebhooksTable {
+  /** `whk_...` */
+  id: string
+  website_id: string
+  url: string
+  /** JSON array of WebhookEventType. */
+  events: string
+  description: string | null
+  /** The signing secret, encrypted with a server key (webhooks/webhook-secrets.ts). */
+  secret: string
+  /** 1 or 0: a disabled webhook is sent nothing and its pending deliveries wait. */
+  enabled: number
+  created_by: string
+  created_at: string
+  updated_at: string
+  /** When its site was deleted: listed nowhere, removed once its last delivery is done. */
+  retired_at: string | null
+}
+
+/** An event some webhook asked for, with the exact body each delivery sends. */
+export interface WebhookEventsTable {
+  /** `evt_...`: also the `id` of the body and the `webhook-id` header. */
+  id: string
+  website_id: string
+  type: WebhookEventType
+  body: string
+  created_at: string
+}
+
+/** One event sent to one webhook, with its attempts so far. */
+export interface WebhookDeliveriesTable {
+  /** `dlv_...` */
+  id: string
+  webhook_id: string
+  event_id: string
+  status: DeliveryStatus
+  attempts: number
+  /** When the next attempt is due; null once delivered or failed. */
+  next_attempt_at: string | null
+  last_attempt_at: string | null
+  last_status_code: number | null
+  last_error: string | null
+  /** The sender holding the row, until `claimed_until`. */
+  claim: string | null
+  claimed_until: string | null
+  created_at: string
+  finished_at: string | null
+}
+
 export interface Database {
   users: UsersTable
   tokens: TokensTable
@@ -308,6 +358,9 @@ export interface Database {
   version_forms: VersionFormsTable
   form_submissions: FormSubmissionsTable
   form_files: FormFilesTable
+  webhooks: WebhooksTable
+  webhook_events: WebhookEventsTable
+  webhook_deliveries: WebhookDeliveriesTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -327,3 +380,5 @@ export type DraftRow = Selectable<DraftsTable>
 export type DraftFileRow = Selectable<DraftFilesTable>
 export type FormSubmissionRow = Selectable<FormSubmissionsTable>
 export type FormFileRow = Selectable<FormFilesTable>
+export type WebhookRow = Selectable<WebhooksTable>
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>

@@ -4,7 +4,8 @@
  * connects to, so a DNS answer cannot change between check and connect (rebinding); IP-literal
  * URLs are checked before anything is sent. Redirects are followed by hand, each hop checked
  * the same way. The body is streamed and cut off past the size cap. No cookies, no credentials,
- * no Authorization header ever leave: only a plain User-Agent and Accept.
+ * no Authorization header ever leave: only a plain User-Agent and Accept, and the headers a caller
+ * that POSTs (webhook deliveries) gives with its body.
  */
 import dns from 'node:dns'
 import net, { type LookupFunction } from 'node:net'
@@ -37,6 +38,18 @@ export interface SafeFetchOptions {
   ca?: string
   /** Name resolution; the system resolver unless given (tests resolve names to chosen addresses). */
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>
+  /** `GET` unless given. Redirects are followed for GET only. */
+  method?: 'GET' | 'POST'
+  /** The request body (with method POST). */
+  body?: string
+  /** More request headers, such as the body's Content-Type. */
+  headers?: Record<string, string>
+  /** Answer any final status (a redirect not followed included) instead of throwing on one that is not 2xx. */
+  anyStatus?: boolean
+  /** Leave the answer's body unread (bytes is empty): the status is all the caller wants. */
+  discardBody?: boolean
+  /** Stops the fetch from outside (a stopping server); it then fails as timed out would. */
+  signal?: AbortSignal
 }
 
 export interface SafeFetchResult {
@@ -78,6 +91,9 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   let current = checkUrl(url, allow)
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), options.totalTimeoutMs)
+  const stop = () => controller.abort()
+  options.signal?.addEventListener('abort', stop, { once: true })
+  if (options.signal?.aborted) controller.abort()
   const agent = new library.Agent({
     connect: guardedConnector(library, allow, options),
     headersTimeout: options.totalTimeoutMs,
@@ -86,6 +102,19 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
   try {
     for (let hop = 0; ; hop++) {
       const response = await send(library, agent, current, options, controller.signal)
+      const follow = (options.method ?? 'GET') === 'GET' && hop < options.maxRedirects
+      if (options.anyStatus && (!REDIRECT_STATUSES.has(response.statusCode) || !follow)) {
+        const contentType = response.headers['content-type']
+        const answer = { finalUrl: current.href, status: response.statusCode, contentType: typeof contentType === 'string' ? contentType : null }
+        if (options.discardBody) {
+          discard(response.body)
+          return { ...answer, bytes: Buffer.alloc(0) }
+        }
+        return {
+          ...answer,
+          bytes: await readCapped(decoded(response.body, response.headers['content-encoding'], current.href), options.maxBytes, current.href),
+        }
+      }
       if (REDIRECT_STATUSES.has(response.statusCode)) {
         discard(response.body)
         const location = response.headers.location
@@ -113,6 +142,7 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
     throw explain(error, current, options, controller.signal.aborted)
   } finally {
     clearTimeout(timer)
+    options.signal?.removeEventListener('abort', stop)
     // The agent served this fetch alone; closing it fails only when it is closed already.
     agent.destroy().catch(() => {})
   }
@@ -121,9 +151,11 @@ export async function safeFetch(url: string, options: SafeFetchOptions): Promise
 function send({ request }: Undici, agent: Agent, target: URL, options: SafeFetchOptions, signal: AbortSignal) {
   return request(target, {
     dispatcher: agent,
-    method: 'GET',
+    method: options.method ?? 'GET',
     signal,
+    body: options.body,
     headers: {
+      ...options.headers,
       'user-agent': options.userAgent ?? 'Plinth/1.0',
       accept: options.accept ?? '*/*',
       'accept-encoding': 'identity',

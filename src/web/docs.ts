@@ -30,6 +30,7 @@ const ORDER = [
   'self-hosting',
   'scaling',
   'custom-domains',
+  'webhooks',
 ]
 /** Where the site's own pages are; the rest of `http://localhost:8080/...` is the API. */
 const SITE_PATHS = /^\/(?:$|docs|sign-up|sign-in|dashboard|account|llms)/

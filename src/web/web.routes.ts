@@ -33,9 +33,10 @@ import { negotiate, type Representation } from './pages.ts'
 import { notFoundPage, publicRoutes } from './public.routes.ts'
 import { pageViewRoutes } from './page-views.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
+import { type WebhookPageServices, webhookRoutes } from './webhooks.routes.ts'
 import { cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
 
-export interface WebSiteOptions extends DashboardServices, DeployServices, DomainPageServices, JobPageServices, FormInboxServices {
+export interface WebSiteOptions extends DashboardServices, DeployServices, DomainPageServices, JobPageServices, FormInboxServices, WebhookPageServices {
   config: Config
   accounts: AccountsService
   tokens: TokensService
@@ -133,6 +134,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
         await signedIn.register(jobRoutes(web, options))
         await signedIn.register(domainRoutes(web, options))
         await signedIn.register(formInboxRoutes(web, options))
+        await signedIn.register(webhookRoutes(web, options))
         await signedIn.register(connectRoutes(web, options.oauth, options.oauthEndpoint))
       })
     },

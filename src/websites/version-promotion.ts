@@ -6,10 +6,12 @@ import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
 import { nowIso } from '../core/ids.ts'
 import type { Principal } from '../core/principal.ts'
+import { pageUrlFor } from '../core/site-address.ts'
 import { quoted } from '../core/text.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import { collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
 import type { CollectionNames } from './website-publishing.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
@@ -25,6 +27,8 @@ export interface VersionPromotionOptions {
   /** Told when a site's live version changes, for a CDN to purge (PLINTH_PURGE_URL). */
   purge: PurgeHook
   collections: CollectionNames
+  /** Told that a version went live, in the transaction that makes it so. */
+  webhookEvents: WebhookEvents
 }
 
 /** A version number given where a version id is expected. */
@@ -50,7 +54,11 @@ export class VersionPromotion {
     if (version.status !== 'ready') throw new AppError('VALIDATION_FAILED', 'Only a ready version can be promoted.', { fields: { versionId: 'is not ready' } })
     const files = await repo.filesOf([version.id])
     await this.assertNoReservedPaths(site.id, version.number, files)
-    await repo.transaction((trx) => repo.setCurrentVersion(trx, site.id, version.id, nowIso()))
+    await repo.transaction(async (trx) => {
+      await repo.setCurrentVersion(trx, site.id, version.id, nowIso())
+      const data = { versionId: version.id, version: version.number, pageUrl: pageUrlFor(config, site.slug) }
+      await this.options.webhookEvents.emit(trx, site.id, 'version.promoted', data)
+    })
     await siteEvents.siteChanged(site.slug)
     purge.siteChanged('promote', site)
     return versionView(config, site.slug, version, files, version.id)

@@ -10,6 +10,7 @@ import { notFound } from '../core/errors.ts'
 import type { Principal } from '../core/principal.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
 
@@ -23,6 +24,8 @@ export interface WebsiteDeletionOptions {
   siteEvents: SiteEvents
   /** Told when a site is deleted, for a CDN to purge (PLINTH_PURGE_URL). */
   purge: PurgeHook
+  /** Told of the deletion in its transaction (`site.deleted`), which also retires the site's webhooks. */
+  webhookEvents: WebhookEvents
 }
 
 export class WebsiteDeletion {
@@ -37,6 +40,7 @@ export class WebsiteDeletion {
       await repo.lockWebsite(trx, site.id)
       const held = await repo.blobHashesOf(trx, site.id)
       if (!(await repo.deleteWebsite(trx, site.id))) throw notFound('Website')
+      await this.options.webhookEvents.siteDeleted(trx, site.id, { slug: site.slug, name: site.name })
       return held
     })
     await siteEvents.siteChanged(site.slug)

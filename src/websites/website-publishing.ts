@@ -17,6 +17,7 @@ import { compareFiles } from '../editing/file-changes.ts'
 import type { PipelineFileInput, PublishPipeline, PublishTarget, StoredBundle } from '../publishing/publish-pipeline.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { VendoredFile, VendorFetch } from '../vendoring/vendoring.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
 import type { PublishRateLimiter } from './publish-rate-limit.ts'
 import { randomSlugVariant, type SlugClaims } from './slug-claims.ts'
@@ -45,6 +46,8 @@ export interface WebsitePublishingOptions {
   collections: CollectionNames
   /** How a publish asking `vendor: true` fetches the external files it brings in (the SSRF-safe fetcher). */
   vendorFetch: VendorFetch
+  /** Told of each new version (and of each made live) in the transaction that records it. */
+  webhookEvents: WebhookEvents
 }
 
 /**
@@ -129,7 +132,7 @@ export class WebsitePublishing {
     const { files, vendored } = await this.vendored(input.files, input.vendor, target)
     const bundle = await pipeline.store(files, target)
     const promote = input.promote ?? true
-    const recording = this.recordVersion(principal, site.id, input.message ?? null, promote, bundle, base, alsoRecord)
+    const recording = this.recordVersion(principal, site, input.message ?? null, promote, bundle, base, alsoRecord)
     let recorded: Awaited<typeof recording>
     try {
       recorded = await this.confirmOrAbandon(bundle, recording, () => site.slug)
@@ -262,14 +265,15 @@ export class WebsitePublishing {
   /** One transaction: the bundle as the next version of a website, made live when `promote`. */
   private recordVersion(
     principal: Principal,
-    websiteId: string,
+    site: Pick<VisibleWebsite, 'id' | 'slug'>,
     message: string | null,
     promote: boolean,
     bundle: StoredBundle,
     base?: PublishBase,
     alsoRecord?: AlsoRecord,
   ) {
-    const { repo, rateLimiter } = this.options
+    const { config, repo, rateLimiter, webhookEvents } = this.options
+    const websiteId = site.id
     return repo.transaction(async (trx) => {
       const rateLimit = await rateLimiter.takeInTransaction(trx, principal.userId)
       const number = await repo.nextVersionNumber(trx, websiteId)
@@ -282,6 +286,10 @@ export class WebsitePublishing {
       if (promote) await repo.setCurrentVersion(trx, websiteId, row.id, row.created_at)
       else await repo.markUpdated(trx, websiteId, row.created_at)
       await alsoRecord?.(trx, row.id)
+      const pageUrl = pageUrlFor(config, site.slug)
+      const previewUrl = pageUrlFor(config, site.slug, number)
+      await webhookEvents.emit(trx, websiteId, 'version.published', { versionId: row.id, version: number, isCurrent: promote, pageUrl, previewUrl })
+      if (promote) await webhookEvents.emit(trx, websiteId, 'version.promoted', { versionId: row.id, version: number, pageUrl })
       return { version: row, rateLimit }
     })
   }

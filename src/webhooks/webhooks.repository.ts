@@ -1,0 +1,204 @@
+/** Queries over webhooks, their events and deliveries. One query per method. */
+import { type Kysely, sql } from 'kysely'
+import type { WebhookEventType } from '../core/enums.ts'
+import type { Executor } from '../db/access.ts'
+import type { Dialect } from '../db/connect.ts'
+import type { Database, WebhookDeliveryRow, WebhookRow } from '../db/types.ts'
+
+/** A claimed delivery with what sending it needs. */
+export interface DueDelivery {
+  id: string
+  attempts: number
+  claim: string
+  eventId: string
+  body: string
+  url: string
+  secret: string
+}
+
+export class WebhooksRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  listForSite(websiteId: string): Promise<WebhookRow[]> {
+    return this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('website_id', '=', websiteId)
+      .where('retired_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute()
+  }
+
+  countForSite(websiteId: string): Promise<number> {
+    return this.db
+      .selectFrom('webhooks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('website_id', '=', websiteId)
+      .where('retired_at', 'is', null)
+      .executeTakeFirstOrThrow()
+      .then((row) => Number(row.n))
+  }
+
+  find(websiteId: string, webhookId: string): Promise<WebhookRow | undefined> {
+    return this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', webhookId)
+      .where('website_id', '=', websiteId)
+      .where('retired_at', 'is', null)
+      .executeTakeFirst()
+  }
+
+  async insert(row: WebhookRow): Promise<void> {
+    await this.db.insertInto('webhooks').values(row).execute()
+  }
+
+  async update(webhookId: string, changes: Partial<Pick<WebhookRow, 'url' | 'events' | 'enabled' | 'description' | 'updated_at'>>): Promise<void> {
+    await this.db.updateTable('webhooks').set(changes).where('id', '=', webhookId).execute()
+  }
+
+  /** Removes a webhook with its deliveries. */
+  async remove(webhookId: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('webhooks').where('id', '=', webhookId).executeTakeFirst()
+    return Number(result.numDeletedRows) > 0
+  }
+
+  /** The enabled webhooks of a site that asked for `type` (their events are few: matched here). */
+  async subscribedTo(db: Executor, websiteId: string, type: WebhookEventType): Promise<string[]> {
+    const rows = await db
+      .selectFrom('webhooks')
+      .select(['id', 'events'])
+      .where('website_id', '=', websiteId)
+      .where('enabled', '=', 1)
+      .where('retired_at', 'is', null)
+      .execute()
+    return rows.filter((row) => (JSON.parse(row.events) as string[]).includes(type)).map((row) => row.id)
+  }
+
+  async insertEvent(db: Executor, event: { id: string; website_id: string; type: WebhookEventType; body: string; created_at: string }): Promise<void> {
+    await db.insertInto('webhook_events').values(event).execute()
+  }
+
+  async insertDeliveries(rows: WebhookDeliveryRow[], db: Executor = this.db): Promise<void> {
+    if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute()
+  }
+
+  /** Marks a deleted site's webhooks retired, in the deletion's transaction. */
+  async retireForSite(db: Executor, websiteId: string, at: string): Promise<void> {
+    await db.updateTable('webhooks').set({ retired_at: at }).where('website_id', '=', websiteId).where('retired_at', 'is', null).execute()
+  }
+
+  /** A webhook's deliveries with their event types, newest first. */
+  deliveries(webhookId: string, limit: number) {
+    return this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .selectAll('d')
+      .select(['e.type'])
+      .where('d.webhook_id', '=', webhookId)
+      .orderBy('d.created_at', 'desc')
+      .orderBy('d.id', 'desc')
+      .limit(limit)
+      .execute()
+  }
+
+  delivery(webhookId: string, deliveryId: string) {
+    return this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .selectAll('d')
+      .select(['e.type'])
+      .where('d.webhook_id', '=', webhookId)
+      .where('d.id', '=', deliveryId)
+      .executeTakeFirst()
+  }
+
+  /**
+   * Claims up to `limit` due deliveries of enabled webhooks for `claim` until `until`. On
+   * PostgreSQL the rows are picked with FOR UPDATE SKIP LOCKED, so instances claiming at once
+   * take different rows; SQLite runs one write at a time.
+   */
+  async claimDue(claim: string, now: string, until: string, limit: number): Promise<string[]> {
+    const rows = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ claim, claimed_until: until })
+      .where('id', 'in', (eb) => {
+        const due = eb
+          .selectFrom('webhook_deliveries as d')
+          .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+          .select('d.id')
+          .where('d.status', '=', 'pending')
+          .where('d.next_attempt_at', '<=', now)
+          .where((w) => w.or([w('d.claimed_until', 'is', null), w('d.claimed_until', '<', now)]))
+          .where('w.enabled', '=', 1)
+          .orderBy('d.next_attempt_at')
+          .limit(limit)
+        return this.dialect === 'postgres' ? due.forUpdate('d').skipLocked() : due
+      })
+      .returning('id')
+      .execute()
+    return rows.map((row) => row.id)
+  }
+
+  /** What sending claimed deliveries needs. */
+  async claimed(ids: string[], claim: string): Promise<DueDelivery[]> {
+    if (ids.length === 0) return []
+    const rows = await this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+      .select(['d.id', 'd.attempts', 'd.event_id', 'e.body', 'w.url', 'w.secret'])
+      .where('d.id', 'in', ids)
+      .where('d.claim', '=', claim)
+      .execute()
+    return rows.map((row) => ({ id: row.id, attempts: row.attempts, claim, eventId: row.event_id, body: row.body, url: row.url, secret: row.secret }))
+  }
+
+  /** Records an attempt of a delivery this sender still holds. */
+  async recordAttempt(
+    id: string,
+    claim: string,
+    outcome: Pick<WebhookDeliveryRow, 'status' | 'attempts' | 'next_attempt_at' | 'last_attempt_at' | 'last_status_code' | 'last_error' | 'finished_at'>,
+  ): Promise<void> {
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ ...outcome, claim: null, claimed_until: null })
+      .where('id', '=', id)
+      .where('claim', '=', claim)
+      .execute()
+  }
+
+  /** Gives claimed deliveries back without an attempt (a stopping server). */
+  async release(ids: string[], claim: string): Promise<void> {
+    if (ids.length === 0) return
+    await this.db.updateTable('webhook_deliveries').set({ claim: null, claimed_until: null }).where('id', 'in', ids).where('claim', '=', claim).execute()
+  }
+
+  /** Removes finished deliveries older than `before`, events no delivery needs, and retired webhooks with nothing pending. */
+  async sweep(before: string): Promise<void> {
+    await this.db.deleteFrom('webhook_deliveries').where('status', '!=', 'pending').where('finished_at', '<', before).execute()
+    await this.db
+      .deleteFrom('webhooks')
+      .where('retired_at', 'is not', null)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('webhook_deliveries as d')
+              .select(sql.lit(1).as('one'))
+              .whereRef('d.webhook_id', '=', 'webhooks.id')
+              .where('d.status', '=', 'pending'),
+          ),
+        ),
+      )
+      .execute()
+    await this.db
+      .deleteFrom('webhook_events')
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('webhook_deliveries as d').select(sql.lit(1).as('one')).whereRef('d.event_id', '=', 'webhook_events.id'))))
+      .execute()
+  }
+}

@@ -65,6 +65,12 @@ const OPERATION_IDS = [
   'getFormSettings',
   'setFormSettings',
   'eraseFormSubmissions',
+  'listWebhooks',
+  'createWebhook',
+  'updateWebhook',
+  'deleteWebhook',
+  'listWebhookDeliveries',
+  'redeliverWebhookDelivery',
 ]
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
 const DOC_ID = 'urn:plinth:openapi'

@@ -142,7 +142,9 @@ export class PublishPipeline {
   /** Runs the content rules while storing the bytes of an inspected bundle (see store). */
   private async checkAndStore(inspection: BundleInspection<DecodedFile | StoredFile>, target: PublishTarget, refused: Refused): Promise<StoredBundle> {
     const limit = inspection.limits.maxViolations
-    const scanning = this.scanContent(inspection.scans, limit, target.userId)
+    // Stored texts read for this bundle, by hash: each is read once, for the content rules and the forms alike.
+    const reads = new Map<string, Promise<string>>()
+    const scanning = this.scanContent(inspection.scans, limit, target.userId, reads)
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
     const storing = fitsTheLimits ? this.storeBytes(inspection.files) : Promise.resolve(null)
     // Both are awaited whatever happens to the other: no scan is left running unobserved.
@@ -154,7 +156,7 @@ export class PublishPipeline {
       throw scanned.status === 'rejected' ? scanned.reason : publishInvalid(check!.violations, refused)
     }
     const { files, written } = stored.value!
-    const forms = refused === 'bundle' ? await this.formsOf(inspection.scans) : []
+    const forms = refused === 'bundle' ? await this.formsOf(inspection.scans, files, reads) : []
     return {
       files,
       newBlobs: written.map((w) => w.row),
@@ -166,20 +168,23 @@ export class PublishPipeline {
     }
   }
 
-  /** The forms the bundle's HTML pages declare; a stored page's text is read only when its hash is not remembered. */
-  private async formsOf(scans: readonly FileScan[]): Promise<FormDeclaration[]> {
+  /**
+   * The forms the bundle's HTML pages declare, remembered by the page's hash (a page sent whole
+   * too), so a stored page's text is read only when its hash is not remembered.
+   */
+  private async formsOf(scans: readonly FileScan[], files: readonly StoredFile[], reads: Map<string, Promise<string>>): Promise<FormDeclaration[]> {
+    const hashOf = new Map(files.map((file) => [file.path, file.hash]))
     const found: FormDeclaration[] = []
     for (const scan of scans) {
       if (scan.contentType !== HTML_CONTENT_TYPE) continue
-      if (!('hash' in scan)) {
-        found.push(...formsOfPage(scan.text))
-        continue
-      }
-      let forms = this.formsByHash.get(scan.hash)
+      const hash = 'hash' in scan ? scan.hash : hashOf.get(scan.path)
+      let forms = hash === undefined ? undefined : this.formsByHash.get(hash)
       if (forms === undefined) {
-        forms = formsOfPage(scan.text ?? bytesToText(await this.options.blobs.get(scan.hash)))
-        if (this.formsByHash.size >= FORMS_REMEMBERED) this.formsByHash.delete(this.formsByHash.keys().next().value!)
-        this.formsByHash.set(scan.hash, forms)
+        forms = formsOfPage(scan.text ?? (await this.readText((scan as { hash: string }).hash, reads)))
+        if (hash !== undefined) {
+          if (this.formsByHash.size >= FORMS_REMEMBERED) this.formsByHash.delete(this.formsByHash.keys().next().value!)
+          this.formsByHash.set(hash, forms)
+        }
       }
       found.push(...forms)
     }
@@ -191,12 +196,15 @@ export class PublishPipeline {
    * checked before (see ContentScanResults), checked now for the others, whose stored bytes are
    * read only then.
    */
-  private async scanContent(scans: readonly FileScan[], limit: number, owner: string): Promise<PublishViolation[][]> {
+  private async scanContent(scans: readonly FileScan[], limit: number, owner: string, reads: Map<string, Promise<string>>): Promise<PublishViolation[][]> {
     const keys = scans.map((scan) => this.options.scanResults.keyOf(owner, scan, limit))
     const found = keys.map((key) => this.options.scanResults.get(key))
     const unknown = scans.flatMap((_, i) => (found[i] === undefined ? [i] : []))
     if (unknown.length > 0) {
-      const texts = await this.textsOf(unknown.map((i) => scans[i]!))
+      const texts = await this.textsOf(
+        unknown.map((i) => scans[i]!),
+        reads,
+      )
       const checked = this.options.scans ? await this.options.scans.scan(texts, limit) : scanTexts(texts, limit)
       unknown.forEach((i, k) => {
         found[i] = checked[k]!
@@ -207,13 +215,8 @@ export class PublishPipeline {
   }
 
   /** The texts of these files, read from their blobs where they were not given (each blob once). */
-  private async textsOf(scans: readonly FileScan[]): Promise<TextScan[]> {
-    const reads = new Map<string, Promise<string>>()
-    const read = (hash: string) => {
-      let text = reads.get(hash)
-      if (!text) reads.set(hash, (text = this.options.blobs.get(hash).then(bytesToText)))
-      return text
-    }
+  private async textsOf(scans: readonly FileScan[], reads: Map<string, Promise<string>>): Promise<TextScan[]> {
+    const read = (hash: string) => this.readText(hash, reads)
     return Promise.all(
       scans.map(async (scan) => ({
         path: scan.path,
@@ -221,6 +224,13 @@ export class PublishPipeline {
         text: 'hash' in scan ? (scan.text ?? (await read(scan.hash))) : scan.text,
       })),
     )
+  }
+
+  /** A stored blob's text, read at most once into `reads`. */
+  private readText(hash: string, reads: Map<string, Promise<string>>): Promise<string> {
+    let text = reads.get(hash)
+    if (!text) reads.set(hash, (text = this.options.blobs.get(hash).then(bytesToText)))
+    return text
   }
 
   /** Hashes the inline files and writes the blobs no row knows yet; on a failure, removes what it wrote. */

@@ -8,10 +8,10 @@ export function browserTools(pageViews: PageViews): AnyMcpTool[] {
   return [
     defineTool({
       name: 'screenshot_page',
-      toolset: 'publishing',
+      toolset: 'browser',
       title: "See a version's page in a real browser",
       description:
-        'Load a page of a version (id or number) or of a draft (draftId as versionId) in Chromium and see it: answers the screenshot as an image and a report: status, title, loadMs, consoleErrors, failedRequests (every request to another origin is refused: pages load with no network but their own site), policyViolations (what the Content-Security-Policy refused) and horizontalOverflow (at viewport mobile: a layout too wide for a phone). Use it after publishing, on a preview before promote_version, or on a draft. BROWSER_UNAVAILABLE when the instance has no browser; BROWSER_BUSY: retry after retryAfter seconds.',
+        "Load a page of a version (id or number) or a draft (its id as versionId) in Chromium, with no network but the site itself, and see it: the screenshot as an image, and the browser's report (console errors, refused requests, policy violations, sideways overflow on mobile). Use it after publishing, before promote_version, or on a draft. BROWSER_UNAVAILABLE: no browser here; BROWSER_BUSY: retry later.",
       input: toolArgs({ websiteId: WebsiteIdParam, versionId: FileSetRefParam, ...PageFields }),
       output: BrowserReportSchema,
       hints: READ_ONLY,

@@ -202,7 +202,7 @@ for (const store of STORES) {
 
     test('the MCP SDK 1.x client receives screenshot_page as image content with the report', async () => {
       const site = await createSite(server, { files: [{ path: 'index.html', content: KNOWN_PAGE }] })
-      const client = await connect(server, site.owner.token, { client: 'sdk1' })
+      const client = await connect(server, site.owner.token, { client: 'sdk1', toolsets: 'default,browser' })
       try {
         const result = await client.callTool({ name: 'screenshot_page', arguments: { websiteId: site.websiteId, versionId: site.jobId, viewport: 'mobile' } })
         assert.notEqual(result.isError, true, JSON.stringify(result.content))

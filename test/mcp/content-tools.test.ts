@@ -30,6 +30,8 @@ const TOOLS = [
   'list_collections',
   'list_entries',
   'list_files',
+  'list_form_submissions',
+  'list_forms',
   'list_versions',
   'list_websites',
   'move_file',
@@ -39,6 +41,7 @@ const TOOLS = [
   'publish_website',
   'put_entry',
   'read_file',
+  'screenshot_page',
   'set_site_password',
   'start_draft',
   'suggest_slug',
@@ -74,7 +77,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 
-    it('lists exactly the thirty-one tools of all toolsets, with the hints of what each changes', async () => {
+    it('lists exactly the thirty-four tools of all toolsets, with the hints of what each changes', async () => {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
       const hints = (name: string) => {

@@ -4,14 +4,13 @@ import { principalOf } from '../auth/auth.routes.ts'
 import { COLLECTION_NAME_MAX_CHARS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BEARER_AUTH, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
-import { WebsiteIdParam } from '../websites/websites.schemas.ts'
+import { WebsiteIdParam, WebsiteParams } from '../websites/websites.schemas.ts'
 import type { CollectionsService } from './collections.service.ts'
 import { CollectionCreateSchema, CollectionListSchema, CollectionSchema, CollectionUpdateSchema } from './content.schemas.ts'
 
 export const tags = ['Content']
 export const security = BEARER_AUTH
 export const CollectionParam = Type.String({ minLength: 1, maxLength: COLLECTION_NAME_MAX_CHARS, description: 'Collection name.' })
-const SiteParams = Type.Object({ websiteId: WebsiteIdParam })
 export const CollectionParams = Type.Object({ websiteId: WebsiteIdParam, collection: CollectionParam })
 
 /** listCollections, createCollection, getCollection, updateCollection. Owners and editors alike. */
@@ -26,7 +25,7 @@ export function collectionsRoutes(collections: CollectionsService): FastifyPlugi
           tags,
           security,
           summary: "List a website's collections",
-          params: SiteParams,
+          params: WebsiteParams,
           response: { 200: success(CollectionListSchema, 'The collections, by name.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
@@ -43,7 +42,7 @@ export function collectionsRoutes(collections: CollectionsService): FastifyPlugi
           summary: 'Create a collection',
           description:
             'A collection named `posts` serves its entries at `/posts-{slug}` and reserves the root paths `posts-*`, `posts`, `posts.html`, `posts/`, `posts.json` and `posts.xml`; a name whose paths clash with files of the live version is refused (409 COLLECTION_CONFLICT), and later publishes may not add such files (PUBLISH_INVALID / RESERVED_PATH).',
-          params: SiteParams,
+          params: WebsiteParams,
           body: ref(CollectionCreateSchema),
           response: {
             201: success(CollectionSchema, 'The collection, created.'),

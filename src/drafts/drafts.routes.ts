@@ -7,7 +7,7 @@ import { FileContentSchema, LineRangeQuery } from '../editing/editing.schemas.ts
 import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, OPTIONAL_BODY, success } from '../http/openapi.ts'
 import { queryNumbers } from '../http/query-numbers.ts'
 import { rateLimitHeaders } from '../http/rate-limit-headers.ts'
-import { PublishVersionResultSchema, WebsiteIdParam } from '../websites/websites.schemas.ts'
+import { PublishVersionResultSchema, WebsiteIdParam, WebsiteParams } from '../websites/websites.schemas.ts'
 import type { DraftFiles } from './draft-files.ts'
 import type { DraftsService } from './drafts.service.ts'
 import {
@@ -23,7 +23,6 @@ import {
 } from './drafts.schemas.ts'
 
 const tags = ['Drafts']
-const SiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const DraftParams = Type.Object({ websiteId: WebsiteIdParam, draftId: DraftIdParam })
 /**
  * A file of a draft: its path after `/files/`, slashes as they are. The router names the wildcard
@@ -52,7 +51,7 @@ export function draftsRoutes({ drafts, draftFiles }: { drafts: DraftsService; dr
           security,
           summary: 'Start a draft: a working copy of a version',
           description: `A copy of the files of baseVersion (by id or number; the live version by default) to change file by file, preview at previewUrl, and publish as the next version. A site has at most ${DRAFTS_PER_SITE} open drafts (403 DRAFT_LIMIT_REACHED). A draft nobody writes to expires: expiresAt says when, and every write moves it on. Owners and editors.`,
-          params: SiteParams,
+          params: WebsiteParams,
           body: ref(CreateDraftRequestSchema),
           response: {
             201: success(DraftSchema, 'The draft, with its files (all unchanged).'),
@@ -71,7 +70,7 @@ export function draftsRoutes({ drafts, draftFiles }: { drafts: DraftsService; dr
           tags,
           security,
           summary: "List a site's open drafts",
-          params: SiteParams,
+          params: WebsiteParams,
           response: { 200: success(DraftListSchema, 'The open drafts, oldest first.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },

@@ -5,7 +5,7 @@ import { FORM_SUBMISSION_LIMITS } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
 import { queryNumbers } from '../http/query-numbers.ts'
-import { WebsiteIdParam } from '../websites/websites.schemas.ts'
+import { WebsiteIdParam, WebsiteParams } from '../websites/websites.schemas.ts'
 import type { FormsService } from './forms.service.ts'
 import {
   DeletedSubmissionsSchema,
@@ -19,7 +19,6 @@ import {
 } from './forms.schemas.ts'
 
 const tags = ['Forms']
-const SiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const FormParams = Type.Object({ websiteId: WebsiteIdParam, name: FormNameParam })
 const SubmissionParams = Type.Object({ websiteId: WebsiteIdParam, name: FormNameParam, submissionId: SubmissionIdParam })
 const FileParams = Type.Object({
@@ -52,7 +51,7 @@ export function formsRoutes({ forms }: { forms: FormsService }): FastifyPluginAs
           summary: "List a site's forms",
           description:
             'The forms the live version declares (`<form method="post" action="/_forms/{name}">`), with their fields, how many submissions each has and when the last came; then any other form with stored submissions.',
-          params: SiteParams,
+          params: WebsiteParams,
           response: { 200: success(FormListSchema, 'The forms.'), ...READ_ERRORS },
         },
       },
@@ -202,7 +201,7 @@ export function formsRoutes({ forms }: { forms: FormsService }): FastifyPluginAs
           tags,
           security,
           summary: "A site's form settings",
-          params: SiteParams,
+          params: WebsiteParams,
           response: { 200: success(FormSettingsSchema, 'Who is e-mailed each submission, and how long submissions are kept.'), ...READ_ERRORS },
         },
       },
@@ -218,7 +217,7 @@ export function formsRoutes({ forms }: { forms: FormsService }): FastifyPluginAs
           security,
           summary: "Set a site's form settings (owner only)",
           description: 'A retention deletes the submissions older than it at once, and then daily.',
-          params: SiteParams,
+          params: WebsiteParams,
           body: ref(FormSettingsSchema),
           response: { 200: success(FormSettingsSchema, 'The settings now.'), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'OWNER_ONLY']) },
         },
@@ -235,7 +234,7 @@ export function formsRoutes({ forms }: { forms: FormsService }): FastifyPluginAs
           security,
           summary: "Delete every submission a visitor's e-mail address gave",
           description: 'For a visitor who asks to be forgotten: every submission of any form of the site whose sender gave this address, with its files.',
-          params: SiteParams,
+          params: WebsiteParams,
           body: ErasureBody,
           response: { 200: success(DeletedSubmissionsSchema, 'How many were deleted.'), ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND']) },
         },

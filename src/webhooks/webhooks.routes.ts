@@ -4,7 +4,7 @@ import { principalOf } from '../auth/auth.routes.ts'
 import { WEBHOOKS_PER_SITE } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
 import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
-import { WebsiteIdParam } from '../websites/websites.schemas.ts'
+import { WebsiteIdParam, WebsiteParams } from '../websites/websites.schemas.ts'
 import type { WebhooksService } from './webhooks.service.ts'
 import {
   CreatedWebhookSchema,
@@ -19,7 +19,6 @@ import {
 } from './webhooks.schemas.ts'
 
 const tags = ['Webhooks']
-const SiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const WebhookParams = Type.Object({ websiteId: WebsiteIdParam, webhookId: WebhookIdParam })
 const DeliveryParams = Type.Object({ websiteId: WebsiteIdParam, webhookId: WebhookIdParam, deliveryId: DeliveryIdParam })
 /** Owners only: an editor gets 403 OWNER_ONLY, anyone else 404. */
@@ -40,7 +39,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
           security,
           summary: 'Register a webhook',
           description: `An endpoint that is POSTed the site's events, each signed per Standard Webhooks with the secret answered here once. At most ${WEBHOOKS_PER_SITE} per site. Owner only.`,
-          params: SiteParams,
+          params: WebsiteParams,
           body: ref(CreateWebhookRequestSchema),
           response: {
             201: success(CreatedWebhookSchema, 'The webhook, with its signing secret: keep it, it is not shown again.'),
@@ -60,7 +59,7 @@ export function webhooksRoutes(webhooks: WebhooksService): FastifyPluginAsyncTyp
           security,
           summary: "List a site's webhooks",
           description: 'Without their secrets. Owner only.',
-          params: SiteParams,
+          params: WebsiteParams,
           response: { 200: success(WebhookListSchema, 'The webhooks, oldest first.'), ...errorResponses([...OWNER_ERRORS]) },
         },
       },

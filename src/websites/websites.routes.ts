@@ -18,6 +18,7 @@ import {
   VersionListSchema,
   VersionSchema,
   WebsiteIdParam,
+  WebsiteParams,
   WebsiteListQuery,
   WebsiteListSchema,
   WebsiteSchema,
@@ -32,7 +33,6 @@ import type { WebsiteDeletion } from './website-deletion.ts'
 import type { WebsitePublishing } from './website-publishing.ts'
 import type { WebsiteQueries } from './website-queries.ts'
 
-const WebsiteParams = Type.Object({ websiteId: WebsiteIdParam })
 const tags = ['Publishing']
 
 /** The services behind the publishing and inspection operations, over REST and MCP alike. */

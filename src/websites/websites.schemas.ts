@@ -29,6 +29,9 @@ export const FileSetRefParam = Type.String({
 export const JobIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Job id (job_...), also the id of the version the job produced.' })
 export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX_CHARS, description: 'A site name or draft slug.' })
 
+/** The path parameters of every operation on one website. */
+export const WebsiteParams = Type.Object({ websiteId: WebsiteIdParam })
+
 /**
  * The publish requests (createWebsite, createWebsiteVersion), whose files field states the bundle
  * limits an instance enforces (config.ts). More files than the limit still reach the authoring

@@ -18,7 +18,8 @@ import type { PublishFileInput } from '../publishing/publishing.schemas.ts'
 import { requireVersion } from './version-refs.ts'
 import type { PublishBase, Published, WebsitePublishing } from './website-publishing.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
-import type { PublishVersionRequest, PublishVersionResult, VersionChange } from './websites.schemas.ts'
+import type { VersionChange } from './version-changes.schemas.ts'
+import type { PublishVersionRequest, PublishVersionResult } from './websites.schemas.ts'
 
 export interface VersionPatchesOptions {
   access: WebsiteAccess

@@ -15,7 +15,8 @@ import {
 } from '../core/limits.ts'
 import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
-import { FileChangeSchema, TextEditsField } from '../editing/editing.schemas.ts'
+import { FileChangeSchema } from '../editing/editing.schemas.ts'
+import { VersionChangeSchema } from './version-changes.schemas.ts'
 import { PublishedFormsField, PublishFileSchema, VendoredField, VendoredFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
 
 export const WebsiteIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Website id (web_...).' })
@@ -111,37 +112,6 @@ export type PublishRequestSchemas = ReturnType<typeof publishRequestSchemas>
 export const VersionRefSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], {
   $id: 'VersionRef',
   description: 'A version of the website: its number (2, or "2") or its id (job_...).',
-})
-
-const changedPath = PublishFileSchema.properties.path
-
-const PutChange = Type.Object(
-  { op: Type.Literal('put'), ...PublishFileSchema.properties },
-  {
-    additionalProperties: false,
-    description: 'Writes a file (new or replaced) given as a bundle file is: one of content, sha256 and uploadId.',
-  },
-)
-const DeleteChange = Type.Object({ op: Type.Literal('delete'), path: changedPath }, { additionalProperties: false, description: 'Removes a file.' })
-const MoveChange = Type.Object(
-  { op: Type.Literal('move'), from: changedPath, to: changedPath },
-  { additionalProperties: false, description: 'Renames a file; to must not exist.' },
-)
-const EditChange = Type.Object(
-  { op: Type.Literal('edit'), path: changedPath, edits: TextEditsField },
-  { additionalProperties: false, description: 'Changes a text file.' },
-)
-
-/**
- * One change of a patch, told apart by `op`: a discriminator, so that a bad change is checked
- * against the one shape its op names and the errors speak of that shape alone.
- */
-export const VersionChangeSchema = Type.Unsafe<Static<typeof PutChange> | Static<typeof DeleteChange> | Static<typeof MoveChange> | Static<typeof EditChange>>({
-  $id: 'VersionChange',
-  type: 'object',
-  oneOf: [PutChange, DeleteChange, MoveChange, EditChange],
-  discriminator: { propertyName: 'op' },
-  description: 'One change to the files: `put`, `delete`, `move` or `edit`.',
 })
 
 const publishWarnings = Type.Optional(
@@ -389,7 +359,6 @@ export type PublishWebsiteRequest = Static<PublishRequestSchemas['PublishWebsite
 export type PublishWebsiteResult = Static<typeof PublishWebsiteResultSchema>
 export type PublishVersionRequest = Static<PublishRequestSchemas['PublishVersionRequestSchema']>
 export type PublishVersionResult = Static<typeof PublishVersionResultSchema>
-export type VersionChange = Static<typeof VersionChangeSchema>
 export type Version = Static<typeof VersionSchema>
 export type VersionList = Static<typeof VersionListSchema>
 export type VersionPageQuery = Static<typeof VersionPageQuery>

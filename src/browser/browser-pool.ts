@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import type { Browser } from 'playwright-core'
 import { AppError } from '../core/errors.ts'
 import { BROWSER_PAGE_MEMORY_MB, BROWSER_QUEUE_MAX, BROWSER_RETRY_SECONDS } from '../core/limits.ts'
+import { lowerBrowserPriority } from './browser-priority.ts'
 
 export interface BrowserPoolOptions {
   /** The browser executable; null when the operator turned the browser off. */
@@ -50,6 +51,9 @@ function launchArgs(pages: number): string[] {
     `--renderer-process-limit=${pages + 1}`,
   ]
 }
+
+/** The nice value the browser's processes run at (0 is the server's; 19 the lowest). */
+const BROWSER_NICENESS = 10
 
 export const browserUnavailable = (why: string): AppError =>
   new AppError(
@@ -129,8 +133,9 @@ export class BrowserPool {
   private async launch(): Promise<Browser> {
     const { chromium } = await import('playwright-core')
     this.launches++
+    let browser: Browser
     try {
-      return await chromium.launch({
+      browser = await chromium.launch({
         executablePath: this.options.executable!,
         headless: true,
         args: launchArgs(this.options.pages),
@@ -143,6 +148,8 @@ export class BrowserPool {
       this.options.log.warn({ err: error }, 'the browser did not start')
       throw browserUnavailable(`The browser at ${this.options.executable} did not start.`)
     }
+    lowerBrowserPriority(BROWSER_NICENESS)
+    return browser
   }
 
   /** Stops the browser; pages asked for afterwards are BROWSER_UNAVAILABLE. */

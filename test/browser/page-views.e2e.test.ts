@@ -6,6 +6,7 @@
  * without a browser, BROWSER_UNAVAILABLE; bad input is a clear error.
  */
 import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
@@ -19,6 +20,23 @@ import { WebVisitor } from '../helpers/web.ts'
 
 const page = (title: string, body: string, head = '') =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>${head}</head><body>${body}</body></html>`
+
+/** The nice value of each process this one drives a browser in (Linux), by pid. */
+function browserNiceness(): Map<number, number> {
+  const found = new Map<number, number>()
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const driven = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes('--remote-debugging-pipe')
+      // After the command: state, parent, …; the nice value is the 19th field of the line, the 17th after the command.
+      if (Number(fields[1]) === process.pid && driven) found.set(Number(entry), Number(fields[16]))
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found
+}
 
 const KNOWN_PAGE = page(
   'Known page',
@@ -198,6 +216,11 @@ for (const store of STORES) {
       assert.ok(mostRunning <= limit && views.stats().mostRunning <= limit, `at most ${limit} pages at once (${views.stats().mostRunning})`)
       assert.ok(views.stats().mostRunning >= 1)
       t.diagnostic(`GET /v1 answered ${latencies.length} times, slowest ${Math.round(Math.max(...latencies))} ms`)
+      if (process.platform === 'linux') {
+        const niceness = browserNiceness()
+        assert.ok(niceness.size >= 1, 'the browser runs as a process of the server')
+        for (const [pid, nice] of niceness) assert.equal(nice, 10, `the browser (pid ${pid}) runs below the server's priority`)
+      }
     })
 
     test('the MCP SDK 1.x client receives screenshot_page as image content with the report', async () => {

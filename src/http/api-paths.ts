@@ -2,7 +2,7 @@
  * Which unknown paths are the API's, so that their 404 is the JSON error envelope rather than the
  * web site's markdown or page. Three answers:
  * - `api`: the API's own namespace as the router spells it (`/v1`, `/v1/...`, `/mcp/...`,
- *   `/.well-known/...`, `/openapi.json`): always the envelope, whatever the client accepts;
+ *   `/oauth/...`, `/.well-known/...`, `/openapi.json`): always the envelope, whatever the client accepts;
  * - `api-like`: a path an API client or a fuzzer reaches for that only looks like one (`/V1/...`,
  *   `//v1`, `/v1%2f...`, `/api/...`, `/v2`, `/OpenAPI.json/`): the envelope unless the client asks
  *   for HTML or markdown by name;
@@ -13,7 +13,7 @@ import type { Config } from '../config.ts'
 
 export type PathKind = 'api' | 'api-like' | 'site'
 
-const API_NAMESPACE = /^\/(?:v1(?:\/|$)|mcp\/|\.well-known\/|openapi\.json$)/
+const API_NAMESPACE = /^\/(?:v1(?:\/|$)|mcp\/|oauth\/|\.well-known\/|openapi\.json$)/
 
 /** First segments that only API clients ask for: versions, `api`, the MCP endpoint, OAuth, API descriptions. */
 const API_LIKE_SEGMENT = /^(?:v\d+|api|mcp|oauth|\.well-known|(?:openapi|swagger)(?:\.json|\.ya?ml)?)$/

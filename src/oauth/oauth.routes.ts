@@ -21,7 +21,10 @@ import { TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { PAGE_HEADERS } from '../http/page-headers.ts'
 import type { Logger } from '../log.ts'
-import { type ConsentRequest, type Interaction, OAUTH_PATHS, type OAuthService } from './oauth.service.ts'
+import { OAUTH_PATHS, OAUTH_ROUTES } from './oauth-paths.ts'
+import type { ConsentRequest, Interaction, OAuthService } from './oauth.service.ts'
+
+const ROUTE_PATHS: readonly string[] = Object.values(OAUTH_ROUTES)
 
 export interface OAuthEndpointOptions {
   oauth: OAuthService
@@ -43,10 +46,14 @@ export class OAuthEndpoint {
     this.secure = options.config.baseUrl.startsWith('https:')
   }
 
-  /** Whether a raw request is for the authorization server (its endpoints and its metadata). */
+  /**
+   * Whether a raw request is for the authorization server: one of its endpoints (or a path below
+   * one), or its metadata. Any other path, under /oauth/ too, is the API's unknown path (its 404 envelope).
+   */
   handles(url: string | undefined): boolean {
     const path = (url ?? '').split('?', 1).join('')
-    return path.startsWith(OAUTH_PATHS.prefix) || path === OAUTH_PATHS.discovery || path === OAUTH_PATHS.rfc8414Discovery
+    if (path.startsWith(OAUTH_PATHS.prefix)) return ROUTE_PATHS.some((route) => path === route || path.startsWith(`${route}/`))
+    return path === OAUTH_PATHS.discovery || path === OAUTH_PATHS.rfc8414Discovery
   }
 
   /** Answers a raw request for the authorization server. */

@@ -41,6 +41,7 @@ import { errorPage, installPageGuards, type OAuthPages } from './oauth.guards.ts
 import { loadOidcProvider } from './oidc-provider.ts'
 import { newSigningJwk } from './signing-key.ts'
 import type { OAuthRepository } from './oauth.repository.ts'
+import { OAUTH_ROUTES } from './oauth-paths.ts'
 
 /** Access tokens live an hour; refresh tokens a month, renewed (rotated) at each use. */
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60
@@ -56,14 +57,6 @@ const SCOPE = TOKEN_SCOPE
  * carries), and OpenID's sign-in and refresh scopes.
  */
 const OIDC_SCOPES = ['openid', 'offline_access', SCOPE]
-/** Paths of the authorization server's own endpoints and metadata (answered by oauth.routes.ts, before Fastify). */
-export const OAUTH_PATHS = {
-  prefix: '/oauth/',
-  authorize: '/oauth/authorize',
-  register: '/oauth/register',
-  discovery: '/.well-known/openid-configuration',
-  rfc8414Discovery: '/.well-known/oauth-authorization-server',
-} as const
 /** last_used_at of a connection is written at most this often. */
 const TOUCH_INTERVAL_MS = 60_000
 
@@ -358,20 +351,7 @@ export class OAuthService implements OAuthTokens {
         DeviceCode: DEVICE_CODE_TTL_SECONDS,
       },
       interactions: { policy, url: (_ctx, interaction) => `/connect/${interaction.uid}` },
-      routes: {
-        authorization: OAUTH_PATHS.authorize,
-        token: '/oauth/token',
-        registration: OAUTH_PATHS.register,
-        revocation: '/oauth/revoke',
-        jwks: '/oauth/jwks',
-        introspection: '/oauth/introspect',
-        pushed_authorization_request: '/oauth/par',
-        userinfo: '/oauth/userinfo',
-        code_verification: '/oauth/device',
-        device_authorization: '/oauth/device/auth',
-        backchannel_authentication: '/oauth/backchannel',
-        challenge: '/oauth/challenge',
-      },
+      routes: OAUTH_ROUTES,
       cookies: {
         keys: [cookieKey],
         names: { session: 'plinth_oauth_session', interaction: 'plinth_oauth_interaction', resume: 'plinth_oauth_resume' },

@@ -34,7 +34,7 @@ const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8
 const JSON_CLIENTS = [undefined, '*/*', 'application/json', 'application/json, text/plain, */*']
 
 /** The API's own namespace: the envelope whatever is asked. */
-const API_PATHS = ['/v1/nope', '/v1/websites/web_x/nope', '/v1//websites', '/mcp/nope', '/.well-known/nope']
+const API_PATHS = ['/v1/nope', '/v1/websites/web_x/nope', '/v1//websites', '/mcp/nope', '/oauth/nope', '/oauth/tokens', '/oauth/', '/.well-known/nope']
 
 /** Paths that only look like the API's, as a fuzzer or a careless client sends them. */
 const API_LIKE_PATHS = [

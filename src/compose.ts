@@ -207,7 +207,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   const purge = createPurgeHook(config.purgeUrl, config, log)
   const sitePasswords = new SitePasswords({ access, repo: websitesRepo, siteEvents, purge })
   const fetchCa = config.fetchCaFile ? readFileSync(config.fetchCaFile, 'utf8') : undefined
-  const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows, blobVariants, secrets })
+  const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows, blobVariants, secrets, log })
   const collections = new CollectionsService({ repo: collectionsRepo, access, siteEvents })
   const assetLibrary = new AssetLibrary({
     allowHosts: new Set(config.fetchAllowHosts),
@@ -283,8 +283,10 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       return { label: { kind: 'draft', id: draft.draftId, version: draft.baseVersion }, files: draft.files }
     },
   }
-  // A server sweeps expired OAuth rows and drafts at start and hourly, and sends webhook deliveries; a CLI command leaves that to it.
-  if (options.sweepAtStart !== false) await Promise.all([oauth.startSweeps(), drafts.startSweeps(), forms.startSweeps(), webhooks.sender.start()])
+  // A server sweeps expired OAuth rows, drafts and uploads at start and hourly, and sends webhook deliveries; a CLI command leaves that to it.
+  if (options.sweepAtStart !== false) {
+    await Promise.all([oauth.startSweeps(), drafts.startSweeps(), uploads.startSweeps(), forms.startSweeps(), webhooks.sender.start()])
+  }
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
     users,
@@ -355,6 +357,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       await closingVariants
       oauth.close()
       drafts.close()
+      uploads.close()
       await services.pageViews.close()
       await forms.close()
       await webhooks.sender.close()

@@ -107,6 +107,8 @@ export const URL_MAX_CHARS = 2048
  */
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000
 export const UPLOAD_RETENTION_MS = 24 * 60 * 60 * 1000
+/** How often a server removes expired uploads and the bytes only they held. */
+export const UPLOAD_SWEEP_INTERVAL_MS = 60 * 60 * 1000
 
 /** A site password's length, in characters (decisions: 8 to 200). */
 export const SITE_PASSWORD_MIN = 8

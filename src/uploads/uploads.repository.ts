@@ -30,8 +30,17 @@ export class UploadsRepository {
     return Number(result.numUpdatedRows) === 1
   }
 
-  deleteExpired(userId: string, now: string): Promise<unknown> {
-    return this.db.deleteFrom('uploads').where('user_id', '=', userId).where('expires_at', '<=', now).execute()
+  /** Deletes the user's expired uploads; the hashes of the bytes they held. */
+  async deleteExpired(userId: string, now: string): Promise<string[]> {
+    const rows = await this.db.deleteFrom('uploads').where('user_id', '=', userId).where('expires_at', '<=', now).returning('sha256').execute()
+    return rows.flatMap((row) => (row.sha256 === null ? [] : [row.sha256]))
+  }
+
+  /** Deletes up to `limit` expired uploads of anyone; their ids and the hashes of the bytes they held. */
+  async deleteSomeExpired(now: string, limit: number): Promise<{ count: number; hashes: string[] }> {
+    const ids = this.db.selectFrom('uploads').select('id').where('expires_at', '<=', now).limit(limit)
+    const rows = await this.db.deleteFrom('uploads').where('id', 'in', ids).returning('sha256').execute()
+    return { count: rows.length, hashes: rows.flatMap((row) => (row.sha256 === null ? [] : [row.sha256])) }
   }
 
   /** Hashes among these in a version of a site the user owns or edits. */

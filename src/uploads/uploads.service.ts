@@ -8,12 +8,14 @@
 import { createHash } from 'node:crypto'
 import type { Principal } from '../core/principal.ts'
 import type { BlobStore } from '../blobs/blob-store.ts'
+import { removeUnreferencedBlobs } from '../blobs/blob-removal.ts'
 import type { BlobVariants } from '../blobs/blob-variants.ts'
 import { storeBlob } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
 import { newId, nowIso } from '../core/ids.ts'
-import { UPLOAD_RETENTION_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import { UPLOAD_RETENTION_MS, UPLOAD_SWEEP_INTERVAL_MS, UPLOAD_URL_LIFETIME_MS } from '../core/limits.ts'
+import { type Periodic, startPeriodic } from '../core/periodic.ts'
 import type { ServerSecrets } from '../db/server-secrets.ts'
 import type { UploadRow } from '../db/types.ts'
 import { contentTypeFor } from '../publishing/content-rules.ts'
@@ -34,7 +36,12 @@ export interface UploadedFile {
   filename: string | null
 }
 
+/** Expired uploads deleted at once by the sweep. */
+const SWEEP_BATCH = 500
+
 export class UploadsService implements ContentReferences {
+  private sweeps: Periodic | null = null
+
   /** `baseUrl`: the API origin that signed upload URLs point at. */
   constructor(
     private readonly options: {
@@ -44,6 +51,7 @@ export class UploadsService implements ContentReferences {
       blobRows: BlobsRepository
       blobVariants: BlobVariants
       secrets: ServerSecrets
+      log: { error(obj: unknown, msg?: string): void }
     },
   ) {}
 
@@ -64,7 +72,7 @@ export class UploadsService implements ContentReferences {
       created_at: new Date(now).toISOString(),
       completed_at: null,
     }))
-    await this.options.repo.deleteExpired(principal.userId, nowIso())
+    await this.release(await this.options.repo.deleteExpired(principal.userId, nowIso()))
     await this.options.repo.insert(rows)
     const key = await this.options.secrets.key('upload_url_key')
     return {
@@ -113,6 +121,39 @@ export class UploadsService implements ContentReferences {
     const at = nowIso()
     if (!(await this.options.repo.complete(upload.id, sha256, at, new Date(Date.now() + UPLOAD_RETENTION_MS).toISOString()))) throw uploadCompleted()
     return { uploadId: upload.id, sha256, size }
+  }
+
+  /**
+   * Deletes every expired upload (pending past its URL's lifetime, complete past its retention),
+   * with the bytes nothing else holds; how many uploads went.
+   */
+  async sweepExpired(now = Date.now()): Promise<number> {
+    const at = new Date(now).toISOString()
+    let removed = 0
+    for (;;) {
+      const { count, hashes } = await this.options.repo.deleteSomeExpired(at, SWEEP_BATCH)
+      await this.release(hashes)
+      removed += count
+      if (count < SWEEP_BATCH) return removed
+    }
+  }
+
+  /** Sweeps now, then every UPLOAD_SWEEP_INTERVAL_MS until close(). */
+  async startSweeps(): Promise<void> {
+    this.sweeps = await startPeriodic(
+      () => this.sweepExpired(),
+      UPLOAD_SWEEP_INTERVAL_MS,
+      (error) => this.options.log.error({ err: error }, 'sweeping expired uploads failed'),
+    )
+  }
+
+  close(): void {
+    this.sweeps?.stop()
+  }
+
+  /** Removes the blobs among these that nothing refers to any more (the uploads that held them are gone). */
+  private release(hashes: string[]): Promise<void> {
+    return hashes.length === 0 ? Promise.resolve() : removeUnreferencedBlobs(this.options.blobs, this.options.blobRows, hashes)
   }
 
   /** The bytes of a completed, unexpired upload of the caller (for importAsset). */

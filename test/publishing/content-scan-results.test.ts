@@ -83,6 +83,7 @@ describe('content rules run once per text', () => {
       blobRows,
       blobVariants: variants,
       secrets: new ServerSecrets(db.kysely),
+      log: { error() {} },
     })
     pipelineWith = (scans) =>
       new PublishPipeline({

@@ -69,6 +69,7 @@ for (const store of STORES) {
           blobRows: rows,
           blobVariants: variants,
           secrets: new ServerSecrets(db.kysely),
+          log: { error() {} },
         }),
         httpsSites: false,
         scans: null,

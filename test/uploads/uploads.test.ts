@@ -296,6 +296,47 @@ for (const store of STORES) {
       assert.equal((await server.api('GET', '/v1/slugs/suggest?value=refused-uploads', { token: owner.token })).body.available, true)
     })
 
+    test('the sweep removes expired uploads and the bytes only they held; bytes a site uses stay', async () => {
+      const kysely = server.server.db.kysely
+      const blobs = server.server.blobs
+      const alone = randomBytes(300)
+      const shared = randomBytes(300)
+      const aloneUpload = await upload(other.token, alone)
+      const sharedUpload = await upload(other.token, shared)
+      const [pending] = await reserve(other.token, [{ size: 10 }])
+      assert.equal((await publish(other.token, [...bundle(), { path: 'shared.bin', uploadId: sharedUpload }], 'swept-uploads')).status, 201)
+      const fresh = await upload(other.token, randomBytes(300))
+      const later = Date.now() + 25 * 60 * 60 * 1000
+      await kysely
+        .updateTable('uploads')
+        .set({ expires_at: new Date(Date.now() + 48 * 60 * 60 * 1000).toISOString() })
+        .where('id', '=', fresh)
+        .execute()
+
+      const removed = await server.server.services.uploads.sweepExpired(later)
+      assert.ok(removed >= 3, `the three expired uploads went (${removed})`)
+      const left = await kysely.selectFrom('uploads').select('id').where('id', 'in', [aloneUpload, sharedUpload, pending!.uploadId, fresh]).execute()
+      assert.deepEqual(
+        left.map((row) => row.id),
+        [fresh],
+        'only the unexpired upload is left',
+      )
+      await assert.rejects(blobs.get(sha256(alone)), 'the bytes only the expired upload held are gone')
+      const rows = await kysely
+        .selectFrom('blobs')
+        .select('hash')
+        .where('hash', 'in', [sha256(alone), sha256(shared)])
+        .execute()
+      assert.deepEqual(
+        rows.map((row) => row.hash),
+        [sha256(shared)],
+      )
+      assert.deepEqual(await blobs.get(sha256(shared)), shared, 'the bytes a version uses stay')
+      const served = await server.site('swept-uploads', '/shared.bin')
+      assert.equal(served.status, 200)
+      assert.equal(await server.server.services.uploads.sweepExpired(later), 0, 'a second sweep finds nothing')
+    })
+
     test('an HTML file sent by upload still obeys the authoring rules', async () => {
       const page = Buffer.from('<!doctype html><title>x</title><script src="https://cdn.example.com/x.js"></script>')
       const uploadId = await upload(owner.token, page, { filename: 'index.html' })

@@ -159,7 +159,11 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   // Compressed variants are made after the bytes are stored, off the request (blobs/blob-variants.ts).
   const blobVariants = new BlobVariants({ blobs, rows: blobRows, log, ...VARIANT_WORK })
   const access = new WebsiteAccess(db.kysely)
-  const forms = setUpForms({ config, db, access, blobs, blobRows, variants: blobVariants, log })
+  const fetchCa = config.fetchCaFile ? readFileSync(config.fetchCaFile, 'utf8') : undefined
+  // The outbox other features record their events to, in their transactions, and this instance's sender.
+  const webhooks = await createWebhooks({ db, config, access, secrets, ca: fetchCa, log })
+  const { outbox: webhookEvents } = webhooks
+  const forms = setUpForms({ config, db, access, blobs, blobRows, variants: blobVariants, webhookEvents, log })
   const siteServer = createSiteServer({
     lock: siteLock,
     customHosts,
@@ -206,7 +210,6 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
 
   const purge = createPurgeHook(config.purgeUrl, config, log)
   const sitePasswords = new SitePasswords({ access, repo: websitesRepo, siteEvents, purge })
-  const fetchCa = config.fetchCaFile ? readFileSync(config.fetchCaFile, 'utf8') : undefined
   const uploads = new UploadsService({ baseUrl: config.baseUrl, repo: new UploadsRepository(db.kysely), blobs, blobRows, blobVariants, secrets, log })
   const collections = new CollectionsService({ repo: collectionsRepo, access, siteEvents })
   const assetLibrary = new AssetLibrary({
@@ -244,9 +247,6 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     httpsSites: config.siteScheme === 'https',
     limits: config.bundleLimits,
   })
-  // The outbox other features record their events to, in their transactions, and this instance's sender.
-  const webhooks = await createWebhooks({ db, config, access, secrets, ca: fetchCa, log })
-  const { outbox: webhookEvents } = webhooks
   const publishing = new WebsitePublishing({
     config,
     access,

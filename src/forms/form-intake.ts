@@ -4,6 +4,12 @@
  * there), stored (its files as blobs, the submission and its file rows in one transaction) and told
  * to whoever is notified. A post that fills the honeypot is answered like any other and stores
  * nothing. Controls (`_next`, `_gotcha`) are never stored.
+ *
+ * Each stored submission records the webhook event `form.submitted` in its own transaction, with
+ * `data` `{form, submissionId, versionId, createdAt, fields, files}`: `fields` the answers as
+ * stored (field to value), `files` each file's `field`, `filename`, `contentType` and `size` (never
+ * its bytes: owners download them with a token). A post the honeypot drops stores nothing and so
+ * records no event; marking a submission as spam later sends none either.
  */
 import { createHash } from 'node:crypto'
 import type { BlobStore } from '../blobs/blob-store.ts'
@@ -18,6 +24,7 @@ import type { FormFileRow } from '../db/types.ts'
 import type { FormField } from '../publishing/form-declarations.ts'
 import type { FormPost, FormReceiver } from '../serving/form-posts.ts'
 import { isEmailAddress, normalizeEmail } from '../users/email-address.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { FormThrottle } from './form-throttle.ts'
 import type { FormsRepository } from './forms.repository.ts'
 
@@ -44,6 +51,7 @@ export interface FormIntakeOptions {
   blobs: BlobStore
   blobRows: BlobsRepository
   variants: BlobVariants
+  webhookEvents: WebhookEvents
   notices: SubmissionNotices
 }
 
@@ -88,14 +96,22 @@ export class FormIntake implements FormReceiver {
         hash,
       })
     }
-    const { repo } = this.options
-    await repo.transaction((trx) =>
-      repo.insert(
+    const { repo, webhookEvents } = this.options
+    await repo.transaction(async (trx) => {
+      await repo.insert(
         trx,
         { id: submissionId, website_id: post.websiteId, form: post.form, version_id: post.versionId, created_at: createdAt, data: JSON.stringify(data), email },
         files,
-      ),
-    )
+      )
+      await webhookEvents.emit(trx, post.websiteId, 'form.submitted', {
+        form: post.form,
+        submissionId,
+        versionId: post.versionId,
+        createdAt,
+        fields: data,
+        files: files.map((f) => ({ field: f.field, filename: f.filename, contentType: f.content_type, size: f.size })),
+      })
+    })
     this.options.notices.submitted({
       websiteId: post.websiteId,
       form: post.form,

@@ -9,6 +9,7 @@ import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import type { Config } from '../config.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import type { Db } from '../db/connect.ts'
+import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import { FormIntake } from './form-intake.ts'
 import { FormMail, NO_NOTICES } from './form-mail.ts'
 import { FormThrottle } from './form-throttle.ts'
@@ -34,14 +35,16 @@ export interface FormsSetupOptions {
   blobs: BlobStore
   blobRows: BlobsRepository
   variants: BlobVariants
+  /** Where `form.submitted` is recorded, in the transaction that stores the submission. */
+  webhookEvents: WebhookEvents
   log: { warn(obj: unknown, msg?: string): void; error(obj: unknown, msg?: string): void }
 }
 
-export function setUpForms({ config, db, access, blobs, blobRows, variants, log }: FormsSetupOptions): FormsSetup {
+export function setUpForms({ config, db, access, blobs, blobRows, variants, webhookEvents, log }: FormsSetupOptions): FormsSetup {
   const repo = new FormsRepository(db.kysely)
   const mail = config.smtpUrl === null ? null : new FormMail({ smtpUrl: config.smtpUrl, from: config.mailFrom, siteUrl: config.siteUrl, repo, log })
   const throttle = new FormThrottle(config.formRates, Date.now)
-  const intake = new FormIntake({ repo, throttle, blobs, blobRows, variants, notices: mail ?? NO_NOTICES })
+  const intake = new FormIntake({ repo, throttle, blobs, blobRows, variants, webhookEvents, notices: mail ?? NO_NOTICES })
   const service = new FormsService({ access, repo, blobs, blobRows, baseUrl: config.baseUrl, now: () => new Date() })
   let sweeps: NodeJS.Timeout | undefined
   const sweep = () => service.sweepRetention().catch((err: unknown) => log.error({ err }, 'deleting form submissions past their retention failed'))

@@ -10,7 +10,8 @@
  *   that promotes, a promotion, a rollback);
  * - `site.deleted`: `{slug}`;
  * - `entry.changed`: `{collection, slug, entryId, change: created|updated|deleted}`;
- * - `form.submitted`: the form's own data (the forms feature emits it).
+ * - `form.submitted`: `{form, submissionId, versionId, createdAt, fields, files}` for each stored
+ *   submission (forms/form-intake.ts), files described without their bytes.
  *
  * Implemented by webhooks/webhook-outbox.ts; features take it as an option from compose.ts.
  */

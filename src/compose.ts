@@ -34,6 +34,7 @@ import { DomainsRepository } from './domains/domains.repository.ts'
 import { DomainsService } from './domains/domains.service.ts'
 import { ServedDomains } from './domains/served-domains.ts'
 import { ServerSecrets } from './db/server-secrets.ts'
+import type { FormDigest } from './forms/form-digest.ts'
 import { setUpForms } from './forms/forms.setup.ts'
 import { clientAddressOf } from './http/client-address.ts'
 import { AssetLibrary } from './images/asset-library.ts'
@@ -101,6 +102,8 @@ export interface Composition {
   siteEvents: SiteEventBus
   /** Removes temp files and unreferenced blobs a crash left behind (blobs/blob-sweep.ts). */
   sweepBlobs(): Promise<SweepResult>
+  /** The daily digest of form submissions (null without SMTP): sent by whichever instance claims the day. */
+  formDigest: FormDigest | null
   /** Stops listening for site changes, stops the worker threads (unless shared) and closes the database. */
   close(): Promise<void>
 }
@@ -349,6 +352,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     siteServer,
     siteEvents,
     sweepBlobs: sweep,
+    formDigest: forms.digest,
     async close() {
       await startSweep
       // Closed first, so that taking up what an earlier process left pending stops between batches.

@@ -62,3 +62,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 /** Where one delivery of an event to a webhook stands. */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
+/** How a site's form submissions are e-mailed: one message each, or one digest a day. */
+export const FORM_NOTIFY_MODES = ['each', 'daily'] as const
+export type FormNotifyMode = (typeof FORM_NOTIFY_MODES)[number]

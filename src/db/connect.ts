@@ -18,6 +18,7 @@ import * as websiteInvitations from './migrations/0010_website_invitations.ts'
 import * as drafts from './migrations/0011_drafts.ts'
 import * as forms from './migrations/0013_forms.ts'
 import * as webhooks from './migrations/0017_webhooks.ts'
+import * as formDigests from './migrations/0020_form_digests.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_drafts': drafts,
   '0013_forms': forms,
   '0017_webhooks': webhooks,
+  '0020_form_digests': formDigests,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) }

@@ -45,6 +45,8 @@ export interface WebsitesTable {
   form_notify: string | null
   /** Days form submissions are kept; null: until deleted. */
   form_retention_days: number | null
+  /** `each` (an e-mail per submission) or `daily` (one digest a day). */
+  form_notify_mode: Generated<string>
 }
 
 export interface WebsiteMembersTable {
@@ -284,6 +286,15 @@ export interface FormFilesTable {
   hash: string
 }
 
+/** A day whose form digest an instance claimed (and, once `finished_at` is set, sent). */
+export interface FormDigestDaysTable {
+  /** UTC date, YYYY-MM-DD. */
+  day: string
+  claimed_at: string
+  finished_at: string | null
+  messages: number | null
+}
+
 /** A site's webhook endpoint (migration 0017 says why `website_id` has no foreign key). */
 export interface WebhooksTable {
   /** `whk_...` */
@@ -358,6 +369,7 @@ export interface Database {
   version_forms: VersionFormsTable
   form_submissions: FormSubmissionsTable
   form_files: FormFilesTable
+  form_digest_days: FormDigestDaysTable
   webhooks: WebhooksTable
   webhook_events: WebhookEventsTable
   webhook_deliveries: WebhookDeliveriesTable

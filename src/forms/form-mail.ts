@@ -4,7 +4,7 @@
  * visitor chose; a sender's validated address is its Reply-To. Every value a visitor sent is
  * escaped in the HTML part, and header values are single lines.
  */
-import type { Transporter } from 'nodemailer'
+import type { SendMailOptions, Transporter } from 'nodemailer'
 import { escapeHtml } from '../core/html.ts'
 import type { SubmissionNotice, SubmissionNotices } from './form-intake.ts'
 import type { FormsRepository } from './forms.repository.ts'
@@ -43,7 +43,7 @@ export class FormMail implements SubmissionNotices {
 
   /** Resolves when every message started so far was sent or failed. */
   async settled(): Promise<void> {
-    await Promise.all([...this.sending])
+    await Promise.allSettled([...this.sending])
   }
 
   close(): void {
@@ -54,12 +54,29 @@ export class FormMail implements SubmissionNotices {
       })
   }
 
+  /** Sends one message through the instance's SMTP server, from PLINTH_MAIL_FROM; counted by settled(). */
+  async deliver(message: Omit<SendMailOptions, 'from'>): Promise<void> {
+    const sent = this.transportOf().then(async (transport) => {
+      await transport.sendMail({ ...message, from: this.options.from })
+    })
+    this.sending.add(sent)
+    try {
+      await sent
+    } finally {
+      this.sending.delete(sent)
+    }
+  }
+
+  private transportOf(): Promise<Transporter> {
+    return (this.transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(this.options.smtpUrl)))
+  }
+
   private async send(notice: SubmissionNotice): Promise<void> {
     const site = await this.options.repo.settingsOf(notice.websiteId)
-    if (site === undefined) return
+    // A site on the daily digest is told of its submissions by form-digest.ts instead.
+    if (site === undefined || site.notifyMode === 'daily') return
     const to = site.notify === null ? [site.ownerEmail] : (JSON.parse(site.notify) as string[])
     if (to.length === 0) return
-    const transport = await (this.transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport(this.options.smtpUrl)))
     const link = `${this.options.siteUrl}/dashboard/sites/${notice.websiteId}/forms/${notice.form}`
     const rows = Object.entries(notice.data).map(([name, value]) => [name, value.length > SHOWN_CHARS ? `${value.slice(0, SHOWN_CHARS)}…` : value] as const)
     const files = notice.files.map((file) => `${file.filename || '(no name)'} (${file.size} bytes, field ${file.field})`)
@@ -73,8 +90,7 @@ export class FormMail implements SubmissionNotices {
       `<table>${rows.map(([name, value]) => `<tr><th align="left" valign="top">${escapeHtml(name)}</th><td style="white-space:pre-wrap">${escapeHtml(value)}</td></tr>`).join('')}</table>` +
       (files.length > 0 ? `<p>Files:</p><ul>${files.map((file) => `<li>${escapeHtml(file)}</li>`).join('')}</ul>` : '') +
       `<p><a href="${escapeHtml(link)}">See every submission</a></p>`
-    await transport.sendMail({
-      from: this.options.from,
+    await this.deliver({
       to,
       ...(notice.email !== null ? { replyTo: notice.email } : {}),
       subject: oneLine(`New ${notice.form} submission on ${site.name}`),

@@ -1,5 +1,6 @@
 /** Forms' rows: what versions declare, what visitors sent, and the files that came with it. */
 import { type Kysely, sql } from 'kysely'
+import type { FormNotifyMode } from '../core/enums.ts'
 import type { Database, FormFileRow, FormSubmissionRow } from '../db/types.ts'
 
 export type Executor = Kysely<Database>
@@ -165,19 +166,28 @@ export class FormsRepository {
   }
 
   /** A site's form settings and its owner's address. */
-  settingsOf(websiteId: string): Promise<{ name: string; notify: string | null; retentionDays: number | null; ownerEmail: string } | undefined> {
-    return this.db
+  async settingsOf(
+    websiteId: string,
+  ): Promise<{ name: string; notify: string | null; retentionDays: number | null; notifyMode: FormNotifyMode; ownerEmail: string } | undefined> {
+    const row = await this.db
       .selectFrom('websites')
       .innerJoin('users', 'users.id', 'websites.owner_id')
-      .select(['websites.name', 'websites.form_notify as notify', 'websites.form_retention_days as retentionDays', 'users.email as ownerEmail'])
+      .select([
+        'websites.name',
+        'websites.form_notify as notify',
+        'websites.form_retention_days as retentionDays',
+        'websites.form_notify_mode as notifyMode',
+        'users.email as ownerEmail',
+      ])
       .where('websites.id', '=', websiteId)
       .executeTakeFirst()
+    return row && { ...row, notifyMode: row.notifyMode === 'daily' ? 'daily' : 'each' }
   }
 
-  async setSettings(websiteId: string, settings: { notify: string | null; retentionDays: number | null }): Promise<void> {
+  async setSettings(websiteId: string, settings: { notify: string | null; retentionDays: number | null; notifyMode: FormNotifyMode }): Promise<void> {
     await this.db
       .updateTable('websites')
-      .set({ form_notify: settings.notify, form_retention_days: settings.retentionDays })
+      .set({ form_notify: settings.notify, form_retention_days: settings.retentionDays, form_notify_mode: settings.notifyMode })
       .where('id', '=', websiteId)
       .execute()
   }

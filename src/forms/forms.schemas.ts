@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { FORM_NOTIFY_MODES } from '../core/enums.ts'
 import { FORM_NAME_PATTERN } from '../core/form-names.ts'
 import {
   FORM_NOTIFY_MAX_ADDRESSES,
@@ -85,6 +86,12 @@ export const FormSettingsSchema = Type.Object(
     ),
     retentionDays: Nullable(
       Type.Integer({ minimum: 1, maximum: FORM_RETENTION_MAX_DAYS, description: 'Days submissions are kept; null keeps them until deleted.' }),
+    ),
+    notifyMode: Type.Optional(
+      Type.Enum(FORM_NOTIFY_MODES, {
+        description:
+          '`each`: an e-mail per submission (the default). `daily`: instead, one digest a day (after midnight UTC) of the previous day’s submissions, spam left out, one message per address for all its sites; none on a day without submissions. Left out when setting: unchanged.',
+      }),
     ),
   },
   { $id: 'FormSettings', additionalProperties: false },

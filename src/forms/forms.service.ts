@@ -131,18 +131,26 @@ export class FormsService {
   async settings(principal: Principal, websiteId: string): Promise<FormSettings> {
     const site = await this.options.access.requireSite(principal, websiteId, 'see')
     const settings = (await this.options.repo.settingsOf(site.id))!
-    return { notify: settings.notify === null ? null : (JSON.parse(settings.notify) as string[]), retentionDays: settings.retentionDays }
+    return {
+      notify: settings.notify === null ? null : (JSON.parse(settings.notify) as string[]),
+      retentionDays: settings.retentionDays,
+      notifyMode: settings.notifyMode,
+    }
   }
 
-  /** Sets who is e-mailed each submission and how long submissions are kept (owner only); applies the retention at once. */
+  /**
+   * Sets who is e-mailed submissions, each or as a daily digest (unchanged when `notifyMode` is
+   * left out), and how long submissions are kept (owner only); applies the retention at once.
+   */
   async updateSettings(principal: Principal, websiteId: string, settings: FormSettings): Promise<FormSettings> {
     const site = await this.options.access.requireSite(principal, websiteId, 'own', 'change its form settings')
     const notify = settings.notify === null ? null : [...new Set(settings.notify.map(normalizeEmail))]
     const bad = notify?.find((address) => !isEmailAddress(address))
     if (bad !== undefined) throw validationFailed({ notify: `holds ${JSON.stringify(bad.slice(0, 60))}, which is not an e-mail address` })
-    await this.options.repo.setSettings(site.id, { notify: notify === null ? null : JSON.stringify(notify), retentionDays: settings.retentionDays })
+    const notifyMode = settings.notifyMode ?? (await this.options.repo.settingsOf(site.id))!.notifyMode
+    await this.options.repo.setSettings(site.id, { notify: notify === null ? null : JSON.stringify(notify), retentionDays: settings.retentionDays, notifyMode })
     if (settings.retentionDays !== null) await this.expire(site.id, settings.retentionDays)
-    return { notify, retentionDays: settings.retentionDays }
+    return { notify, retentionDays: settings.retentionDays, notifyMode }
   }
 
   /** Deletes the submissions older than each site's retention: how many. */

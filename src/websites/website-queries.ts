@@ -24,6 +24,9 @@ import { decodeVersionCursor, encodeVersionCursor, livePageUrl, versionView, web
 /** A version as the Version view shows it, with who published it. */
 export type PublishedVersion = Version & { publishedBy: { name: string | null; email: string } }
 
+/** The window of `usage.formSubmissionsLast30Days`. */
+const RECENT_USAGE_MS = 30 * 24 * 60 * 60 * 1000
+
 export interface WebsiteQueriesOptions {
   config: Config
   access: WebsiteAccess
@@ -45,7 +48,8 @@ export class WebsiteQueries {
 
   async get(principal: Principal, websiteId: string): Promise<Website> {
     const site = await this.options.access.requireSite(principal, websiteId, 'see')
-    return this.websiteView(site, await this.versionsOf(site))
+    const [versions, usage] = await Promise.all([this.versionsOf(site), this.usageOf(site.id)])
+    return this.websiteView(site, versions, usage)
   }
 
   /** A website with one page of its versions, newest first, instead of every version. */
@@ -55,8 +59,8 @@ export class WebsiteQueries {
     // currentVersion describes the served version even when it is on another page.
     const currentId = site.current_version_id
     const current = currentId && !page.rows.some((row) => row.id === currentId) ? await this.options.repo.findVersion(site.id, currentId) : undefined
-    const versions = await this.versionsOf(site, current ? [...page.rows, current] : page.rows)
-    return { ...this.websiteView(site, versions), versions: versions.views.slice(0, page.rows.length), nextCursor: page.nextCursor }
+    const [versions, usage] = await Promise.all([this.versionsOf(site, current ? [...page.rows, current] : page.rows), this.usageOf(site.id)])
+    return { ...this.websiteView(site, versions, usage), versions: versions.views.slice(0, page.rows.length), nextCursor: page.nextCursor }
   }
 
   async listVersions(principal: Principal, websiteId: string): Promise<{ versions: Version[] }> {
@@ -82,13 +86,25 @@ export class WebsiteQueries {
   /** The caller's websites with the account limits, and the rows they were made from. */
   private async listWithRows(principal: Principal, slug?: string) {
     const { config, repo } = this.options
-    const [rows, count] = await Promise.all([repo.listVisible(principal.userId, WEBSITE_LIST_LIMIT, slug), repo.countOwned(principal.userId)])
+    const [rows, count, formSubmissions] = await Promise.all([
+      repo.listVisible(principal.userId, WEBSITE_LIST_LIMIT, slug),
+      repo.countOwned(principal.userId),
+      repo.formSubmissionsOwned(principal.userId),
+    ])
     const items = rows.map((row) => websiteSummaryView(config, row))
-    const list: WebsiteList = { items, websites: items, websiteLimits: { count, max: config.maxWebsites, canCreate: count < config.maxWebsites } }
+    const websiteLimits = { count, max: config.maxWebsites, canCreate: count < config.maxWebsites, formSubmissions }
+    const list: WebsiteList = { items, websites: items, websiteLimits }
     return { rows, list }
   }
 
-  private websiteView(site: VisibleWebsite, versions: { rows: VersionRow[]; views: Version[] }): Website {
+  /** What a site holds that counts in its usage: its stored form submissions, all and recent. */
+  private async usageOf(websiteId: string): Promise<Website['usage']> {
+    const since = new Date(Date.now() - RECENT_USAGE_MS).toISOString()
+    const counts = await this.options.repo.formSubmissionCounts(websiteId, since)
+    return { formSubmissions: counts.total, formSubmissionsLast30Days: counts.recent }
+  }
+
+  private websiteView(site: VisibleWebsite, versions: { rows: VersionRow[]; views: Version[] }, usage: Website['usage']): Website {
     const { config } = this.options
     const currentRow = versions.rows.find((row) => row.id === site.current_version_id)
     const current = versions.views.find((v) => v.isCurrent)
@@ -107,6 +123,7 @@ export class WebsiteQueries {
       freeChangesUsed: Math.max(0, site.last_version_number - 1),
       freeChangesLimit: config.freeChangesLimit,
       passwordProtected: site.password_hash !== null,
+      usage,
       versions: versions.views,
       createdAt: site.created_at,
       updatedAt: site.updated_at,

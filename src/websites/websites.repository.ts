@@ -58,6 +58,31 @@ export class WebsitesRepository {
       .execute()
   }
 
+  /** A site's stored form submissions: all of them, and those that came since `since`. */
+  async formSubmissionCounts(websiteId: string, since: string): Promise<{ total: number; recent: number }> {
+    const row = await this.db
+      .selectFrom('form_submissions')
+      .select((eb) => [
+        eb.fn.countAll<string | number>().as('total'),
+        eb.fn.sum<string | number | null>(eb.case().when('created_at', '>=', since).then(1).else(0).end()).as('recent'),
+      ])
+      .where('website_id', '=', websiteId)
+      .executeTakeFirstOrThrow()
+    return { total: Number(row.total), recent: Number(row.recent ?? 0) }
+  }
+
+  /** The form submissions stored for every site a user owns. */
+  async formSubmissionsOwned(userId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('form_submissions')
+      .innerJoin('websites', 'websites.id', 'form_submissions.website_id')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('websites.owner_id', '=', userId)
+      .where('websites.status', '!=', 'deleted')
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  }
+
   async countOwned(userId: string, db: Executor = this.db): Promise<number> {
     const row = await db
       .selectFrom('websites')
@@ -79,7 +104,7 @@ export class WebsitesRepository {
 
   insertWebsite(
     trx: Executor,
-    website: Omit<WebsiteRow, 'last_version_number' | 'password_hash' | 'password_set_at' | 'form_notify' | 'form_retention_days'>,
+    website: Omit<WebsiteRow, 'last_version_number' | 'password_hash' | 'password_set_at' | 'form_notify' | 'form_retention_days' | 'form_notify_mode'>,
   ): Promise<unknown> {
     return trx.insertInto('websites').values(website).execute()
   }

@@ -235,8 +235,18 @@ export const WebsiteListSchema = Type.Object(
     websites: Type.Array(ref(WebsiteSummarySchema), { deprecated: true, description: 'Deprecated alias of items.' }),
     websiteLimits: Type.Optional(
       Type.Object(
-        { count: Type.Integer(), max: Type.Integer(), canCreate: Type.Boolean() },
-        { additionalProperties: true, description: 'How many websites the account owns and whether it may create another.' },
+        {
+          count: Type.Integer(),
+          max: Type.Integer(),
+          canCreate: Type.Boolean(),
+          formSubmissions: Type.Optional(
+            Type.Integer({ description: 'Form submissions stored for every website the account owns (spam included; deleted ones no longer count).' }),
+          ),
+        },
+        {
+          additionalProperties: true,
+          description: 'How many websites the account owns, whether it may create another, and the form submissions its websites hold.',
+        },
       ),
     ),
   },
@@ -264,6 +274,13 @@ export const WebsiteSchema = Type.Object(
     freeChangesUsed: Type.Integer({ description: 'Versions published after the first.' }),
     freeChangesLimit: Type.Integer(),
     passwordProtected: Type.Boolean(),
+    usage: Type.Object(
+      {
+        formSubmissions: Type.Integer({ description: 'Form submissions the site stores now (spam included; deleted and expired ones no longer count).' }),
+        formSubmissionsLast30Days: Type.Integer({ description: 'Of those, the ones received in the last 30 days.' }),
+      },
+      { description: "What the site holds that counts in its owner's usage." },
+    ),
     versions: Type.Array(ref(VersionSchema), { description: 'Every version, newest first.' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,

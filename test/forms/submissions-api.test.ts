@@ -137,7 +137,7 @@ for (const store of STORES) {
         { name: 'C', email: 'visitor@example.com' },
       ])
       const settings = `/v1/websites/${site.websiteId}/form-settings`
-      assert.deepEqual((await server.api('GET', settings, { token: site.owner.token })).body, { notify: null, retentionDays: null })
+      assert.deepEqual((await server.api('GET', settings, { token: site.owner.token })).body, { notify: null, retentionDays: null, notifyMode: 'each' })
       const editor = await addEditor(server, site.websiteId)
       assertError(await server.api('PUT', settings, { token: editor.token, body: { notify: [], retentionDays: null } }), 403, 'OWNER_ONLY')
       assertError(
@@ -147,7 +147,7 @@ for (const store of STORES) {
       )
       assertError(await server.api('PUT', settings, { token: site.owner.token, body: { notify: null, retentionDays: 0 } }), 422, 'VALIDATION_FAILED')
       const set = await server.api('PUT', settings, { token: site.owner.token, body: { notify: ['Bookings@Example.com'], retentionDays: 30 } })
-      assert.deepEqual(set.body, { notify: ['bookings@example.com'], retentionDays: 30 })
+      assert.deepEqual(set.body, { notify: ['bookings@example.com'], retentionDays: 30, notifyMode: 'each' })
       const erased = await server.api('POST', `/v1/websites/${site.websiteId}/form-erasures`, {
         token: site.owner.token,
         body: { email: 'VISITOR@example.com' },

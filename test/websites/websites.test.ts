@@ -257,7 +257,7 @@ for (const store of STORES) {
       )
       const updated = res.body.items.map((s: any) => s.updatedAt)
       assert.deepEqual([...updated].sort().reverse(), updated)
-      assert.deepEqual(res.body.websiteLimits, { count: 3, max: server.config.maxWebsites, canCreate: true })
+      assert.deepEqual(res.body.websiteLimits, { count: 3, max: server.config.maxWebsites, canCreate: true, formSubmissions: 0 })
 
       const first = res.body.items[0]
       assert.equal(first.name, 'List A')
@@ -279,7 +279,7 @@ for (const store of STORES) {
       assert.equal(res.status, 200)
       assert.deepEqual(res.body.items, [])
       assert.deepEqual(res.body.websites, [])
-      assert.deepEqual(res.body.websiteLimits, { count: 0, max: server.config.maxWebsites, canCreate: true })
+      assert.deepEqual(res.body.websiteLimits, { count: 0, max: server.config.maxWebsites, canCreate: true, formSubmissions: 0 })
     })
 
     // ---- getWebsite -----------------------------------------------------------------------
@@ -963,16 +963,16 @@ for (const store of STORES) {
       const user = await server.user()
       await site(user, { name: 'One' })
       let list = await server.api('GET', '/v1/websites', { token: user.token })
-      assert.deepEqual(list.body.websiteLimits, { count: 1, max: 2, canCreate: true })
+      assert.deepEqual(list.body.websiteLimits, { count: 1, max: 2, canCreate: true, formSubmissions: 0 })
       await site(user, { name: 'Two' })
       list = await server.api('GET', '/v1/websites', { token: user.token })
-      assert.deepEqual(list.body.websiteLimits, { count: 2, max: 2, canCreate: false })
+      assert.deepEqual(list.body.websiteLimits, { count: 2, max: 2, canCreate: false, formSubmissions: 0 })
 
       const third = await createSite(user, { name: 'Three' })
       assertError(third, 403, 'WEBSITE_LIMIT_REACHED')
       list = await server.api('GET', '/v1/websites', { token: user.token })
       assert.equal(list.body.items.length, 2, 'nothing was created')
-      assert.deepEqual(list.body.websiteLimits, { count: 2, max: 2, canCreate: false })
+      assert.deepEqual(list.body.websiteLimits, { count: 2, max: 2, canCreate: false, formSubmissions: 0 })
     })
 
     test('concurrent creates cannot overshoot the website limit together', async () => {
@@ -982,7 +982,7 @@ for (const store of STORES) {
       assert.deepEqual(statuses, [201, 201, 403, 403, 403])
       for (const res of results.filter((r) => r.status === 403)) assertError(res, 403, 'WEBSITE_LIMIT_REACHED')
       const list = await server.api('GET', '/v1/websites', { token: user.token })
-      assert.deepEqual(list.body.websiteLimits, { count: 2, max: 2, canCreate: false })
+      assert.deepEqual(list.body.websiteLimits, { count: 2, max: 2, canCreate: false, formSubmissions: 0 })
     })
 
     test('the limit is per account: another user may still create, and sites shared with you do not count', async () => {
@@ -995,7 +995,7 @@ for (const store of STORES) {
       await site(editor, { name: 'Own two' })
       const list = await server.api('GET', '/v1/websites', { token: editor.token })
       assert.equal(list.body.items.length, 3)
-      assert.deepEqual(list.body.websiteLimits, { count: 2, max: 2, canCreate: false })
+      assert.deepEqual(list.body.websiteLimits, { count: 2, max: 2, canCreate: false, formSubmissions: 0 })
     })
 
     test('a user at the limit can still publish new versions of their sites', async () => {

@@ -5,13 +5,17 @@
  * busboy (urlencoded or multipart) within the submission limits, and handed to the forms feature
  * through the FormReceiver port. The answer is a 303 to the form's `_next` (a path of this site)
  * or to a thank-you page, or JSON when the request asks for it.
+ *
+ * A draft's preview takes no posts: its pages are unpublished work, not a version whose forms are
+ * recorded, so a post there is 405 (Allow: GET, HEAD) with a page or JSON saying where forms are
+ * taken. A version's preview host takes posts to the forms of the version it serves.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import busboy from 'busboy'
 import { AppError } from '../core/errors.ts'
 import { FORM_PATH_PREFIX, NEXT_FIELD } from '../core/form-names.ts'
 import { FORM_BODY_MAX_BYTES, FORM_SUBMISSION_LIMITS, formatSize } from '../core/limits.ts'
-import { safeReturnPath } from '../core/site-address.ts'
+import { parseDraftLabel, safeReturnPath } from '../core/site-address.ts'
 import { statusOf } from '../http/error-status.ts'
 import { builtin, htmlPage, sendPage } from './security-headers.ts'
 import type { PreparedVersion } from './site-version.ts'
@@ -68,6 +72,7 @@ export class FormPosts {
   /** Answers a POST to `/_forms/{name}` (name as given, not yet checked) on a host serving `version`. */
   async post(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, name: string): Promise<void> {
     const json = wantsJson(req)
+    if (parseDraftLabel(version.label) !== null) return refuse(req, res, json, DRAFT_POST)
     if (!version.forms.has(name)) return refuse(req, res, json, new AppError('NOT_FOUND', 'This site has no such form.'))
     const address = this.clientAddress(req)
     const wait = this.receiver.admit(version.websiteId, address)
@@ -115,6 +120,11 @@ export class FormPosts {
   }
 }
 
+const DRAFT_POST = new AppError(
+  'METHOD_NOT_ALLOWED',
+  "A draft's preview takes no form posts: forms take them on the published site and on a published version's preview.",
+)
+
 const wantsJson = (req: IncomingMessage): boolean => /\bapplication\/json\b/i.test(req.headers.accept ?? '')
 
 const tooLarge = (what: string) => new AppError('PAYLOAD_TOO_LARGE', `The form is too large: ${what}.`)
@@ -127,10 +137,16 @@ const tooMany = (field: string, what: string) => new AppError('VALIDATION_FAILED
 function refuse(req: IncomingMessage, res: ServerResponse, json: boolean, error: AppError): void {
   const status = statusOf(error)
   const extra = error.retryAfterSeconds === undefined ? [] : ['Retry-After', String(error.retryAfterSeconds)]
+  if (status === 405) extra.push('Allow', 'GET, HEAD')
   if (!req.complete) extra.push('Connection', 'close')
   const page = json
     ? builtin(status, 'application/json; charset=utf-8', JSON.stringify(error.toEnvelope()), extra)
-    : builtin(status, 'text/html; charset=utf-8', htmlPage(status === 404 ? 'Form not found' : 'The form was not sent', error.message), extra)
+    : builtin(
+        status,
+        'text/html; charset=utf-8',
+        htmlPage(status === 404 ? 'Form not found' : status === 405 ? 'Forms are not taken here' : 'The form was not sent', error.message),
+        extra,
+      )
   req.unpipe()
   req.resume()
   sendPage(res, page, false)

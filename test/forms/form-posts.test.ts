@@ -122,7 +122,7 @@ for (const store of STORES) {
       assert.deepEqual((await submissionsOf(server, site))[0].files, [])
     })
 
-    test('only forms the served version declares take posts: 404 otherwise, and after a version without it goes live', async () => {
+    test('only forms the served version declares take posts: 404 otherwise, and after a version without it goes live; a draft takes none', async () => {
       const server = await start()
       const site = await restaurant(server)
       for (const path of ['/_forms/contact', '/_forms/Booking', '/_forms/booking/extra', '/_forms/']) {
@@ -138,6 +138,19 @@ for (const store of STORES) {
       // The version that declares it still takes posts on its preview host.
       assert.equal((await postForm(server, `${site.slug}--v1`, '/_forms/booking', urlencoded({ name: 'Preview' }), { accept: 'application/json' })).status, 201)
       assert.equal((await server.site(site.slug, '/_forms/booking/thanks')).status, 404)
+      // A draft's preview shows the form but takes no posts: 405, as JSON or as a page, and nothing is stored.
+      const draft = await server.api('POST', `/v1/websites/${site.websiteId}/drafts`, { token: site.owner.token, body: { baseVersion: 1 } })
+      assert.equal(draft.status, 201, draft.text)
+      const draftHost = new URL(draft.body.previewUrl).hostname.split('.')[0]!
+      assert.match((await server.site(draftHost, '/book.html')).body.toString(), /action="\/_forms\/booking"/)
+      const refused = await postForm(server, draftHost, '/_forms/booking', urlencoded({ name: 'Draft' }), { accept: 'application/json' })
+      assert.equal(refused.status, 405, refused.text)
+      assert.equal(refused.headers.allow, 'GET, HEAD')
+      assert.equal(refused.json.error.code, 'METHOD_NOT_ALLOWED')
+      assert.match(refused.json.error.message, /draft's preview takes no form posts/)
+      const page = await postForm(server, draftHost, '/_forms/booking', urlencoded({ name: 'Draft' }))
+      assert.equal(page.status, 405)
+      assert.match(page.text, /<h1>Forms are not taken here<\/h1>[\s\S]*published version/)
       const listed = await server.api('GET', `/v1/websites/${site.websiteId}/forms`, { token: site.owner.token })
       assert.deepEqual(
         listed.body.items.map((f: any) => [f.name, f.live, f.submissions]),

@@ -7,8 +7,9 @@
  * It enforces the authoring rules in the browser and allows exactly what they accept: scripts and
  * styles only from the site (inline ones too); no frames or plugins; same-site dedicated and
  * shared workers (also from blob: URLs) and WebAssembly, but no eval; images, media, fonts,
- * fetch/XHR/WebSocket connections and form submissions may go to other origins over http(s), as
- * the rules let pages reference them. Service workers are governed by worker-src too: the site
+ * fetch/XHR/WebSocket connections may go to other origins over http(s), as the rules let pages
+ * reference them; forms are sent to the site only (`form-action 'self'`), where `/_forms/{name}`
+ * takes them. Service workers are governed by worker-src too: the site
  * server refuses their script requests (`Service-Worker: script`) instead.
  */
 
@@ -25,7 +26,7 @@ export const SITE_POLICY: Readonly<Record<string, readonly string[]>> = Object.f
   'worker-src': ["'self'", 'blob:'],
   'object-src': ["'none'"],
   'base-uri': ["'self'"],
-  'form-action': ["'self'", 'https:', 'http:'],
+  'form-action': ["'self'"],
 })
 
 /** The policy as the Content-Security-Policy header value. */

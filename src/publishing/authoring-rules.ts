@@ -72,7 +72,7 @@ export interface BundleCheck<F = DecodedFile> {
   violations: PublishViolation[]
   /**
    * What browsers will still block or change on the published site although the bundle breaks no
-   * rule (MIXED_CONTENT on an https site, UNSAFE_EVAL, EXTERNAL_MANIFEST), each naming its file.
+   * rule (MIXED_CONTENT on an https site, UNSAFE_EVAL, EXTERNAL_MANIFEST, EXTERNAL_FORM_ACTION), each naming its file.
    */
   warnings: PublishViolation[]
 }

@@ -25,7 +25,7 @@ export interface TextScan {
 }
 
 /** Codes the content rules report that refuse nothing: they become warnings. */
-export const WARNING_CODES: ReadonlySet<string> = new Set(['MIXED_CONTENT', 'UNSAFE_EVAL', 'EXTERNAL_MANIFEST'])
+export const WARNING_CODES: ReadonlySet<string> = new Set(['MIXED_CONTENT', 'UNSAFE_EVAL', 'EXTERNAL_MANIFEST', 'EXTERNAL_FORM_ACTION'])
 
 /** The type of a site's pages: TOO_MANY_PAGES counts files of it. */
 export const HTML_CONTENT_TYPE = 'text/html'

@@ -15,9 +15,10 @@
  * - SERVICE_WORKER: <link rel=serviceworker>, and registrations in inline scripts, on* event-handler
  *   attributes and javascript: URLs.
  * - Warnings, which do not refuse the bundle but say what browsers will still block:
- *   MIXED_CONTENT, a subresource (src, srcset, poster, form action, a <link> icon or preload) over
- *   plain http (it counts on an https site only); EXTERNAL_MANIFEST, a web app manifest from
- *   another origin (the Content-Security-Policy loads manifests from the site only).
+ *   MIXED_CONTENT, a subresource (src, srcset, poster, a <link> icon or preload) over plain http
+ *   (it counts on an https site only); EXTERNAL_MANIFEST, a web app manifest from another origin
+ *   (the Content-Security-Policy loads manifests from the site only); EXTERNAL_FORM_ACTION, a form
+ *   sent to another origin (the policy's `form-action 'self'` stops browsers sending it).
  *
  * SVG and XHTML are really parsed as XML by browsers; the HTML parser is a close approximation for
  * ordinary files (XML namespace prefixes such as <svg:script> or xl:href are stripped before
@@ -335,13 +336,16 @@ function checkLink(attrs: Attrs, path: string, emit: Emit): void {
 // Browsers strip leading C0/space and drop tabs and newlines anywhere in a URL.
 const JAVASCRIPT_URL = /^[\u0000-\u0020]*(?:j[\t\n\r]*a[\t\n\r]*v[\t\n\r]*a[\t\n\r]*s[\t\n\r]*c[\t\n\r]*r[\t\n\r]*i[\t\n\r]*p[\t\n\r]*t[\t\n\r]*:)/i
 
-/** Attributes whose URL the page loads by itself (or submits to), as opposed to links a person follows. */
-const SUBRESOURCE_ATTRIBUTES = new Set(['src', 'srcset', 'poster', 'action', 'formaction', 'background'])
+/** Attributes whose URL the page loads by itself, as opposed to links a person follows. */
+const SUBRESOURCE_ATTRIBUTES = new Set(['src', 'srcset', 'poster', 'background'])
+/** Attributes naming where a form is sent. */
+const FORM_TARGET_ATTRIBUTES = new Set(['action', 'formaction'])
 
 /** Event-handler attributes (onclick=...) and javascript: URLs are scripts too; http subresources are mixed content. */
 function checkAttributes(tag: string, attrs: T.Element['attrs'], path: string, xml: boolean, emit: Emit): void {
   for (const { name: rawName, value } of attrs) {
     if (SUBRESOURCE_ATTRIBUTES.has(rawName) && /http:/i.test(value)) checkSubresource(tag, rawName, value, path, emit)
+    if (FORM_TARGET_ATTRIBUTES.has(rawName) && isExternalUrl(value) && !JAVASCRIPT_URL.test(value)) checkFormTarget(tag, rawName, value, path, emit)
     if (!value.includes('import') && !value.includes('serviceWorker') && !value.includes('%') && !mayCompileStrings(value)) continue
     const name = xml ? localName(rawName) : rawName
     if (name.length > 2 && name.startsWith('on')) {
@@ -364,6 +368,16 @@ function checkSubresource(tag: string, name: string, value: string, path: string
     path,
     detail,
     message: `${path} loads ${detail} over plain http (the ${name} of a <${tag}>); on an https site browsers upgrade such requests to https or block them: use an https URL or put the file in the bundle.`,
+  })
+}
+
+function checkFormTarget(tag: string, name: string, value: string, path: string, emit: Emit): void {
+  const detail = snippet(value)
+  emit({
+    code: 'EXTERNAL_FORM_ACTION',
+    path,
+    detail,
+    message: `${path} sends a form to ${detail} (the ${name} of a <${tag}>); the site's Content-Security-Policy allows form-action 'self' only, so browsers will not send it: take the submissions on the site with <form method="post" action="/_forms/{name}"> (the owner reads them in the form inbox), or post to the other service from a script with fetch().`,
   })
 }
 

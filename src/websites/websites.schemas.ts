@@ -117,7 +117,7 @@ export const VersionRefSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.S
 const publishWarnings = Type.Optional(
   Type.Array(ref(PublishViolationSchema), {
     description:
-      'What browsers will still block or change on the published site although it breaks no authoring rule, each naming its file: MIXED_CONTENT (a plain-http image, font or form target on an https site), UNSAFE_EVAL (code compiled from a string: eval, Function, a string given to setTimeout, which the Content-Security-Policy refuses), EXTERNAL_MANIFEST. Absent when there is nothing to say.',
+      'What browsers will still block or change on the published site although it breaks no authoring rule, each naming its file: MIXED_CONTENT (a plain-http image, font or icon on an https site), UNSAFE_EVAL (code compiled from a string: eval, Function, a string given to setTimeout, which the Content-Security-Policy refuses), EXTERNAL_MANIFEST, EXTERNAL_FORM_ACTION (a form sent to another origin, which the policy form-action self stops: use /_forms/{name}). Absent when there is nothing to say.',
   }),
 )
 

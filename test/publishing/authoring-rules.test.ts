@@ -730,11 +730,11 @@ describe('warnings: what browsers will still block', () => {
   const page = (body: string) => ({ path: 'index.html', content: `<!doctype html><title>t</title>${body}` })
   const https = { httpsSites: true }
 
-  test('plain-http images, media, fonts and form targets are MIXED_CONTENT on an https site, and refuse nothing', () => {
+  test('plain-http images, media, fonts and icons are MIXED_CONTENT on an https site, and refuse nothing', () => {
     const result = checkBundle(
       [
         page(
-          '<img src="http://img.example/a.png"><img srcset="https://x.example/1.png 1x, http://x.example/2.png 2x"><video poster="HTTP://v.example/p.jpg"></video><form action="http://forms.example/post"></form><link rel="icon" href="http://x.example/f.ico"><a href="http://elsewhere.example/">a link is fine</a>',
+          '<img src="http://img.example/a.png"><img srcset="https://x.example/1.png 1x, http://x.example/2.png 2x"><video poster="HTTP://v.example/p.jpg"></video><link rel="icon" href="http://x.example/f.ico"><a href="http://elsewhere.example/">a link is fine</a>',
         ),
         {
           path: 'site.css',
@@ -751,13 +751,40 @@ describe('warnings: what browsers will still block', () => {
         ['MIXED_CONTENT', 'index.html', 'http://img.example/a.png'],
         ['MIXED_CONTENT', 'index.html', 'http://x.example/2.png'],
         ['MIXED_CONTENT', 'index.html', 'HTTP://v.example/p.jpg'],
-        ['MIXED_CONTENT', 'index.html', 'http://forms.example/post'],
         ['MIXED_CONTENT', 'index.html', 'http://x.example/f.ico'],
         ['MIXED_CONTENT', 'site.css', 'http://fonts.example/f.woff2'],
         ['MIXED_CONTENT', 'site.css', 'http://img.example/bg.png'],
       ],
     )
     assert.match(result.warnings[0]!.message, /index\.html loads http:\/\/img\.example\/a\.png over plain http/)
+  })
+
+  test('a form sent to another origin is EXTERNAL_FORM_ACTION on any site, never MIXED_CONTENT; forms sent to the site are not', () => {
+    const result = checkBundle(
+      [
+        page(
+          '<form method="post" action="https://forms.example/f/1"></form><form action="http://plain.example/post"><button formaction="//other.example/x">Go</button></form>' +
+            '<form method="post" action="/_forms/booking"></form><form action="contact.html"><input type="submit" formaction="/search"></form><form action="javascript:void 0"></form>',
+        ),
+      ],
+      undefined,
+      https,
+    )
+    assert.deepEqual(result.violations, [])
+    assert.deepEqual(
+      result.warnings.map((w) => [w.code, w.detail]),
+      [
+        ['EXTERNAL_FORM_ACTION', 'https://forms.example/f/1'],
+        ['EXTERNAL_FORM_ACTION', 'http://plain.example/post'],
+        ['EXTERNAL_FORM_ACTION', '//other.example/x'],
+      ],
+    )
+    assert.match(result.warnings[0]!.message, /index\.html sends a form to https:\/\/forms\.example\/f\/1 .*form-action 'self' only.*\/_forms\/\{name\}/)
+    // An http instance warns of it too: the policy stops it whatever the scheme.
+    assert.deepEqual(
+      checkBundle([page('<form action="https://forms.example/f/1"></form>')]).warnings.map((w) => w.code),
+      ['EXTERNAL_FORM_ACTION'],
+    )
   })
 
   test('however many warnings a file has, its violations are all reported', () => {

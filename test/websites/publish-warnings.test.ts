@@ -57,6 +57,30 @@ for (const store of STORES) {
       assert.equal(clean.body.warnings, undefined, 'no warnings, no field')
     })
 
+    test('a form sent to another origin is a warning on any instance, since the served policy stops it; one sent to /_forms is not', async () => {
+      const user = await plain.user()
+      const page = (form: string) => [{ path: 'index.html', content: `<!doctype html><title>t</title>${form}<input name="a"></form>` }]
+      const off = await plain.api('POST', '/v1/websites', {
+        token: user.token,
+        body: { category: 'other', files: page('<form method="post" action="https://forms.example/f">') },
+      })
+      assert.equal(off.status, 201, off.text)
+      assert.deepEqual(
+        off.body.warnings.map((w: { code: string; path: string; detail: string }) => [w.code, w.path, w.detail]),
+        [['EXTERNAL_FORM_ACTION', 'index.html', 'https://forms.example/f']],
+      )
+      const own = await plain.api('POST', '/v1/websites', {
+        token: user.token,
+        body: { category: 'other', files: page('<form method="post" action="/_forms/contact">') },
+      })
+      assert.equal(own.status, 201, own.text)
+      assert.equal(own.body.warnings, undefined)
+      assert.deepEqual(
+        own.body.forms.map((f: { name: string }) => f.name),
+        ['contact'],
+      )
+    })
+
     test('the served policy lets pages load what the rules accept from other origins', async () => {
       const user = await plain.user()
       const created = await plain.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files } })
@@ -67,9 +91,10 @@ for (const store of STORES) {
           .map((d) => d.trim().split(/\s+/))
           .map(([name, ...sources]) => [name!, new Set(sources)]),
       )
-      for (const directive of ['img-src', 'media-src', 'font-src', 'connect-src', 'form-action']) {
+      for (const directive of ['img-src', 'media-src', 'font-src', 'connect-src']) {
         assert.ok(policy.get(directive)?.has('https:') && policy.get(directive)?.has('http:'), `${directive} allows http(s) origins`)
       }
+      assert.deepEqual([...policy.get('form-action')!], ["'self'"], 'forms are sent to the site only, where /_forms/{name} takes them')
       assert.deepEqual([...policy.get('script-src')!], ["'self'", "'unsafe-inline'", "'wasm-unsafe-eval'"], 'scripts from the site only, WebAssembly, no eval')
       assert.deepEqual([...policy.get('frame-src')!], ["'none'"])
       assert.deepEqual([...policy.get('worker-src')!], ["'self'", 'blob:'], 'same-site workers')

@@ -28,11 +28,20 @@ import { DRAFT_RATIO_TARGET, type DraftsResult, draftsPhase } from './drafts.ts'
 import { cleanupAll, killAllSync } from './lib/children.ts'
 import { FUZZ_GROWTH_TARGET, type FuzzMemoryResult, fuzzMemoryPhase } from './fuzz-memory.ts'
 import { fmtInt, fmtMiB, fmtMs } from './lib/load.ts'
+import { FORM_BURST_API_TARGET_MS, FORM_BURST_CONNECTIONS, FORM_BURST_POSTS } from './form-burst.ts'
 import { SETTINGS } from './lib/settings.ts'
 import { type MemoryResult, memoryPhase } from './memory.ts'
 import { PUBLISH_RAW_TARGET, type PublishingResult, publishingPhase } from './publishing.ts'
 import { type ScaleOutResult, S3_SERVING_TARGET, scaleOutPhase } from './scale-out.ts'
-import { MINIMAL_HEADERS_TARGET, passFail, RULES_SERVING_TARGET, SAME_RESPONSE_TARGET, type ServingResult, servingPhase } from './serving.ts'
+import {
+  FORMS_SERVING_TARGET,
+  MINIMAL_HEADERS_TARGET,
+  passFail,
+  RULES_SERVING_TARGET,
+  SAME_RESPONSE_TARGET,
+  type ServingResult,
+  servingPhase,
+} from './serving.ts'
 import { IDLE_RSS_TARGET_BYTES, START_TARGET_MS, type StartupResult, startupPhase, USER_CREATE_TARGET_MS } from './startup.ts'
 
 /** A markdown table: the first row is the header; a row shorter than it has empty cells. */
@@ -165,6 +174,29 @@ function servingRows(r: ServingResult): string[][] {
     ['', 'same, per server CPU-second', r.cpuRatioMinimal.toFixed(3), '(info)', ''],
     ['', 'with 100-rule _redirects + _headers, req/s', `${fmtInt(r.withRules.rps)} req/s`, '', ''],
     ['', 'ratio with rules / without', r.rulesRatio.toFixed(3), `>= ${RULES_SERVING_TARGET}`, passFail(r.rulesRatio >= RULES_SERVING_TARGET)],
+    [
+      '',
+      'site handler alone, no forms on the site: without / with the form receiver, req/s',
+      `${fmtInt(r.withoutFormsRps)} / ${fmtInt(r.withFormsRps)} req/s`,
+      '',
+      '',
+    ],
+    ['', 'ratio with the form receiver / without', r.formsRatio.toFixed(3), `>= ${FORMS_SERVING_TARGET}`, passFail(r.formsRatio >= FORMS_SERVING_TARGET)],
+    ['', 'same, per server CPU-second', r.formsCpuRatio.toFixed(3), '(info)', ''],
+    [
+      `Form burst, ${FORM_BURST_POSTS} posts / ${FORM_BURST_CONNECTIONS} connections`,
+      'stored, refused (429), lost, other answers',
+      `${r.formBurst.acknowledged}, ${r.formBurst.refused}, ${r.formBurst.lost}, ${r.formBurst.unexpected}`,
+      '0 lost, 0 other',
+      passFail(r.formBurst.lost === 0 && r.formBurst.unexpected === 0),
+    ],
+    [
+      '',
+      'GET /v1 during the burst: worst',
+      fmtMs(Math.max(...r.formBurst.apiProbes)),
+      `< ${FORM_BURST_API_TARGET_MS} ms`,
+      passFail(Math.max(...r.formBurst.apiProbes) < FORM_BURST_API_TARGET_MS),
+    ],
   ]
   if (r.br) rows.push(['Serving 4 KB page (br)', 'Plinth req/s, p99', `${fmtInt(r.br.rps)} req/s, ${fmtMs(r.br.p99)}`, '(info)', ''])
   return rows

@@ -6,6 +6,7 @@
  */
 import { copyFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { FORM_BURST_API_TARGET_MS, FORM_BURST_CONNECTIONS, FORM_BURST_POSTS, type FormBurstResult, formBurst } from './form-burst.ts'
 import { type Child, makeTempDir, spawnChild } from './lib/children.ts'
 import { fourKbPage, SMALL_CSS } from './lib/content.ts'
 import { api, siteGet } from './lib/http.ts'
@@ -19,6 +20,22 @@ export interface ServingResult {
   withRules: LoadResult
   /** withRules req/s over plinth req/s. */
   rulesRatio: number
+  /**
+   * Plinth's site handler alone, built without a form receiver and with one, serving the same
+   * site (which has no form): two children of each, started and measured in the order without,
+   * with, with, without, so that neither start order nor place in the round robin favours one.
+   * Mean req/s of each.
+   */
+  withoutFormsRps: number
+  withFormsRps: number
+  /** withFormsRps over withoutFormsRps. */
+  formsRatio: number
+  /** The same ratio per server CPU-second. */
+  formsCpuRatio: number
+  /** The four runs, for the error check. */
+  formsRuns: LoadResult[]
+  /** 500 form posts at once to one site of the Plinth child, after the load runs. */
+  formBurst: FormBurstResult
   /** A bare node:http server sending the same bytes with Plinth's exact header list. */
   bareSameResponse: LoadResult
   /** A bare node:http server sending the same body with only Content-Type, Content-Length and ETag. */
@@ -74,6 +91,8 @@ function headerBlockBytes(raw: string[]): number {
 
 /** A site with 100 redirect rules and a _headers serves a file at least this share of the plain site's req/s. */
 export const RULES_SERVING_TARGET = 0.95
+/** A site without forms is served by a site handler that takes forms at least this share of the req/s of one that takes none. */
+export const FORMS_SERVING_TARGET = 0.95
 /** Plinth serves the page at least this share of the req/s of a bare server sending the same bytes and headers. */
 export const SAME_RESPONSE_TARGET = 0.9
 /** Plinth serves the page at least this share of the req/s of a bare server sending only Content-Type, Content-Length and ETag. */
@@ -85,7 +104,12 @@ export async function servingPhase(): Promise<ServingResult> {
   console.log('\n== 1. Serving a published 4 KB HTML page ==')
   const dataDir = await makeTempDir('serve')
   const page = fourKbPage()
-  const plinth = await spawnChild('plinth', 'plinth-server.ts', plinthEnv(dataDir))
+  // Form posts are not throttled here: the burst below measures taking them, not refusing them.
+  const plinth = await spawnChild(
+    'plinth',
+    'plinth-server.ts',
+    plinthEnv(dataDir, { PLINTH_FORM_RATE_PER_SITE: '1000000', PLINTH_FORM_RATE_PER_ADDRESS: '1000000' }),
+  )
   const token = plinth.info.token as string
   await api(plinth.port, token, 'POST', '/v1/websites', {
     name: 'Bench page',
@@ -148,15 +172,26 @@ export async function servingPhase(): Promise<ServingResult> {
     targets.push({ label: 'Plinth, Accept-Encoding: br', url: `${plinth.info.address}/`, headers: { ...host, 'accept-encoding': 'br' }, pid: plinth.pid })
   const rulesAt = targets.length
   targets.push({ label: 'Plinth, identity, 100-rule _redirects + _headers', url: `${plinth.info.address}/`, headers: { host: RULES_HOST }, pid: plinth.pid })
+  // Serving a site without forms, by the site handler with and without the form receiver, side by side.
+  const env = { ...plinthEnv(dataDir), BENCH_BODY_FILE: bodyFile, BENCH_FULL_HEADERS: JSON.stringify(fullHeaders) }
   const extra: Child[] = []
+  const formsAt = targets.length
+  // Two children of each kind, started and measured in the order without, with, with, without:
+  // on a busy machine a child's start order and its row's place move req/s by up to a fifth.
+  for (const [n, variant, label] of [
+    [1, 'site-handler', 'site handler alone, no form receiver'],
+    [1, 'site-handler-forms', 'site handler alone, with the form receiver'],
+    [2, 'site-handler-forms', 'site handler alone, with the form receiver'],
+    [2, 'site-handler', 'site handler alone, no form receiver'],
+  ] as const) {
+    const child = await spawnChild(`${variant}-${n}`, 'variant-server.ts', { ...env, VARIANT: variant })
+    extra.push(child)
+    targets.push({ label: `${label} (${n})`, url: `${child.info.address}/`, headers: host, pid: child.pid })
+  }
   if (s.diagnose) {
     // Where the gap comes from: the bare handler inside a process running Plinth, and Plinth's
     // site handler without Fastify and server.ts in front of it.
-    const env = { ...plinthEnv(dataDir), BENCH_BODY_FILE: bodyFile, BENCH_FULL_HEADERS: JSON.stringify(fullHeaders) }
-    for (const [variant, label] of [
-      ['bare-in-plinth', 'bare handler in a Plinth process'],
-      ['site-handler', 'site handler alone (no Fastify)'],
-    ] as const) {
+    for (const [variant, label] of [['bare-in-plinth', 'bare handler in a Plinth process']] as const) {
       const child = await spawnChild(variant, 'variant-server.ts', { ...env, VARIANT: variant })
       extra.push(child)
       targets.push({ label: `diag: ${label}`, url: `${child.info.address}/`, headers: host, pid: child.pid })
@@ -168,6 +203,15 @@ export async function servingPhase(): Promise<ServingResult> {
   const br = s.brotli ? (results[3] ?? null) : null
   const withRules = results[rulesAt]!
   const rulesRatio = withRules.rps / plinthResult.rps
+  const formsRuns = results.slice(formsAt, formsAt + 4)
+  const [without1, with1, with2, without2] = formsRuns as [LoadResult, LoadResult, LoadResult, LoadResult]
+  const withoutFormsRps = (without1.rps + without2.rps) / 2
+  const withFormsRps = (with1.rps + with2.rps) / 2
+  const formsRatio = withFormsRps / withoutFormsRps
+  const formsCpuRatio = (with1.perCpuSecond + with2.perCpuSecond) / (without1.perCpuSecond + without2.perCpuSecond)
+  console.log(
+    `  ratio with the form receiver / without, a site without forms (mean req/s of two runs each): ${formsRatio.toFixed(3)} (target >= ${FORMS_SERVING_TARGET}, the same within noise): ${passFail(formsRatio >= FORMS_SERVING_TARGET)}; per server CPU-second ${formsCpuRatio.toFixed(3)}`,
+  )
   console.log(
     `  ratio with rules / without (req/s): ${rulesRatio.toFixed(3)} (target >= ${RULES_SERVING_TARGET}, the same within noise): ${passFail(rulesRatio >= RULES_SERVING_TARGET)}`,
   )
@@ -188,8 +232,19 @@ export async function servingPhase(): Promise<ServingResult> {
       `  note: other processes used up to ${(100 * busy).toFixed(0)}% of a core during these runs; req/s is noisy, the per-CPU-second figures much less`,
     )
   }
-  const clean = [plinthResult, bareSameResponse, bareMinimal, br, withRules].every((r) => r === null || (r.errors === 0 && r.timeouts === 0 && r.non2xx === 0))
+  const clean = [plinthResult, bareSameResponse, bareMinimal, br, withRules, ...formsRuns].every(
+    (r) => r === null || (r.errors === 0 && r.timeouts === 0 && r.non2xx === 0),
+  )
   if (!clean) console.log('  !! some runs had errors, timeouts or non-2xx responses: the figures above are not trustworthy')
+
+  const burst = await formBurst(plinth.port, token)
+  const worst = Math.max(...burst.apiProbes)
+  const median = [...burst.apiProbes].sort((a, b) => a - b)[Math.floor(burst.apiProbes.length / 2)] ?? 0
+  console.log(
+    `  form burst: ${FORM_BURST_POSTS} posts from ${FORM_BURST_CONNECTIONS} connections in ${burst.seconds.toFixed(1)} s: ${burst.acknowledged} stored, ${burst.refused} refused (429), ` +
+      `${burst.lost} lost, ${burst.unexpected} other answers; GET /v1 meanwhile (${burst.apiProbes.length} requests): median ${median.toFixed(1)} ms, worst ${worst.toFixed(1)} ms ` +
+      `(target < ${FORM_BURST_API_TARGET_MS} ms): ${passFail(worst < FORM_BURST_API_TARGET_MS && burst.lost === 0 && burst.unexpected === 0)}`,
+  )
 
   const wantProfile = s.profile === '1' || (s.profile === 'auto' && ratioSameResponse < SAME_RESPONSE_TARGET)
   if (wantProfile) await profileBoth(plinth, bare, dataDir)
@@ -199,6 +254,12 @@ export async function servingPhase(): Promise<ServingResult> {
     plinth: plinthResult,
     withRules,
     rulesRatio,
+    withoutFormsRps,
+    withFormsRps,
+    formsRatio,
+    formsCpuRatio,
+    formsRuns,
+    formBurst: burst,
     bareSameResponse,
     bareMinimal,
     br,

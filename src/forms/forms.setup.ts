@@ -59,20 +59,27 @@ export function setUpForms({ config, db, access, blobs, blobRows, variants, webh
   let sweeps: NodeJS.Timeout | undefined
   let digests: NodeJS.Timeout | undefined
   const sweep = () => service.sweepRetention().catch((err: unknown) => log.error({ err }, 'deleting form submissions past their retention failed'))
-  const sendDigest = () => digest?.run(new Date()).catch((err: unknown) => log.error({ err }, 'sending the daily digest of form submissions failed'))
+  /** The digest run under way, which close() waits for; never waited for at start (a slow SMTP server must not hold the start up). */
+  let digestRun: Promise<unknown> = Promise.resolve()
+  const sendDigest = () => {
+    if (digest === null) return
+    digestRun = digestRun.then(() => digest.run(new Date())).catch((err: unknown) => log.error({ err }, 'sending the daily digest of form submissions failed'))
+  }
   return {
     intake,
     service,
     mail,
     digest,
     async startSweeps() {
-      await Promise.all([sweep(), sendDigest()])
+      sendDigest()
+      await sweep()
       sweeps = setInterval(() => void sweep(), RETENTION_SWEEP_MS).unref()
-      if (digest !== null) digests = setInterval(() => void sendDigest(), DIGEST_CHECK_MS).unref()
+      if (digest !== null) digests = setInterval(sendDigest, DIGEST_CHECK_MS).unref()
     },
     async close() {
       clearInterval(sweeps)
       clearInterval(digests)
+      await digestRun
       await mail?.settled()
       mail?.close()
     },

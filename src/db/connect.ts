@@ -18,6 +18,7 @@ import * as websiteInvitations from './migrations/0010_website_invitations.ts'
 import * as drafts from './migrations/0011_drafts.ts'
 import * as forms from './migrations/0013_forms.ts'
 import * as webhooks from './migrations/0017_webhooks.ts'
+import * as versionWarnings from './migrations/0018_version_warnings.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_drafts': drafts,
   '0013_forms': forms,
   '0017_webhooks': webhooks,
+  '0018_version_warnings': versionWarnings,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) }

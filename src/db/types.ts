@@ -249,6 +249,13 @@ export interface DraftFilesTable {
 }
 
 /** A form a version's pages declare. */
+/** What the site check found in a version (migration 0018). */
+export interface VersionWarningsTable {
+  version_id: string
+  /** JSON text of Warning[] (core/schemas.ts). */
+  warnings: string
+}
+
 export interface VersionFormsTable {
   version_id: string
   name: string
@@ -356,6 +363,7 @@ export interface Database {
   drafts: DraftsTable
   draft_files: DraftFilesTable
   version_forms: VersionFormsTable
+  version_warnings: VersionWarningsTable
   form_submissions: FormSubmissionsTable
   form_files: FormFilesTable
   webhooks: WebhooksTable

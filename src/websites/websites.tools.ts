@@ -39,7 +39,7 @@ const BUNDLE_RULES = `Bundle rules (publish_version's too), all checked at once:
 - Paths are relative and /-separated (index.html, blog/index.html): no leading /, no . or .. segments, no backslash, ?, # or %.
 - Self-contained: no external scripts or stylesheets (script src, link rel=stylesheet, CSS @import or JS import of a URL): put CSS and JS in the bundle. No iframe, frame, object or embed, no service workers. External images, links and fetch() are fine.
 - /about serves about.html or about/index.html; 404.html, if any, serves missing pages.
-The result's warnings (every version keeps them) are the site check: broken links and anchors, what the Content-Security-Policy blocks, pages without title, lang, viewport or alt text, heavy pages, oversized images, duplicate ids, unused files. They refuse nothing: fix them and publish again.`
+warnings (the site check: broken links, missing alt text, heavy pages...) refuse nothing: fix them and publish again.`
 
 /**
  * `sites`: how this instance's site URLs look, for the descriptions; `publish`: the publish

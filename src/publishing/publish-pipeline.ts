@@ -18,20 +18,12 @@ import { restoreClaimed } from '../blobs/blob-removal.ts'
 import { blobRow } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
-import { pixelSize } from '../core/image-size.ts'
 import type { BundleLimits } from '../core/limits.ts'
 import type { Warning } from '../core/schemas.ts'
 import type { BlobsTable } from '../db/types.ts'
-import { asWarning, checkSite, imagesToMeasure, type SiteCheckInput } from '../site-check/site-check.ts'
-import {
-  type BundleCheck,
-  type BundleInspection,
-  type DecodedFile,
-  type FileScan,
-  finishCheck,
-  inspectBundle,
-  type StoredFileInput,
-} from './authoring-rules.ts'
+import { asWarning } from '../site-check/site-check.ts'
+import { type BundleInspection, type DecodedFile, type FileScan, finishCheck, inspectBundle, type StoredFileInput } from './authoring-rules.ts'
+import { BundleSiteCheck } from './bundle-site-check.ts'
 import { bytesToText } from './bundle-paths.ts'
 import { HTML_CONTENT_TYPE, type ScanOutcome, scanTexts, type TextScan } from './content-rules.ts'
 import type { ContentScanResults } from './content-scan-results.ts'
@@ -112,8 +104,6 @@ const HASH_SLICE_BYTES = 1024 * 1024
 
 /** Stored pages whose forms are remembered by blob hash, so a draft's publish reads no unchanged page again. */
 const FORMS_REMEMBERED = 2000
-/** Stored images whose pixel sizes are remembered by blob hash, for the same reason. */
-const SIZES_REMEMBERED = 10_000
 
 export class PublishPipeline {
   /**
@@ -123,10 +113,12 @@ export class PublishPipeline {
   siteCheck = true
   /** The forms of stored pages, by blob hash (bounded, oldest forgotten first). */
   private readonly formsByHash = new Map<string, FormDeclaration[]>()
-  /** The pixel sizes of stored images (null: none), by blob hash (bounded, oldest forgotten first). */
-  private readonly pixelsByHash = new Map<string, { width: number; height: number } | null>()
+  /** Runs the site check of a bundle that breaks no rule. */
+  private readonly sites: BundleSiteCheck
 
-  constructor(private readonly options: PublishPipelineOptions) {}
+  constructor(private readonly options: PublishPipelineOptions) {
+    this.sites = new BundleSiteCheck(options.blobs, options.scans)
+  }
 
   /**
    * Checks the bundle (PUBLISH_INVALID with every violation) and writes the blobs it lacks. The
@@ -181,7 +173,7 @@ export class PublishPipeline {
         outcomes.map((outcome) => outcome.found),
       )
       if (check.violations.length > 0 || !siteCheck) return { check, warnings: check.warnings.map(asWarning) }
-      return { check, warnings: await this.checkSite(inspection, outcomes, check, target) }
+      return { check, warnings: await this.sites.check(inspection, outcomes, check.warnings, target.collectionNames) }
     })
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
     const storing = fitsTheLimits ? this.storeBytes(inspection.files) : Promise.resolve(null)
@@ -204,42 +196,6 @@ export class PublishPipeline {
       warnings: (checked as PromiseFulfilledResult<{ warnings: Warning[] }>).value.warnings,
       forms,
     }
-  }
-
-  /** The site check of a bundle that breaks no rule, on its files' facts, in a worker thread when the pipeline has them. */
-  private async checkSite(
-    inspection: BundleInspection<DecodedFile | StoredFile>,
-    outcomes: readonly ScanOutcome[],
-    check: BundleCheck<DecodedFile | StoredFile>,
-    target: PublishTarget,
-  ): Promise<Warning[]> {
-    const files = inspection.files.map((file) => ({ path: file.path, size: 'hash' in file ? file.size : file.bytes.length, contentType: file.contentType }))
-    const facts = inspection.scans.flatMap((scan, i) => {
-      const found = outcomes[i]?.facts
-      return found ? [{ path: scan.path, facts: found }] : []
-    })
-    const collectionNames = [...target.collectionNames]
-    const pixels = await this.pixelsOf(imagesToMeasure({ files, facts, collectionNames }), inspection.files)
-    const input: SiteCheckInput = { files, facts, ruleWarnings: check.warnings, collectionNames, pixels }
-    return this.options.scans ? this.options.scans.checkSite(input) : checkSite(input)
-  }
-
-  /** The pixel sizes of these images of the bundle, from their headers (a stored image's read once, then remembered by its hash). */
-  private async pixelsOf(paths: readonly string[], files: ReadonlyArray<DecodedFile | StoredFile>): Promise<SiteCheckInput['pixels']> {
-    const byPath = new Map(files.map((file) => [file.path, file]))
-    const sizes = await Promise.all(
-      paths.map(async (path) => {
-        const file = byPath.get(path)
-        if (file === undefined) return null
-        if (!('hash' in file)) return pixelSize(file.bytes)
-        if (this.pixelsByHash.has(file.hash)) return this.pixelsByHash.get(file.hash)!
-        const size = pixelSize(await this.options.blobs.get(file.hash))
-        if (this.pixelsByHash.size >= SIZES_REMEMBERED) this.pixelsByHash.delete(this.pixelsByHash.keys().next().value!)
-        this.pixelsByHash.set(file.hash, size)
-        return size
-      }),
-    )
-    return paths.flatMap((path, i) => (sizes[i] ? [{ path, ...sizes[i] }] : []))
   }
 
   /**

@@ -95,7 +95,7 @@ export function oversizedImages(
 
 /** A size as a person reads it: `1.5 MiB`, `320 KiB`, `900 bytes`. */
 function humanSize(bytes: number): string {
-  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MiB`
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(2).replace(/\.?0+$/, '')} MiB`
   if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`
   return `${bytes} bytes`
 }

@@ -178,7 +178,7 @@ ${timers.join('\n')}`
     const created = await server.api('POST', '/v1/websites', { token: user.token, body: { category: 'other', files: [{ path: 'index.html', content: page }] } })
     assert.equal(created.status, 201, created.text)
     assert.deepEqual(
-      created.body.warnings.filter((w: { code: string }) => w.code !== 'MISSING_LANG' && w.code !== 'MISSING_VIEWPORT').map((w: { code: string }) => w.code),
+      created.body.warnings.filter((w: { code: string }) => w.code === 'BLOCKED_BY_POLICY' || w.code === 'MIXED_CONTENT').map((w: { code: string }) => w.code),
       ['BLOCKED_BY_POLICY'],
       'eval is reported at publish as what the browser will block',
     )

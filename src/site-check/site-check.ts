@@ -73,6 +73,16 @@ export function checkSite(input: SiteCheckInput, limit = WARNING_LIMIT): Warning
   }
   for (const finding of input.ruleWarnings) warn(asWarning(finding))
 
+  // The ids of a file each fragment is looked up in, made once per file: null when not all are known.
+  const anchorSets = new Map<string, ReadonlySet<string> | null>()
+  const anchorsOf = (file: string): ReadonlySet<string> | null => {
+    let found = anchorSets.get(file)
+    if (found === undefined) {
+      const facts = factsOf.get(file)
+      anchorSets.set(file, (found = facts === undefined || !facts.anchorsComplete ? null : new Set(facts.anchors)))
+    }
+    return found
+  }
   const used = new Set<string>()
   const loads = new Map<string, Loaded[]>()
   const shown = new Map<string, ShownFile[]>()
@@ -93,7 +103,7 @@ export function checkSite(input: SiteCheckInput, limit = WARNING_LIMIT): Warning
       if (answer.file !== path) used.add(answer.file)
       own.push({ file: answer.file, kind: ref.kind })
       if (template || to.fragment === null || (ref.kind !== 'link' && ref.kind !== 'resource') || !MARKUP.has(types.get(answer.file) ?? '')) continue
-      const missing = missingAnchor(path, ref, answer.file, to.fragment, factsOf.get(answer.file))
+      const missing = missingAnchor(path, ref, answer.file, to.fragment, anchorsOf(answer.file))
       if (missing !== null) warn(missing)
     }
     loads.set(path, own)
@@ -155,15 +165,15 @@ function brokenLink(path: string, ref: Reference): Warning {
 /** Fragments that need no element: the top of the page, text fragments, and the routes of pages that route by their fragment. */
 const NEEDS_NO_ELEMENT = /^(?:top|:~:.*|[/!].*)?$/is
 
-function missingAnchor(path: string, ref: Reference, target: string, fragment: string, facts: FileFacts | undefined): Warning | null {
-  if (facts === undefined || !facts.anchorsComplete || NEEDS_NO_ELEMENT.test(fragment)) return null
+function missingAnchor(path: string, ref: Reference, target: string, fragment: string, anchors: ReadonlySet<string> | null): Warning | null {
+  if (anchors === null || NEEDS_NO_ELEMENT.test(fragment)) return null
   let decoded = fragment
   try {
     decoded = decodeURIComponent(fragment)
   } catch {
     // Browsers look the fragment up as written too.
   }
-  if (facts.anchors.includes(fragment) || facts.anchors.includes(decoded)) return null
+  if (anchors.has(fragment) || anchors.has(decoded)) return null
   const where = target === path ? 'the page' : target
   return {
     code: 'MISSING_ANCHOR',

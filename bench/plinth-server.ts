@@ -7,6 +7,7 @@
  *   stats    -> process.memoryUsage() and the site server's cache stats
  *   settled  -> answers once no compressed variants are being made and the blob store's spare files are made again
  *   gc       -> two full GCs (needs --expose-gc), then stats
+ *   site-check {on} -> turns a publish's site check on or off (the publishing phase measures what it costs)
  *
  * With BENCH_SEED_ENTRIES=N set, before reporting ready it also creates the content benchmark's
  * site and collections through the services and bulk-inserts N entries (lib/seed.ts); the ready
@@ -32,6 +33,10 @@ serveIpc(
     async settled() {
       await server.blobVariants.settled()
       await server.blobs.settled()
+      return {}
+    },
+    'site-check'(msg) {
+      server.pipeline.siteCheck = msg.on === true
       return {}
     },
     gc() {

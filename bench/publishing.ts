@@ -3,8 +3,10 @@
  * random bytes every time) as a new version of one site over the REST API, then time to republish
  * one of them unchanged, which must add no blob bytes; beside it, the raw cost of the same bytes
  * (JSON parse, base64 decode, SHA-256, write and fsync of every file) and the ratio of the two.
- * Then several maximal publishes at once, with the API's latency meanwhile; last, a small publish
- * after a quiet spell, beside the same publish right after it.
+ * Beside each fresh publish, another with the site check turned off, in the same run and on the
+ * same server, to tell what the check costs a publish. Then several maximal publishes at once,
+ * with the API's latency meanwhile; last, a small publish after a quiet spell, beside the same
+ * publish right after it.
  */
 import { createHash } from 'node:crypto'
 import { mkdir, open, rm } from 'node:fs/promises'
@@ -17,12 +19,19 @@ import { htmlPage, maximalBundle } from './lib/content.ts'
 import { api, probedDuring } from './lib/http.ts'
 import { fmtMiB, percentile, timed } from './lib/load.ts'
 import { plinthEnv, SETTINGS } from './lib/settings.ts'
+import { cpuSince, threadCpu } from './lib/thread-cpu.ts'
 
 export interface PublishingResult {
   iterations: number
   bundleBytes: number
   bodyBytes: number
   fresh: { p50: number; p95: number; max: number }
+  /** The same fresh publishes without the site check, interleaved with them. */
+  withoutCheck: { p50: number; p95: number; max: number }
+  /** What the site check adds to a fresh publish's p50, as a fraction of the p50 without it. */
+  checkCost: number
+  /** The server's CPU time (every thread) per fresh publish, p50, with the site check and without it. */
+  cpu: { withCheck: number; withoutCheck: number }
   unchanged: { p50: number; p95: number; max: number }
   blobBytesAdded: number
   blobFilesAdded: number
@@ -52,6 +61,9 @@ const CONCURRENT_ROUNDS = 3
 
 /** Publish time over the raw cost of its bytes, at most. */
 export const PUBLISH_RAW_TARGET = 1.5
+
+/** What the site check may add to a maximal publish's p50, at most (a fraction of the p50 without it). */
+export const SITE_CHECK_COST_TARGET = 0.1
 
 /**
  * What the bytes of one publish cost at least, in this process, on the same disk: parse the JSON
@@ -108,26 +120,48 @@ export async function publishingPhase(): Promise<PublishingResult> {
   )
 
   const fresh: number[] = []
+  const withoutCheck: number[] = []
+  const cpuWith: number[] = []
+  const cpuWithout: number[] = []
   const raw: number[] = []
   let body = Buffer.alloc(0)
   let bundleBytes = 0
-  for (let i = 0; i < iterations; i++) {
+  let expected = 2 + WARM_UP_PUBLISHES
+  // Each is measured on a quiet server: the compressed variants a publish leaves to make (off its
+  // request) are made before the next measurement starts.
+  const publishFresh = async (siteCheck: boolean) => {
     const bundle = maximalBundle()
-    bundleBytes = bundle.bytes
-    body = Buffer.from(JSON.stringify({ files: bundle.files, message: `bench ${i}` }))
-    // Both are measured on a quiet server: the compressed variants a publish leaves to make (off its
-    // request) are made before the next measurement starts.
+    const sent = Buffer.from(JSON.stringify({ files: bundle.files, message: `bench ${expected}` }))
+    await plinth.ask('site-check', { on: siteCheck })
     await plinth.ask('settled')
-    const result = await timed(fresh, () => api(plinth.port, token, 'POST', versionsPath, body))
-    if (result.version !== i + 2 + WARM_UP_PUBLISHES || result.bytesWritten !== bundle.bytes)
-      throw new Error(`unexpected publish result ${JSON.stringify(result)}`)
+    const cpuBefore = threadCpu(plinth.pid)
+    const result = await timed(siteCheck ? fresh : withoutCheck, () => api(plinth.port, token, 'POST', versionsPath, sent))
+    ;(siteCheck ? cpuWith : cpuWithout).push(cpuSince(cpuBefore, threadCpu(plinth.pid)).all)
+    if (result.version !== expected++ || result.bytesWritten !== bundle.bytes) throw new Error(`unexpected publish result ${JSON.stringify(result)}`)
+    if (!Array.isArray(result.warnings) || (!siteCheck && result.warnings.length > 0)) throw new Error(`unexpected warnings ${JSON.stringify(result.warnings)}`)
+    return { sent, bytes: bundle.bytes }
+  }
+  for (let i = 0; i < iterations; i++) {
+    // The publish without the check goes first every other time, so neither always follows the other.
+    if (i % 2 === 1) await publishFresh(false)
+    ;({ sent: body, bytes: bundleBytes } = await publishFresh(true))
+    if (i % 2 === 0) await publishFresh(false)
     await plinth.ask('settled')
     raw.push(await rawCost(body, path.join(dataDir, 'raw')))
   }
+  await plinth.ask('site-check', { on: true })
   console.log(`  request body: ${body.length.toLocaleString('en-US')} B of JSON (${fmtMiB(body.length)}), sent over loopback, timed until the 201 arrives`)
   const freshStats = stats(fresh)
   console.log(line('new bytes (fresh random bundle each time)', freshStats, iterations))
   console.log(`    each: ${fresh.map((ms) => ms.toFixed(0)).join(', ')} ms`)
+  const withoutStats = stats(withoutCheck)
+  const checkCost = freshStats.p50 / withoutStats.p50 - 1
+  console.log(line('the same without the site check (interleaved)', withoutStats, iterations))
+  const cpu = { withCheck: percentile(cpuWith, 50), withoutCheck: percentile(cpuWithout, 50) }
+  console.log(
+    `  the site check adds ${(checkCost * 100).toFixed(1)}% to a maximal publish's p50 (target < ${SITE_CHECK_COST_TARGET * 100}%): ${checkCost < SITE_CHECK_COST_TARGET ? 'PASS' : 'FAIL'}; ` +
+      `server CPU per publish (every thread, p50): ${cpu.withCheck.toFixed(0)} ms with it, ${cpu.withoutCheck.toFixed(0)} ms without`,
+  )
   const rawStats = stats(raw)
   const rawRatio = freshStats.p50 / rawStats.p50
   console.log(line('raw cost of the same bytes', rawStats, iterations))
@@ -171,6 +205,9 @@ export async function publishingPhase(): Promise<PublishingResult> {
     bundleBytes,
     bodyBytes: body.length,
     fresh: freshStats,
+    withoutCheck: withoutStats,
+    checkCost,
+    cpu,
     unchanged: unchangedStats,
     blobBytesAdded: added,
     blobFilesAdded: after.files - before.files,

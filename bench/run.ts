@@ -13,7 +13,7 @@
  * blob bytes it adds (drafts.ts). Servers run in child processes on temp data dirs, listening on 127.0.0.1 only;
  * everything is cleaned up at the end, on failure and on Ctrl-C.
  *
- * `npm run bench -- serving`, `npm run bench -- startup` and `npm run bench -- drafts` run one phase alone.
+ * `npm run bench -- serving`, `npm run bench -- publishing`, `npm run bench -- startup` and `npm run bench -- drafts` run one phase alone.
  * Quick runs: BENCH_DURATION=3 BENCH_WARMUP=1 BENCH_PUBLISH_ITERATIONS=3 BENCH_SITES=100 npm run bench
  * Other knobs: BENCH_CONNECTIONS (50), BENCH_SLICES (5), BENCH_BR=0, BENCH_PROFILE=auto|1|0,
  * BENCH_PROFILE_SECONDS (5), BENCH_PROFILE_OUT=/path/file.cpuprofile, BENCH_DIAGNOSE=1,
@@ -31,7 +31,7 @@ import { fmtInt, fmtMiB, fmtMs } from './lib/load.ts'
 import { FORM_BURST_API_TARGET_MS, FORM_BURST_CONNECTIONS, FORM_BURST_POSTS } from './form-burst.ts'
 import { SETTINGS } from './lib/settings.ts'
 import { type MemoryResult, memoryPhase } from './memory.ts'
-import { PUBLISH_RAW_TARGET, type PublishingResult, publishingPhase } from './publishing.ts'
+import { PUBLISH_RAW_TARGET, type PublishingResult, publishingPhase, SITE_CHECK_COST_TARGET } from './publishing.ts'
 import { type ScaleOutResult, S3_SERVING_TARGET, scaleOutPhase } from './scale-out.ts'
 import {
   FORMS_SERVING_TARGET,
@@ -65,32 +65,8 @@ function summary(
 ): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`
   const rows = [['Benchmark', 'Figure', 'Value', 'Target', 'Result'], ...servingRows(serving)]
+  rows.push(...publishingRows(publishing))
   rows.push(
-    [`Publishing ${fmtMiB(publishing.bundleBytes)}, 40 files`, 'new bytes p50 / p95', `${ms(publishing.fresh.p50)} / ${ms(publishing.fresh.p95)}`, '', ''],
-    ['', 'raw cost of the same bytes p50', ms(publishing.raw.p50), '', ''],
-    ['', 'ratio publish / raw (p50)', publishing.rawRatio.toFixed(2), `<= ${PUBLISH_RAW_TARGET}`, passFail(publishing.rawRatio <= PUBLISH_RAW_TARGET)],
-    ['', 'unchanged republish p50 / p95', `${ms(publishing.unchanged.p50)} / ${ms(publishing.unchanged.p95)}`, '', ''],
-    [
-      '',
-      `small publish after ${publishing.afterQuiet.quietMs / 1000} s quiet / right after`,
-      `${ms(publishing.afterQuiet.ms)} / ${ms(publishing.afterQuiet.warmMs)}`,
-      '(info)',
-      '',
-    ],
-    [
-      '',
-      `worst GET /v1 while ${publishing.concurrent.publishes} publish at once`,
-      `${publishing.concurrent.probeWorst.toFixed(1)} ms (p50 ${publishing.concurrent.probeP50.toFixed(1)} ms)`,
-      '(info)',
-      '',
-    ],
-    [
-      '',
-      'blob bytes added by republishes',
-      `${publishing.blobBytesAdded} B (${publishing.blobFilesAdded} files)`,
-      '0 B',
-      publishing.blobBytesAdded === 0 && publishing.blobFilesAdded === 0 ? 'PASS' : 'FAIL',
-    ],
     [`Memory, ${memory.sites.toLocaleString('en-US')} small sites`, 'RSS before', fmtMiB(memory.rssBefore), '', ''],
     ['', 'RSS after publish + serve', fmtMiB(memory.rssAfter), '', ''],
     ['', 'RSS increment per site', `${(memory.perSite / 1024).toFixed(1)} KiB`, '', ''],
@@ -246,6 +222,11 @@ const draftsFailed = (r: DraftsResult) => r.ratio > DRAFT_RATIO_TARGET || !draft
 
 /** The phases that can run alone (`npm run bench -- serving`, `… startup`, `… drafts`). */
 const ALONE: Record<string, () => Promise<string[][]>> = {
+  publishing: async () => {
+    const publishing = await publishingPhase()
+    if (publishing.blobBytesAdded !== 0 || publishing.blobFilesAdded !== 0) process.exitCode = 1
+    return publishingRows(publishing)
+  },
   serving: async () => {
     const serving = await servingPhase()
     if (!serving.clean) process.exitCode = 1
@@ -257,6 +238,46 @@ const ALONE: Record<string, () => Promise<string[][]>> = {
     if (draftsFailed(drafts)) process.exitCode = 1
     return draftsRows(drafts)
   },
+}
+
+function publishingRows(publishing: PublishingResult): string[][] {
+  const ms = (n: number) => `${n.toFixed(0)} ms`
+  return [
+    [`Publishing ${fmtMiB(publishing.bundleBytes)}, 40 files`, 'new bytes p50 / p95', `${ms(publishing.fresh.p50)} / ${ms(publishing.fresh.p95)}`, '', ''],
+    ['', 'the same without the site check p50', ms(publishing.withoutCheck.p50), '', ''],
+    ['', 'server CPU per publish with / without the check', `${ms(publishing.cpu.withCheck)} / ${ms(publishing.cpu.withoutCheck)}`, '(info)', ''],
+    [
+      '',
+      'site check cost (p50 with / without - 1)',
+      `${(publishing.checkCost * 100).toFixed(1)}%`,
+      `< ${SITE_CHECK_COST_TARGET * 100}%`,
+      passFail(publishing.checkCost < SITE_CHECK_COST_TARGET),
+    ],
+    ['', 'raw cost of the same bytes p50', ms(publishing.raw.p50), '', ''],
+    ['', 'ratio publish / raw (p50)', publishing.rawRatio.toFixed(2), `<= ${PUBLISH_RAW_TARGET}`, passFail(publishing.rawRatio <= PUBLISH_RAW_TARGET)],
+    ['', 'unchanged republish p50 / p95', `${ms(publishing.unchanged.p50)} / ${ms(publishing.unchanged.p95)}`, '', ''],
+    [
+      '',
+      `small publish after ${publishing.afterQuiet.quietMs / 1000} s quiet / right after`,
+      `${ms(publishing.afterQuiet.ms)} / ${ms(publishing.afterQuiet.warmMs)}`,
+      '(info)',
+      '',
+    ],
+    [
+      '',
+      `worst GET /v1 while ${publishing.concurrent.publishes} publish at once`,
+      `${publishing.concurrent.probeWorst.toFixed(1)} ms (p50 ${publishing.concurrent.probeP50.toFixed(1)} ms)`,
+      '(info)',
+      '',
+    ],
+    [
+      '',
+      'blob bytes added by republishes',
+      `${publishing.blobBytesAdded} B (${publishing.blobFilesAdded} files)`,
+      '0 B',
+      publishing.blobBytesAdded === 0 && publishing.blobFilesAdded === 0 ? 'PASS' : 'FAIL',
+    ],
+  ]
 }
 
 function scaleOutRows(r: ScaleOutResult): string[][] {

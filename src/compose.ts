@@ -96,6 +96,8 @@ export interface Composition {
   metrics: Metrics
   /** Makes the compressed variants of stored blobs; settled() resolves when none are being made. */
   blobVariants: BlobVariants
+  /** Checks and stores every publish's bundle (the benchmark turns its site check off to measure it). */
+  pipeline: PublishPipeline
   services: Services
   /** Serves published sites ({slug}.{site_domain}). */
   siteServer: SiteServer
@@ -348,6 +350,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     blobs,
     metrics,
     blobVariants,
+    pipeline,
     services,
     siteServer,
     siteEvents,

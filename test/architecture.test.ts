@@ -30,6 +30,7 @@ const LAYER_OF: Record<string, Layer> = {
   serving: 'engine',
   editing: 'engine',
   vendoring: 'engine',
+  'site-check': 'engine',
   users: 'feature',
   auth: 'feature',
   websites: 'feature',

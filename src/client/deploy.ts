@@ -10,6 +10,7 @@ import { isUtf8 } from 'node:buffer'
 import path from 'node:path'
 import type { PublishViolation } from '../core/errors.ts'
 import { BUNDLE_LIMITS, type BundleLimits } from '../core/limits.ts'
+import type { Warning } from '../core/schemas.ts'
 import type { ApiIndex } from '../http/api-index.schemas.ts'
 import { checkBundle } from '../publishing/authoring-rules.ts'
 import { contentTypeFor, readsText } from '../publishing/content-rules.ts'
@@ -54,7 +55,7 @@ export interface DeployResult {
   filesSent: number
   bytesSent: number
   filesReused: number
-  warnings?: PublishViolation[]
+  warnings?: Warning[]
   /** With --vendor: each external file brought into the bundle. */
   vendored?: VendoredFile[]
 }
@@ -79,7 +80,7 @@ interface PublishAnswer {
   isCurrent?: boolean
   pageUrl: string
   previewUrl?: string
-  warnings?: PublishViolation[]
+  warnings?: Warning[]
 }
 
 export async function deploy(api: ApiClient, request: DeployRequest, progress: (event: DeployProgress) => void): Promise<DeployResult> {

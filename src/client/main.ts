@@ -206,8 +206,10 @@ function summary(result: DeployResult, preview: boolean): string {
   return lines.join('\n')
 }
 
-function violationLine(violation: PublishViolation): string {
-  return `${violation.code}${violation.path ? ` ${violation.path}` : ''}: ${violation.message}`
+/** A violation or a warning on one line: code, file (and line), message. */
+function violationLine(violation: PublishViolation & { line?: number }): string {
+  const where = violation.path ? ` ${violation.path}${violation.line === undefined ? '' : `:${violation.line}`}` : ''
+  return `${violation.code}${where}: ${violation.message}`
 }
 
 function size(bytes: number): string {

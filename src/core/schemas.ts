@@ -61,6 +61,26 @@ export const PublishViolationSchema = Type.Object(
   { $id: 'PublishViolation', additionalProperties: false },
 )
 
+/**
+ * What the site check found in a published bundle (docs/guide/site-check.md): it refuses nothing.
+ * `path` is the bundle file it concerns ('' for the whole bundle), `line` its 1-based line when it
+ * points into a text file, `message` the fix in one line.
+ */
+export const WarningSchema = Type.Object(
+  {
+    code: Type.String({
+      description:
+        'BROKEN_LINK, MISSING_ANCHOR, BLOCKED_BY_POLICY, MIXED_CONTENT, MISSING_TITLE, MISSING_LANG, MISSING_VIEWPORT, MISSING_ALT, PAGE_TOO_HEAVY, IMAGE_OVERSIZED, DUPLICATE_ID, UNUSED_FILE, CHECK_INCOMPLETE or MORE_WARNINGS.',
+    }),
+    path: Type.String({ description: "The bundle file it concerns; '' for the whole bundle." }),
+    line: Type.Optional(Type.Integer({ minimum: 1 })),
+    message: Type.String({ description: 'What is wrong and the fix, in one line.' }),
+  },
+  { $id: 'Warning', additionalProperties: false },
+)
+
+export type Warning = Static<typeof WarningSchema>
+
 const ErrorSchema = Type.Object(
   {
     error: Type.Object(
@@ -79,4 +99,4 @@ const ErrorSchema = Type.Object(
 export const JobStatusSchema = Type.Enum(JOB_STATUSES, { $id: 'JobStatus', description: 'Status of a job and of the version it produces.' })
 
 /** Schemas to register with app.addSchema so that ref() resolves and OpenAPI names them. */
-export const SHARED_SCHEMAS = [PublishViolationSchema, ErrorSchema, JobStatusSchema]
+export const SHARED_SCHEMAS = [PublishViolationSchema, WarningSchema, ErrorSchema, JobStatusSchema]

@@ -42,3 +42,41 @@ export const SCRIPT_SOURCES = SITE_POLICY['script-src']!.join(' ')
  * to setTimeout/setInterval): only with `'unsafe-eval'` among the script sources.
  */
 export const SITE_POLICY_ALLOWS_EVAL = SITE_POLICY['script-src']!.includes("'unsafe-eval'")
+
+/** Directives that take their sources from default-src when the policy does not name them (CSP Level 3). */
+const FETCH_DIRECTIVES = new Set([
+  'child-src',
+  'connect-src',
+  'font-src',
+  'frame-src',
+  'img-src',
+  'manifest-src',
+  'media-src',
+  'object-src',
+  'script-src',
+  'style-src',
+  'worker-src',
+])
+
+/** The directive as the policy states it, after the fallback a browser applies: `manifest-src` reads `default-src 'self'`. */
+export function policyDirective(directive: string): string {
+  const own = SITE_POLICY[directive]
+  if (own !== undefined) return `${directive} ${own.join(' ')}`
+  const fallback = FETCH_DIRECTIVES.has(directive) ? SITE_POLICY['default-src'] : undefined
+  return fallback === undefined ? `${directive} (not restricted)` : `default-src ${fallback.join(' ')}`
+}
+
+/** Whether the policy lets `directive` take an https URL of another origin ('*' or the https: scheme among its sources). */
+export function policyAllowsOtherOrigins(directive: string): boolean {
+  const sources = SITE_POLICY[directive] ?? (FETCH_DIRECTIVES.has(directive) ? SITE_POLICY['default-src'] : undefined)
+  return sources === undefined || sources.includes('*') || sources.includes('https:')
+}
+
+/** Whether a `<base href>` may point at another origin: browsers ignore it unless base-uri allows that origin. */
+export const SITE_POLICY_ALLOWS_FOREIGN_BASE = policyAllowsOtherOrigins('base-uri')
+
+/** Whether a page may link a web app manifest of another origin (manifest-src, else default-src). */
+export const SITE_POLICY_ALLOWS_FOREIGN_MANIFEST = policyAllowsOtherOrigins('manifest-src')
+
+/** Whether a form may be sent to another origin (form-action, which has no fallback directive). */
+export const SITE_POLICY_ALLOWS_FOREIGN_FORM_ACTION = policyAllowsOtherOrigins('form-action')

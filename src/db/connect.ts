@@ -18,6 +18,7 @@ import * as websiteInvitations from './migrations/0010_website_invitations.ts'
 import * as drafts from './migrations/0011_drafts.ts'
 import * as forms from './migrations/0013_forms.ts'
 import * as webhooks from './migrations/0017_webhooks.ts'
+import * as versionWarnings from './migrations/0018_version_warnings.ts'
 import * as formDigests from './migrations/0020_form_digests.ts'
 import type { Database } from './types.ts'
 
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_drafts': drafts,
   '0013_forms': forms,
   '0017_webhooks': webhooks,
+  '0018_version_warnings': versionWarnings,
   '0020_form_digests': formDigests,
 }
 

@@ -1,6 +1,11 @@
 /** Table types for Kysely. Timestamps are ISO-8601 UTC strings in both dialects (they sort as text). */
 import type { Generated, Insertable, Selectable } from 'kysely'
-import type { Category, DeliveryStatus, JobStatus, MemberRole, TokenAccess, UploadStatus, VersionKind, WebhookEventType, WebsiteStatus } from '../core/enums.ts'
+import type { Category, JobStatus, MemberRole, TokenAccess, UploadStatus, VersionKind, WebsiteStatus } from '../core/enums.ts'
+import type { FormDigestDaysTable, FormFilesTable, FormSubmissionsTable, VersionFormsTable } from './form-tables.ts'
+import type { WebhookDeliveriesTable, WebhookEventsTable, WebhooksTable } from './webhook-tables.ts'
+
+export type * from './form-tables.ts'
+export type * from './webhook-tables.ts'
 
 export interface UsersTable {
   id: string
@@ -250,99 +255,11 @@ export interface DraftFilesTable {
   content_type: string
 }
 
-/** A form a version's pages declare. */
-export interface VersionFormsTable {
+/** What the site check found in a version (migration 0018). */
+export interface VersionWarningsTable {
   version_id: string
-  name: string
-  /** JSON text of FormField[]. */
-  fields: string
-}
-
-/** One post a visitor made to a site's form. */
-export interface FormSubmissionsTable {
-  /** `sub_...` */
-  id: string
-  website_id: string
-  form: string
-  /** The version that took it (null once that version is gone). */
-  version_id: string | null
-  created_at: string
-  /** JSON text of {field: value}. */
-  data: string
-  /** The sender's address when a field gave a valid one, lowercased. */
-  email: string | null
-  /** 1 when the owner marked it as spam. */
-  spam: Generated<number>
-}
-
-/** A file sent with a submission, kept as a blob. */
-export interface FormFilesTable {
-  submission_id: string
-  position: number
-  field: string
-  filename: string
-  content_type: string
-  size: number
-  hash: string
-}
-
-/** A day whose form digest an instance claimed (and, once `finished_at` is set, sent). */
-export interface FormDigestDaysTable {
-  /** UTC date, YYYY-MM-DD. */
-  day: string
-  claimed_at: string
-  finished_at: string | null
-  messages: number | null
-}
-
-/** A site's webhook endpoint (migration 0017 says why `website_id` has no foreign key). */
-export interface WebhooksTable {
-  /** `whk_...` */
-  id: string
-  website_id: string
-  url: string
-  /** JSON array of WebhookEventType. */
-  events: string
-  description: string | null
-  /** The signing secret, encrypted with a server key (webhooks/webhook-secrets.ts). */
-  secret: string
-  /** 1 or 0: a disabled webhook is sent nothing and its pending deliveries wait. */
-  enabled: number
-  created_by: string
-  created_at: string
-  updated_at: string
-  /** When its site was deleted: listed nowhere, removed once its last delivery is done. */
-  retired_at: string | null
-}
-
-/** An event some webhook asked for, with the exact body each delivery sends. */
-export interface WebhookEventsTable {
-  /** `evt_...`: also the `id` of the body and the `webhook-id` header. */
-  id: string
-  website_id: string
-  type: WebhookEventType
-  body: string
-  created_at: string
-}
-
-/** One event sent to one webhook, with its attempts so far. */
-export interface WebhookDeliveriesTable {
-  /** `dlv_...` */
-  id: string
-  webhook_id: string
-  event_id: string
-  status: DeliveryStatus
-  attempts: number
-  /** When the next attempt is due; null once delivered or failed. */
-  next_attempt_at: string | null
-  last_attempt_at: string | null
-  last_status_code: number | null
-  last_error: string | null
-  /** The sender holding the row, until `claimed_until`. */
-  claim: string | null
-  claimed_until: string | null
-  created_at: string
-  finished_at: string | null
+  /** JSON text of Warning[] (core/schemas.ts). */
+  warnings: string
 }
 
 export interface Database {
@@ -367,6 +284,7 @@ export interface Database {
   drafts: DraftsTable
   draft_files: DraftFilesTable
   version_forms: VersionFormsTable
+  version_warnings: VersionWarningsTable
   form_submissions: FormSubmissionsTable
   form_files: FormFilesTable
   form_digest_days: FormDigestDaysTable
@@ -390,7 +308,3 @@ export type OAuthConnectionRow = Selectable<OAuthConnectionsTable>
 export type CustomDomainRow = Selectable<CustomDomainsTable>
 export type DraftRow = Selectable<DraftsTable>
 export type DraftFileRow = Selectable<DraftFilesTable>
-export type FormSubmissionRow = Selectable<FormSubmissionsTable>
-export type FormFileRow = Selectable<FormFilesTable>
-export type WebhookRow = Selectable<WebhooksTable>
-export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>

@@ -1,7 +1,7 @@
 /** Shapes of drafts and their files: the single source for validation, types and OpenAPI. */
 import { type Static, Type } from 'typebox'
 import { DRAFTS_PER_SITE, ID_MAX_CHARS, MAX_PATH_CHARS, VERSION_MESSAGE_MAX_CHARS } from '../core/limits.ts'
-import { PublishViolationSchema, ref, Timestamp } from '../core/schemas.ts'
+import { ref, Timestamp, WarningSchema } from '../core/schemas.ts'
 import { TextEditsField } from '../editing/editing.schemas.ts'
 import { PublishFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
 
@@ -83,9 +83,9 @@ export const DraftFileWrittenSchema = Type.Object(
     sha256: Type.String({ description: 'SHA-256 of the bytes, lowercase hex.' }),
     contentType: Type.String(),
     warnings: Type.Optional(
-      Type.Array(ref(PublishViolationSchema), {
+      Type.Array(ref(WarningSchema), {
         description:
-          'What browsers will still block or change in this file although it breaks no rule (as a publish reports). Absent when there is nothing to say.',
+          "What browsers will still block in this file although it breaks no rule (BLOCKED_BY_POLICY, MIXED_CONTENT); publish_draft's result has the whole site check. Absent when there is nothing to say.",
       }),
     ),
   },

@@ -1,8 +1,10 @@
 /**
  * What an image really is, judged from its bytes (never from a file name or a Content-Type
- * header), and its pixel size when the header gives it cheaply. Only raster formats browsers
- * show everywhere are accepted; SVG is refused because it can carry scripts.
+ * header), and its pixel size when the header gives it cheaply (core/image-size.ts). Only raster
+ * formats browsers show everywhere are accepted; SVG is refused because it can carry scripts.
  */
+
+import { sizeOfFormat } from '../core/image-size.ts'
 
 export interface ImageType {
   ext: 'png' | 'jpg' | 'gif' | 'webp' | 'avif'
@@ -41,7 +43,7 @@ export async function sniffImage(bytes: Buffer): Promise<ImageType | { problem: 
   const { fileTypeFromBuffer } = await import('file-type')
   const detected = await fileTypeFromBuffer(bytes)
   const ext = detected ? ACCEPTED[detected.mime] : undefined
-  if (detected && ext) return { ext, contentType: detected.mime, ...dimensions(ext, bytes) }
+  if (detected && ext) return { ext, contentType: detected.mime, ...sizeOfFormat(ext, bytes) }
   if (looksLikeSvg(bytes)) return { problem: `is an SVG image; SVG is refused because it can carry scripts (send ${ACCEPTED_IMAGE_TYPES})` }
   const what = detected ? `${detected.mime} data` : 'not a recognized image'
   return { problem: `is ${what}, not a ${ACCEPTED_IMAGE_TYPES} image` }
@@ -55,51 +57,4 @@ function looksLikeSvg(bytes: Buffer): boolean {
     .trimStart()
     .toLowerCase()
   return head.startsWith('<svg') || ((head.startsWith('<?xml') || head.startsWith('<!--') || head.startsWith('<!doctype svg')) && head.includes('<svg'))
-}
-
-type Size = { width: number | null; height: number | null }
-const UNKNOWN: Size = { width: null, height: null }
-
-function dimensions(ext: ImageType['ext'], b: Buffer): Size {
-  try {
-    switch (ext) {
-      case 'png':
-        return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) }
-      case 'gif':
-        return { width: b.readUInt16LE(6), height: b.readUInt16LE(8) }
-      case 'webp':
-        return webpSize(b)
-      case 'jpg':
-        return jpegSize(b)
-      default:
-        return UNKNOWN
-    }
-  } catch {
-    return UNKNOWN
-  }
-}
-
-function webpSize(b: Buffer): Size {
-  const chunk = b.toString('latin1', 12, 16)
-  if (chunk === 'VP8X') return { width: 1 + b.readUIntLE(24, 3), height: 1 + b.readUIntLE(27, 3) }
-  if (chunk === 'VP8L') {
-    const bits = b.readUInt32LE(21)
-    return { width: 1 + (bits & 0x3fff), height: 1 + ((bits >> 14) & 0x3fff) }
-  }
-  if (chunk === 'VP8 ') return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff }
-  return UNKNOWN
-}
-
-/** Walks the JPEG markers to the first start-of-frame, which holds the size. */
-function jpegSize(b: Buffer): Size {
-  let offset = 2
-  while (offset + 9 < b.length) {
-    if (b.readUInt8(offset) !== 0xff) return UNKNOWN
-    const marker = b.readUInt8(offset + 1)
-    const length = b.readUInt16BE(offset + 2)
-    const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc
-    if (isFrame) return { height: b.readUInt16BE(offset + 5), width: b.readUInt16BE(offset + 7) }
-    offset += 2 + length
-  }
-  return UNKNOWN
 }

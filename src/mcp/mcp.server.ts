@@ -88,7 +88,7 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
     names.add(tool.name)
     // Arguments are checked against the schema as validated; clients are shown what it states.
     const input = selfContained(tool.input, registry)
-    const output = resultShape(mergeClientOnlyConstraints(selfContained(tool.output, registry)))
+    const output = resultShape(mergeClientOnlyConstraints(selfContained(tool.output, registry, { shareRepeated: true })))
     if (input.type !== 'object' || output.type !== 'object') throw new Error(`MCP tool ${tool.name}: input and output schemas must be objects`)
     return {
       tool,

@@ -17,7 +17,7 @@ import type { StoredFile } from '../blobs/blob-store.ts'
 import type { PublishViolation } from '../core/errors.ts'
 import { BUNDLE_LIMITS, type BundleLimits } from '../core/limits.ts'
 import { quoted } from '../core/text.ts'
-import { bytesToText, type Emit, pathProblems } from './bundle-paths.ts'
+import { bytesToText, type Emit, type Finding, pathProblems } from './bundle-paths.ts'
 import { contentTypeFor, HTML_CONTENT_TYPE, readsText, scanTexts, type TextScan, WARNING_CODES } from './content-rules.ts'
 import { decodeInline, type InlineContent } from './inline-decoding.ts'
 import { reservedPathProblem } from './reserved-paths.ts'
@@ -72,9 +72,9 @@ export interface BundleCheck<F = DecodedFile> {
   violations: PublishViolation[]
   /**
    * What browsers will still block or change on the published site although the bundle breaks no
-   * rule (MIXED_CONTENT on an https site, UNSAFE_EVAL, EXTERNAL_MANIFEST, EXTERNAL_FORM_ACTION), each naming its file.
+   * rule (MIXED_CONTENT on an https site, BLOCKED_BY_POLICY), each naming its file and line.
    */
-  warnings: PublishViolation[]
+  warnings: Finding[]
 }
 
 /**
@@ -115,7 +115,10 @@ export function checkBundle(files: BundleFileInput[], limits?: BundleLimits, opt
 export function checkBundle(files: AnyFileInput[], limits?: BundleLimits, options?: CheckOptions): BundleCheck<DecodedFile | StoredFile>
 export function checkBundle(files: AnyFileInput[], limits: BundleLimits = BUNDLE_LIMITS, options: CheckOptions = {}): BundleCheck<DecodedFile | StoredFile> {
   const inspection = inspectBundle(files, limits, options)
-  return finishCheck(inspection, scanTexts(inspection.scans.map(withText), limits.maxViolations))
+  return finishCheck(
+    inspection,
+    scanTexts(inspection.scans.map(withText), limits.maxViolations).map((outcome) => outcome.found),
+  )
 }
 
 /** A scan's text, which a stored file given without its bytes does not have. */
@@ -241,11 +244,11 @@ function bundleViolations(files: readonly AnyFileInput[], totalBytes: number, ht
  * The check of an inspected bundle, given what the content rules found in each of its scans (same
  * order): violations in the documented order, warnings apart, both capped.
  */
-export function finishCheck<F>(inspection: BundleInspection<F>, scanned: PublishViolation[][]): BundleCheck<F> {
+export function finishCheck<F>(inspection: BundleInspection<F>, scanned: Finding[][]): BundleCheck<F> {
   const { options, limits } = inspection
   const perFile = new ViolationCollector(limits.maxViolations)
-  const warnings = new ViolationCollector(limits.maxViolations)
-  const route = (v: PublishViolation) => {
+  const warnings = new ViolationCollector<Finding>(limits.maxViolations)
+  const route = (v: Finding) => {
     if (!WARNING_CODES.has(v.code)) perFile.add(v)
     else if (v.code !== 'MIXED_CONTENT' || options.httpsSites) warnings.add(v)
   }

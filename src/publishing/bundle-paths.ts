@@ -7,8 +7,14 @@ import type { PublishViolation } from '../core/errors.ts'
 import { MAX_PATH_CHARS, MAX_SEGMENT_BYTES } from '../core/limits.ts'
 import { clipped } from '../core/text.ts'
 
+/**
+ * A violation as a rule module finds it: with the 1-based `line` of the text it is on, when known.
+ * Refusals leave without it (content-rules.ts; PublishViolation has no line), warnings keep it.
+ */
+export type Finding = PublishViolation & { line?: number }
+
 /** Receives violations as the rule modules find them (in document order). */
-export type Emit = (violation: PublishViolation) => void
+export type Emit = (violation: Finding) => void
 
 const DETAIL_CHARS = 200
 

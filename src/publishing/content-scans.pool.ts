@@ -12,11 +12,14 @@
  * on its own fails (CONTENT_TOO_COMPLEX, naming it), never the process.
  */
 import os from 'node:os'
-import type { PublishViolation } from '../core/errors.ts'
 import { CONTENT_SCAN_MEMORY_MB, CONTENT_SCAN_TIME_LIMIT_MS } from '../core/limits.ts'
-import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
-import type { TextScan } from './content-rules.ts'
+import type { Warning } from '../core/schemas.ts'
 import { quoted } from '../core/text.ts'
+import { THREAD_IDLE_MS, WorkerPool, type WorkerPoolOptions, WorkerTaskStopped } from '../core/worker-pool.ts'
+import type { SiteCheckInput } from '../site-check/site-check.ts'
+import type { Finding } from './bundle-paths.ts'
+import type { ScanOutcome, TextScan } from './content-rules.ts'
+import type { ContentScanTask } from './content-scans.thread.ts'
 
 export interface ContentScanPoolOptions extends WorkerPoolOptions {
   /** About the most characters of text one batch holds; a bigger file goes alone. */
@@ -51,12 +54,30 @@ export class ContentScanPool {
     this.pool = new WorkerPool(CONTENT_SCAN_THREAD, 'content-scan', options)
   }
 
-  /** What the content rules report for each text (same order), at most `limit` of a code beyond the first. */
-  async scan(scans: readonly TextScan[], limit: number): Promise<PublishViolation[][]> {
-    const found = new Array<PublishViolation[]>(scans.length)
+  /**
+   * What the content rules report for each text (same order), at most `limit` of a code beyond
+   * the first, with each text's facts for the site check when `facts`.
+   */
+  async scan(scans: readonly TextScan[], limit: number, facts = false): Promise<ScanOutcome[]> {
+    const found = new Array<ScanOutcome>(scans.length)
     const batches = batchesOf(scans, this.options.threads, this.options.batchChars)
-    await Promise.all(batches.map((batch) => this.scanBatch(batch, scans, limit, found)))
+    await Promise.all(batches.map((batch) => this.scanBatch(batch, scans, limit, facts, found)))
     return found
+  }
+
+  /**
+   * The site check of a bundle (site-check/site-check.ts) in a thread. Bounded as it is, it fits
+   * the time and memory limits by far; stopped anyway, it says so in a warning and nothing else,
+   * since a warning never refuses a publish.
+   */
+  async checkSite(input: SiteCheckInput): Promise<Warning[]> {
+    try {
+      return await this.pool.run<Warning[]>({ site: input } satisfies ContentScanTask)
+    } catch (error) {
+      if (!(error instanceof WorkerTaskStopped)) throw error
+      const why = error.reason === 'time' ? `took longer than ${this.options.timeLimitMs / 1000} s` : `needed more than ${this.options.memoryMb} MiB of memory`
+      return [{ code: 'CHECK_INCOMPLETE', path: '', message: `The site check of this version ${why} and was stopped: publish again to have it checked.` }]
+    }
   }
 
   close(): Promise<void> {
@@ -64,22 +85,22 @@ export class ContentScanPool {
   }
 
   /** Checks the files at `indexes` of `scans` in one task, into `found`; stopped, it checks them one by one. */
-  private async scanBatch(indexes: number[], scans: readonly TextScan[], limit: number, found: PublishViolation[][]): Promise<void> {
+  private async scanBatch(indexes: number[], scans: readonly TextScan[], limit: number, facts: boolean, found: ScanOutcome[]): Promise<void> {
     const batch = indexes.map((i) => ({ path: scans[i]!.path, contentType: scans[i]!.contentType, text: scans[i]!.text }))
     try {
-      const results = await this.pool.run<PublishViolation[][]>({ scans: batch, limit })
+      const results = await this.pool.run<ScanOutcome[]>({ scans: batch, limit, facts } satisfies ContentScanTask)
       indexes.forEach((index, k) => (found[index] = results[k]!))
     } catch (error) {
       if (!(error instanceof WorkerTaskStopped)) throw error
       if (indexes.length > 1) {
-        await Promise.all(indexes.map((index) => this.scanBatch([index], scans, limit, found)))
+        await Promise.all(indexes.map((index) => this.scanBatch([index], scans, limit, facts, found)))
         return
       }
-      found[indexes[0]!] = [this.tooComplex(scans[indexes[0]!]!.path, error)]
+      found[indexes[0]!] = { found: [this.tooComplex(scans[indexes[0]!]!.path, error)], facts: null }
     }
   }
 
-  private tooComplex(path: string, error: WorkerTaskStopped): PublishViolation {
+  private tooComplex(path: string, error: WorkerTaskStopped): Finding {
     const { timeLimitMs, memoryMb } = this.options
     const why = error.reason === 'time' ? `took longer than ${timeLimitMs / 1000} s` : `needed more than ${memoryMb} MiB of memory`
     return {

@@ -7,39 +7,48 @@
  * parsed again as a scripting-disabled fragment (what a browser with JavaScript off renders).
  *
  * - EXTERNAL_URL: <script src|href|xlink:href>, <link rel=stylesheet|modulepreload> and
- *   <link rel=preload as=script|style> with an external href, <base href> external, import maps
- *   mapping to external URLs, @import in <style>, and imports in inline scripts.
+ *   <link rel=preload as=script|style> with an external href, import maps mapping to external URLs
+ *   (script-elements.ts), @import in <style>, and imports in inline scripts.
  * - IFRAME: <iframe>, <frame>, <frameset>, <object>, <embed>, <portal>, <fencedframe> in any
  *   namespace. (A <frame>/<frameset> the parser drops, e.g. inside <body>, is inert in browsers too.)
  *   An <object> or <embed> showing an SVG image is told to be an <img> instead.
  * - SERVICE_WORKER: <link rel=serviceworker>, and registrations in inline scripts, on* event-handler
  *   attributes and javascript: URLs.
  * - Warnings, which do not refuse the bundle but say what browsers will still block:
- *   MIXED_CONTENT, a subresource (src, srcset, poster, a <link> icon or preload) over plain http
- *   (it counts on an https site only); EXTERNAL_MANIFEST, a web app manifest from another origin
- *   (the Content-Security-Policy loads manifests from the site only); EXTERNAL_FORM_ACTION, a form
- *   sent to another origin (the policy's `form-action 'self'` stops browsers sending it).
+ *   MIXED_CONTENT, a subresource (src, srcset, poster, a <link> icon or preload) over
+ *   plain http (it counts on an https site only); BLOCKED_BY_POLICY, what the site's
+ *   Content-Security-Policy makes browsers refuse (core/site-policy.ts): a web app manifest, a
+ *   form target or a <base href> on another origin (were the policy to allow the last, it would
+ *   be EXTERNAL_URL).
+ *
+ * The same parse gives the site check its facts of the file (site-check/markup-facts.ts).
  *
  * SVG and XHTML are really parsed as XML by browsers; the HTML parser is a close approximation for
  * ordinary files (XML namespace prefixes such as <svg:script> or xl:href are stripped before
  * matching), not an exact one.
  */
 
-import { type DefaultTreeAdapterMap, defaultTreeAdapter, parse, parseFragment, type DefaultTreeAdapterTypes as T, type TreeAdapter } from 'parse5'
-import type { PublishViolation } from '../core/errors.ts'
+import { type DefaultTreeAdapterMap, defaultTreeAdapter, html, Parser, type DefaultTreeAdapterTypes as T, type TreeAdapter } from 'parse5'
+import {
+  policyDirective,
+  SITE_POLICY_ALLOWS_FOREIGN_BASE,
+  SITE_POLICY_ALLOWS_FOREIGN_FORM_ACTION,
+  SITE_POLICY_ALLOWS_FOREIGN_MANIFEST,
+} from '../core/site-policy.ts'
 import { quoted } from '../core/text.ts'
-import { type Emit, isExternalUrl, isPlainHttpUrl, snippet } from './bundle-paths.ts'
+import { emptyPage, type FactsCollector, offsetSink } from '../site-check/file-facts.ts'
+import { noteElement, noteHtmlAttributes, noteTitle } from '../site-check/markup-facts.ts'
+import { type Emit, type Finding, isExternalUrl, isPlainHttpUrl, snippet } from './bundle-paths.ts'
 import { scanCss } from './css-rules.ts'
-import { JS_CONTENT_TYPES, mayCompileStrings, scanJs } from './js-rules.ts'
+import { mayCompileStrings, scanJs } from './js-rules.ts'
+import { checkScriptSrc, checkScriptText } from './script-elements.ts'
 
 const FRAME_ELEMENTS = new Set(['iframe', 'frame', 'frameset', 'object', 'embed', 'portal', 'fencedframe'])
 const CHECKED_ELEMENTS = new Set([...FRAME_ELEMENTS, 'script', 'link', 'base'])
 // Elements the parser may re-create from the same start tag (the "active formatting elements").
 const FORMATTING_ELEMENTS = new Set(['a', 'b', 'big', 'code', 'em', 'font', 'i', 'nobr', 's', 'small', 'strike', 'strong', 'tt', 'u'])
-// Data-block types that in-page transpilers (Babel standalone and friends) execute anyway.
-const TRANSPILED_SCRIPT = /babel|jsx|typescript/
+const HTML_NAMESPACE = html.NS.HTML
 
-type ScriptKind = 'classic' | 'module' | 'importmap' | 'data'
 type Attrs = Map<string, string>
 
 /** An element as our tree adapter builds it: no child list, just what the rules need. */
@@ -48,20 +57,29 @@ interface LeanElement extends T.Element {
   seq: number
   /** Name used for matching (namespace prefix stripped in XML mode). */
   tag: string
-  /** Collected text content, for <script>, <style> and raw-text <noscript> only. */
+  /** The line its start tag ends on. */
+  line: number
+  /** A formatting element the parser made again from a start tag already seen: nothing new to note. */
+  again: boolean
+  /** Collected text content, for <script>, <style>, raw-text <noscript> and a page's <title> only. */
   text: string | null
 }
 
 interface Found {
   seq: number
-  violation: PublishViolation
+  violation: Finding
 }
 
 const NO_CHILDREN = Object.freeze([]) as unknown as T.ChildNode[]
 
-/** Checks one markup file. `xml` is true for SVG/XHTML files (prefixes are stripped from names). */
-export function scanMarkup(text: string, path: string, xml: boolean, emit: Emit): void {
-  const found = scanTree(text, path, xml, true)
+/**
+ * Checks one markup file. `xml` is true for SVG/XHTML files (prefixes are stripped from names).
+ * Violations carry the line of their element; `facts` takes what the site check needs of the
+ * file (its page facts too, for an HTML document).
+ */
+export function scanMarkup(text: string, path: string, xml: boolean, emit: Emit, facts?: FactsCollector): void {
+  if (facts && !xml) facts.page = emptyPage()
+  const found = scanTree(text, path, xml, true, facts, 1)
   found.sort((a, b) => a.seq - b.seq) // stable: keeps the order within one element
   for (const f of found) emit(f.violation)
 }
@@ -70,9 +88,10 @@ export function scanMarkup(text: string, path: string, xml: boolean, emit: Emit)
  * Parses with parse5 through a streaming tree adapter: elements are checked as the parser creates
  * them (which covers <template> contents and foreign content), and element children are never
  * stored, so an 8 MiB bundle is not turned into a retained DOM. Text is kept only for the elements
- * whose content we check.
+ * whose content we check. The line of an element is where the tokenizer stands when the parser
+ * creates it: the end of its start tag (counted from `firstLine`, for a fragment within a file).
  */
-function scanTree(text: string, path: string, xml: boolean, scripting: boolean): Found[] {
+function scanTree(text: string, path: string, xml: boolean, scripting: boolean, facts: FactsCollector | undefined, firstLine: number): Found[] {
   const found: Found[] = []
   const withText: LeanElement[] = []
   // The parser re-creates formatting elements (<a>, <b>, ...) by reusing the original token's
@@ -80,13 +99,22 @@ function scanTree(text: string, path: string, xml: boolean, scripting: boolean):
   const checkedFormatting = new WeakSet<object>()
   let seq = 0
   let current = 0 // seq of the element being checked
-  const emit: Emit = (violation) => found.push({ seq: current, violation })
+  let currentLine = firstLine // and its line
+  const emit: Emit = (violation) => {
+    const line = violation.line === undefined ? currentLine : currentLine + violation.line - 1
+    found.push({ seq: current, violation: { ...violation, line } })
+  }
+  // Assigned once made: the parser creates elements of its own while it is made.
+  let parser: Parser<DefaultTreeAdapterMap> | undefined
+  const lineNow = () => firstLine + (parser === undefined ? 0 : parser.tokenizer.preprocessor.line - 1)
+  // Only a document has a title: foreign (SVG) titles and a fragment's do not count.
+  const page = facts?.page !== null && facts !== undefined && scripting && !xml
 
   const adapter: TreeAdapter<DefaultTreeAdapterMap> = {
     ...defaultTreeAdapter,
     createElement(tagName, namespaceURI, attrs) {
       const tag = xml ? localName(tagName) : tagName
-      const keepText = tag === 'script' || tag === 'style' || (tag === 'noscript' && scripting)
+      const keepText = tag === 'script' || tag === 'style' || (tag === 'noscript' && scripting) || (page && tag === 'title' && namespaceURI === HTML_NAMESPACE)
       const el: LeanElement = {
         nodeName: tagName,
         tagName,
@@ -96,16 +124,26 @@ function scanTree(text: string, path: string, xml: boolean, scripting: boolean):
         childNodes: NO_CHILDREN,
         seq: seq++,
         tag,
+        line: lineNow(),
+        again: false,
         text: keepText ? '' : null,
       }
       if (keepText) withText.push(el)
       if (FORMATTING_ELEMENTS.has(tag) && attrs.length > 0) {
-        if (checkedFormatting.has(attrs)) return el
+        el.again = checkedFormatting.has(attrs)
+        if (el.again) return el
         checkedFormatting.add(attrs)
       }
       current = el.seq
+      currentLine = el.line
       checkElement(tag, attrs, path, xml, emit)
       return el
+    },
+    onElementCreated(element, context) {
+      const el = element as LeanElement
+      if (facts === undefined || el.again) return
+      const attrs = xml ? el.attrs.map((a) => ({ name: localName(a.name), value: a.value })) : el.attrs
+      noteElement(facts, { tag: el.tag, attrs, line: el.line, inTemplate: !scripting || context.isInTemplate }, page)
     },
     appendChild(parent, node) {
       node.parentNode = parent
@@ -129,14 +167,11 @@ function scanTree(text: string, path: string, xml: boolean, scripting: boolean):
       // A second <html>/<body> tag adds its new attributes (onload=...) to the existing element.
       const el = recipient as LeanElement
       const have = new Set(el.attrs.map((a) => a.name))
+      const added = attrs.filter((a) => !have.has(a.name))
       current = el.seq
-      checkAttributes(
-        el.tag,
-        attrs.filter((a) => !have.has(a.name)),
-        path,
-        xml,
-        emit,
-      )
+      currentLine = el.line
+      checkAttributes(el.tag, added, path, xml, emit)
+      if (facts && el.tag === 'html') noteHtmlAttributes(facts, added)
       defaultTreeAdapter.adoptAttributes(recipient, attrs)
     },
     getFirstChild(node) {
@@ -147,17 +182,25 @@ function scanTree(text: string, path: string, xml: boolean, scripting: boolean):
     },
   }
 
-  if (scripting) parse(text, { treeAdapter: adapter, scriptingEnabled: true })
-  else parseFragment(text, { treeAdapter: adapter, scriptingEnabled: false })
+  if (scripting) {
+    parser = new Parser({ treeAdapter: adapter, scriptingEnabled: true })
+    parser.tokenizer.write(text, true)
+  } else {
+    parser = Parser.getFragmentParser(null, { treeAdapter: adapter, scriptingEnabled: false })
+    parser.tokenizer.write(text, true)
+  }
 
   for (const el of withText) {
     const content = el.text!
     current = el.seq
-    if (el.tag === 'script') checkScriptText(content, attrMap(el.attrs, xml), path, emit)
-    else if (el.tag === 'style') scanCss(content, path, `A <style> element in ${path}`, emit)
+    currentLine = el.line
+    const sink = facts && offsetSink(facts, el.line)
+    if (el.tag === 'script') checkScriptText(content, attrMap(el.attrs, xml), path, emit, sink)
+    else if (el.tag === 'style') scanCss(content, path, `A <style> element in ${path}`, emit, sink)
+    else if (el.tag === 'title') noteTitle(facts!, content)
     else if (content.includes('<')) {
       // <noscript> is raw text for a browser running scripts, but live markup for one that is not.
-      for (const f of scanTree(content, path, xml, false)) found.push({ seq: el.seq, violation: f.violation })
+      for (const f of scanTree(content, path, xml, false, facts, el.line)) found.push({ seq: el.seq, violation: f.violation })
     }
   }
   return found
@@ -201,15 +244,23 @@ function checkElement(tag: string, rawAttrs: T.Element['attrs'], path: string, x
       return
     case 'base': {
       const href = attrs.get('href')
-      if (href !== undefined && isExternalUrl(href)) {
-        const detail = snippet(href)
-        emit({
-          code: 'EXTERNAL_URL',
-          path,
-          detail,
-          message: `${path} has <base href=${quoted(detail)}>, which makes every relative URL on the page (scripts and stylesheets included) point outside the site; remove the <base> element, or point it at a path inside the bundle.`,
-        })
-      }
+      if (href === undefined || !isExternalUrl(href)) return
+      const detail = snippet(href)
+      emit(
+        SITE_POLICY_ALLOWS_FOREIGN_BASE
+          ? {
+              code: 'EXTERNAL_URL',
+              path,
+              detail,
+              message: `${path} has <base href=${quoted(detail)}>, which makes every relative URL on the page (scripts and stylesheets included) point outside the site; remove the <base> element, or point it at a path inside the bundle.`,
+            }
+          : {
+              code: 'BLOCKED_BY_POLICY',
+              path,
+              detail,
+              message: `${path} has <base href=${quoted(detail)}>, which browsers ignore under the site's Content-Security-Policy (${policyDirective('base-uri')}), so relative URLs resolve against the page itself: remove the <base> element, or point it at a path of the site.`,
+            },
+      )
     }
   }
 }
@@ -221,67 +272,6 @@ function svgImage(tag: string, attrs: Attrs): string | undefined {
   if (url === '') return undefined
   const type = (attrs.get('type') ?? '').split(';')[0]!.trim().toLowerCase()
   return type === 'image/svg+xml' || /\.svgz?$/i.test(url.split(/[?#]/)[0]!) ? url : undefined
-}
-
-function checkScriptSrc(attrs: Attrs, path: string, emit: Emit): void {
-  for (const name of ['src', 'href']) {
-    const url = attrs.get(name)
-    if (url === undefined || !isExternalUrl(url)) continue
-    const detail = snippet(url)
-    emit({
-      code: 'EXTERNAL_URL',
-      path,
-      detail,
-      message: `${path} loads the script ${detail} from outside the bundle; external scripts are not allowed: copy the file into the bundle and reference it by a relative path (e.g. <script src="js/app.js">).`,
-    })
-  }
-}
-
-function checkScriptText(code: string, attrs: Attrs, path: string, emit: Emit): void {
-  if (code.trim() === '') return
-  const kind = scriptKind(attrs)
-  if (kind === 'importmap') {
-    checkImportMap(code, path, emit)
-    return
-  }
-  if (kind === 'data') return
-  scanJs(code, path, `An inline <script${kind === 'module' ? ' type="module"' : ''}> in ${path}`, emit)
-}
-
-function scriptKind(attrs: Attrs): ScriptKind {
-  const type = attrs.get('type')
-  if (type === undefined) return 'classic' // (a legacy language="..." attribute is treated as JavaScript too)
-  const t = type.trim().toLowerCase()
-  // MIME parameters are ignored, which is more conservative than browsers (they treat
-  // "text/javascript;charset=x" as an inert data block).
-  if (t === '' || JS_CONTENT_TYPES.has(t.split(';')[0]!.trim())) return 'classic'
-  if (t === 'module') return 'module'
-  if (t === 'importmap') return 'importmap'
-  return TRANSPILED_SCRIPT.test(t) ? 'classic' : 'data'
-}
-
-function checkImportMap(json: string, path: string, emit: Emit): void {
-  let map: unknown
-  try {
-    map = JSON.parse(json)
-  } catch {
-    return // browsers ignore an import map that is not valid JSON
-  }
-  if (!isObject(map)) return
-  const tables = [map.imports, ...(isObject(map.scopes) ? Object.values(map.scopes) : [])]
-  for (const table of tables) {
-    if (!isObject(table)) continue
-    for (const [specifier, target] of Object.entries(table)) {
-      if (typeof target !== 'string' || !isExternalUrl(target)) continue
-      const detail = snippet(target)
-      emit({
-        code: 'EXTERNAL_URL',
-        path,
-        detail,
-        message: `The import map in ${path} maps ${quoted(specifier)} to ${detail}; modules from outside the bundle are not allowed: copy the module into the bundle and map it to a relative path (e.g. "./vendor/module.js").`,
-      })
-    }
-  }
 }
 
 function checkLink(attrs: Attrs, path: string, emit: Emit): void {
@@ -301,12 +291,12 @@ function checkLink(attrs: Attrs, path: string, emit: Emit): void {
   }
   const href = attrs.get('href')
   if (href === undefined || !isExternalUrl(href)) return
-  if (rel.has('manifest')) {
+  if (rel.has('manifest') && !SITE_POLICY_ALLOWS_FOREIGN_MANIFEST) {
     emit({
-      code: 'EXTERNAL_MANIFEST',
+      code: 'BLOCKED_BY_POLICY',
       path,
       detail: snippet(href),
-      message: `${path} links the web app manifest ${snippet(href)} from another site; the site's Content-Security-Policy loads manifests from the site itself only, so browsers will ignore it: put the manifest in the bundle and link it by a relative path.`,
+      message: `${path} links the web app manifest ${snippet(href)} from another site, which browsers refuse under the site's Content-Security-Policy (${policyDirective('manifest-src')}): put the manifest in the bundle and link it by a relative path.`,
     })
   }
   if (isPlainHttpUrl(href) && (rel.has('icon') || rel.has('apple-touch-icon') || rel.has('preload') || rel.has('prefetch'))) {
@@ -345,7 +335,9 @@ const FORM_TARGET_ATTRIBUTES = new Set(['action', 'formaction'])
 function checkAttributes(tag: string, attrs: T.Element['attrs'], path: string, xml: boolean, emit: Emit): void {
   for (const { name: rawName, value } of attrs) {
     if (SUBRESOURCE_ATTRIBUTES.has(rawName) && /http:/i.test(value)) checkSubresource(tag, rawName, value, path, emit)
-    if (FORM_TARGET_ATTRIBUTES.has(rawName) && isExternalUrl(value) && !JAVASCRIPT_URL.test(value)) checkFormTarget(tag, rawName, value, path, emit)
+    if (!SITE_POLICY_ALLOWS_FOREIGN_FORM_ACTION && FORM_TARGET_ATTRIBUTES.has(rawName) && isExternalUrl(value) && !JAVASCRIPT_URL.test(value)) {
+      checkFormTarget(tag, rawName, value, path, emit)
+    }
     if (!value.includes('import') && !value.includes('serviceWorker') && !value.includes('%') && !mayCompileStrings(value)) continue
     const name = xml ? localName(rawName) : rawName
     if (name.length > 2 && name.startsWith('on')) {
@@ -374,10 +366,10 @@ function checkSubresource(tag: string, name: string, value: string, path: string
 function checkFormTarget(tag: string, name: string, value: string, path: string, emit: Emit): void {
   const detail = snippet(value)
   emit({
-    code: 'EXTERNAL_FORM_ACTION',
+    code: 'BLOCKED_BY_POLICY',
     path,
     detail,
-    message: `${path} sends a form to ${detail} (the ${name} of a <${tag}>); the site's Content-Security-Policy allows form-action 'self' only, so browsers will not send it: take the submissions on the site with <form method="post" action="/_forms/{name}"> (the owner reads them in the form inbox), or post to the other service from a script with fetch().`,
+    message: `${path} sends a form to ${detail} (the ${name} of a <${tag}>), which browsers refuse under the site's Content-Security-Policy (${policyDirective('form-action')}): take the submissions on the site with <form method="post" action="/_forms/{name}"> (the owner reads them in the form inbox), or post to the other service from a script with fetch().`,
   })
 }
 
@@ -392,8 +384,4 @@ function percentDecode(text: string): string {
 function localName(name: string): string {
   const colon = name.lastIndexOf(':')
   return colon < 0 ? name : name.slice(colon + 1)
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -8,7 +8,7 @@
  *   `import('https://cdn/' + name)` is caught), and `importScripts(...)` string arguments.
  * - SERVICE_WORKER: `serviceWorker.register`, `serviceWorker['register']`, `serviceWorker?.register`
  *   and any `navigator['serviceWorker']` access.
- * - UNSAFE_EVAL (a warning, not a violation): code compiled from a string, which the site's
+ * - BLOCKED_BY_POLICY (a warning, not a violation): code compiled from a string, which the site's
  *   Content-Security-Policy refuses unless its script-src has 'unsafe-eval' (core/site-policy.ts;
  *   the warning follows the policy served): `eval(...)` also as `window.eval`, `globalThis.eval`,
  *   `self.eval` or `(0, eval)`; `Function(...)` with or without `new`, and the async and generator
@@ -23,12 +23,17 @@
  * `// navigator.serviceWorker.register('/sw.js')` is not flagged. The heuristic can be fooled by
  * deliberately contorted code; these rules catch honest mistakes, they are not a sandbox (the
  * serving layer's Content-Security-Policy is the real enforcement).
+ *
+ * For the site check, the same pass gives the modules a script imports from the site and the
+ * path-like strings it holds (site-check/file-facts.ts).
  */
 
 import { initSync, parse as lexModule } from 'es-module-lexer'
 import type { PublishViolation } from '../core/errors.ts'
 import { SCRIPT_SOURCES, SITE_POLICY_ALLOWS_EVAL } from '../core/site-policy.ts'
+import { type FactSink, LineCounter } from '../site-check/file-facts.ts'
 import { type Emit, isExternalUrl, snippet } from './bundle-paths.ts'
+import { isSpace, readStringLiteral, stripJsComments } from './js-source.ts'
 
 initSync()
 
@@ -53,26 +58,43 @@ interface Finding {
   text: string
 }
 
+/** A module the script imports from the site (a relative or root-relative specifier). */
+interface LocalImport {
+  at: number
+  specifier: string
+}
+
+/** A string literal naming a file: plain path segments ending in an extension. */
+const QUOTED_PATH = /(['"`])((?:\.{1,2}\/|\/)*[\w@~-][\w@~.-]*(?:\/[\w@~.-]+)*\.[A-Za-z0-9]{1,8})\1/g
+
 /**
  * Checks JavaScript source. `where` names it as the subject that starts a message, as it is to be
  * shown: a file's path exactly as given ("js/App.js"), or a phrase ("An inline <script> in
- * index.html"); `path` is the bundle file the violations belong to.
+ * index.html"); `path` is the bundle file the violations belong to. Violations carry their line in
+ * the source; `facts` takes the modules it imports from the site and the paths it names.
  */
-export function scanJs(source: string, path: string, where: string, emit: Emit): void {
+export function scanJs(source: string, path: string, where: string, emit: Emit, facts?: FactSink): void {
+  if (facts) for (const m of source.matchAll(QUOTED_PATH)) facts.mention(m[2]!)
   const hasImport = source.includes('import') || source.includes('export') // `export ... from` too
   const hasSw = source.includes('serviceWorker')
   const hasEval = mayCompileStrings(source)
   if (!hasImport && !hasSw && !hasEval) return
   const findings: Finding[] = []
+  const local: LocalImport[] = []
   let stripped: string | undefined
   const code = (): string => (stripped ??= stripJsComments(source))
-  if (hasImport) findImports(source, code, findings)
+  if (hasImport) findImports(source, code, findings, local)
   if (source.includes('importScripts')) findImportScripts(code(), findings)
   if (hasSw) findServiceWorkers(code(), findings)
   if (hasEval) findEval(code(), findings)
+  const lines = new LineCounter(source)
+  if (facts) for (const imp of local) facts.reference(imp.specifier, 'script', lines.lineOf(imp.at))
   findings.sort((a, b) => a.at - b.at)
-  for (const f of findings) emit(toViolation(f, path, where))
+  for (const f of findings) emit({ ...toViolation(f, path, where), line: lines.lineOf(f.at) })
 }
+
+/** Whether an import specifier names a module of the site: `./x.js`, `../x.js`, `/x.js` (bare names go through an import map). */
+const isLocalSpecifier = (specifier: string): boolean => /^(?:\.{1,2})?\//.test(specifier)
 
 const MESSAGES: Record<Finding['kind'], (where: string, detail: string) => string> = {
   import: (where, detail) =>
@@ -89,7 +111,7 @@ const KIND_CODES: Record<Finding['kind'], string> = {
   import: 'EXTERNAL_URL',
   importScripts: 'EXTERNAL_URL',
   serviceWorker: 'SERVICE_WORKER',
-  eval: 'UNSAFE_EVAL',
+  eval: 'BLOCKED_BY_POLICY',
 }
 
 // Quotes are matched loosely (any of ' " ` on either side): mismatched quotes are not valid JS anyway.
@@ -140,7 +162,7 @@ function toViolation(f: Finding, path: string, where: string): PublishViolation 
   return { code: KIND_CODES[f.kind], path, detail, message: MESSAGES[f.kind](where, detail) }
 }
 
-function findImports(source: string, code: () => string, out: Finding[]): void {
+function findImports(source: string, code: () => string, out: Finding[], local: LocalImport[]): void {
   let imports: ReturnType<typeof lexModule>[0] | undefined
   try {
     imports = lexModule(source)[0]
@@ -148,13 +170,16 @@ function findImports(source: string, code: () => string, out: Finding[]): void {
     imports = undefined
   }
   if (!imports) {
-    findImportsByRegex(code(), out)
+    findImportsByRegex(code(), out, local)
     return
   }
   for (const imp of imports) {
     if (imp.d === -2) continue // import.meta
     const spec = imp.n ?? readStringLiteral(source.slice(imp.s, imp.e), 0)?.value
-    if (spec !== undefined && isExternalUrl(spec)) out.push({ at: imp.s, kind: 'import', text: spec })
+    if (spec === undefined) continue
+    if (isExternalUrl(spec)) out.push({ at: imp.s, kind: 'import', text: spec })
+    // A dynamic import's literal is whole only when the lexer read it (imp.n).
+    else if (imp.n !== undefined && isLocalSpecifier(spec)) local.push({ at: imp.s, specifier: spec })
   }
 }
 
@@ -162,10 +187,12 @@ function findImports(source: string, code: () => string, out: Finding[]): void {
 // `from '...'` followed by a string literal.
 const IMPORT_FALLBACK = /\bimport\s*\(\s*|\b(?:from|import)\s*(?=['"`])/g
 
-function findImportsByRegex(code: string, out: Finding[]): void {
+function findImportsByRegex(code: string, out: Finding[], local: LocalImport[]): void {
   for (const m of code.matchAll(IMPORT_FALLBACK)) {
     const lit = readStringLiteral(code, m.index + m[0].length)
-    if (lit && isExternalUrl(lit.value)) out.push({ at: m.index, kind: 'import', text: lit.value })
+    if (!lit) continue
+    if (isExternalUrl(lit.value)) out.push({ at: m.index, kind: 'import', text: lit.value })
+    else if (isLocalSpecifier(lit.value) && !code.startsWith('${', lit.end)) local.push({ at: m.index, specifier: lit.value })
   }
 }
 
@@ -199,191 +226,4 @@ function findServiceWorkers(code: string, out: Finding[]): void {
     const call = /^\s*\([^)\n]{0,100}\)?/.exec(code.slice(after, after + 120))?.[0] ?? ''
     out.push({ at: m.index, kind: 'serviceWorker', text: lead + m[0] + call })
   }
-}
-
-/**
- * Reads a JS string or template literal starting at `pos` (after optional whitespace). For a
- * template literal with substitutions, `value` is the static text before the first `${`.
- */
-function readStringLiteral(text: string, pos: number): { value: string; end: number } | undefined {
-  while (pos < text.length && isSpace(text.charCodeAt(pos))) pos++
-  const quote = text[pos]
-  if (quote !== '"' && quote !== "'" && quote !== '`') return undefined
-  for (let i = pos + 1; i < text.length; i++) {
-    const ch = text[i]
-    if (ch === '\\') i++
-    else if (ch === quote) return { value: unescapeJs(text.slice(pos + 1, i)), end: i + 1 }
-    else if (quote === '`' && ch === '$' && text[i + 1] === '{') return { value: unescapeJs(text.slice(pos + 1, i)), end: i }
-    else if (quote !== '`' && (ch === '\n' || ch === '\r')) return undefined
-  }
-  return undefined
-}
-
-// Whitespace and line terminators (ASCII plus the common Unicode ones).
-function isSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0xfeff || c === 0x2028 || c === 0x2029
-}
-
-function isIdentChar(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36
-}
-
-const SIMPLE_ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t', b: '\b', f: '\f', v: '\v', 0: '\0' }
-
-function unescapeJs(raw: string): string {
-  if (!raw.includes('\\')) return raw
-  return raw.replace(
-    /\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|\r\n|[\n\r\u2028\u2029]|(.))/gs,
-    (_whole, hex2: string | undefined, hexBrace: string | undefined, hex4: string | undefined, other: string | undefined) => {
-      const hex = hex2 ?? hexBrace ?? hex4
-      if (hex !== undefined) {
-        const cp = parseInt(hex, 16)
-        return cp <= 0x10ffff ? String.fromCodePoint(cp) : ''
-      }
-      if (other === undefined) return '' // line continuation
-      return SIMPLE_ESCAPES[other] ?? other
-    },
-  )
-}
-
-// After these keywords a "/" starts a regex literal, not a division.
-const KEYWORDS_BEFORE_EXPRESSION = new Set([
-  'return',
-  'typeof',
-  'instanceof',
-  'in',
-  'of',
-  'new',
-  'delete',
-  'void',
-  'throw',
-  'case',
-  'do',
-  'else',
-  'yield',
-  'await',
-])
-const REGEX_AFTER = new Set([...'(,=:[!&|?{};+-*%<>~^'])
-
-/** Returns `source` with comments replaced by spaces (newlines kept, offsets unchanged). */
-function stripJsComments(source: string): string {
-  if (!source.includes('/')) return source
-  const n = source.length
-  const parts: string[] = []
-  let copied = 0
-  let prev = '' // last significant token: a punctuator, '' at the start, 'x' for a value, 'kw' for a keyword
-  let depth = 0
-  let noRegexUntil = 0
-  const substitutions: number[] = [] // brace depth at which each open template `${` started
-  let i = 0
-  const blank = (start: number, end: number) => {
-    parts.push(source.slice(copied, start), source.slice(start, end).replace(/[^\n]/g, ' '))
-    copied = end
-  }
-  // Scans template text from `from`; stops after the closing backtick or inside a `${`.
-  const scanTemplate = (from: number) => {
-    for (let j = from; j < n; j++) {
-      const ch = source[j]
-      if (ch === '\\') j++
-      else if (ch === '`') {
-        i = j + 1
-        prev = 'x'
-        return
-      } else if (ch === '$' && source[j + 1] === '{') {
-        substitutions.push(depth)
-        i = j + 2
-        prev = '('
-        return
-      }
-    }
-    i = n
-  }
-  while (i < n) {
-    const ch = source[i]!
-    const c = source.charCodeAt(i)
-    if (ch === '/') {
-      const next = source[i + 1]
-      if (next === '/' || next === '*') {
-        const close = next === '/' ? source.indexOf('\n', i) : source.indexOf('*/', i + 2)
-        const end = close < 0 ? n : next === '/' ? close : close + 2
-        blank(i, end)
-        i = end
-        continue
-      }
-      if (i >= noRegexUntil && (prev === '' || prev === 'kw' || REGEX_AFTER.has(prev))) {
-        const end = skipRegex(source, i)
-        if (end > 0) {
-          i = end
-          prev = 'x'
-          continue
-        }
-        // Not a regex after all. Valid code never gets here (a regex literal closes on its own
-        // line), so don't look for one again in the stretch just scanned: keeps "[/[/[/..." linear.
-        noRegexUntil = -end
-      }
-      prev = '/'
-      i++
-    } else if (ch === '"' || ch === "'") {
-      i = skipQuoted(source, i)
-      prev = 'x'
-    } else if (ch === '`') {
-      scanTemplate(i + 1)
-    } else if (ch === '{') {
-      depth++
-      prev = '{'
-      i++
-    } else if (ch === '}') {
-      if (substitutions.length > 0 && substitutions[substitutions.length - 1] === depth) {
-        substitutions.pop()
-        scanTemplate(i + 1)
-      } else {
-        depth--
-        prev = '}'
-        i++
-      }
-    } else if (isSpace(c)) {
-      i++
-    } else if (isIdentChar(c)) {
-      let j = i + 1
-      while (j < n && isIdentChar(source.charCodeAt(j))) j++
-      prev = KEYWORDS_BEFORE_EXPRESSION.has(source.slice(i, j)) ? 'kw' : 'x'
-      i = j
-    } else {
-      prev = ch
-      i++
-    }
-  }
-  if (copied === 0) return source
-  parts.push(source.slice(copied))
-  return parts.join('')
-}
-
-function skipQuoted(source: string, start: number): number {
-  const quote = source[start]
-  for (let j = start + 1; j < source.length; j++) {
-    const ch = source[j]
-    if (ch === '\\') j++
-    else if (ch === quote) return j + 1
-    else if (ch === '\n') return j
-  }
-  return source.length
-}
-
-/** End of the regex literal starting at `start`; if there is none on this line, minus where the scan stopped. */
-function skipRegex(source: string, start: number): number {
-  let inClass = false
-  let j = start + 1
-  for (; j < source.length; j++) {
-    const ch = source[j]
-    if (ch === '\n' || ch === '\r') break
-    if (ch === '\\') j++
-    else if (ch === '[') inClass = true
-    else if (ch === ']') inClass = false
-    else if (ch === '/' && !inClass) {
-      let k = j + 1
-      while (k < source.length && isIdentChar(source.charCodeAt(k))) k++
-      return k
-    }
-  }
-  return -j
 }

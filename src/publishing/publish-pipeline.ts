@@ -5,6 +5,10 @@
  * The caller then records the bundle in one metadata transaction of its own and tells the
  * pipeline how that went: confirm() after a commit, abandon() after a failure (which removes the
  * blobs this publish wrote). So a crash at any instant leaves the whole version or none of it.
+ *
+ * A bundle that breaks no rule is then checked as a site (site-check/site-check.ts) on the facts
+ * the rules gathered as they parsed each file, in a worker thread while its bytes are stored: the
+ * warnings it gives refuse nothing.
  */
 import { createHash } from 'node:crypto'
 import { setImmediate as nextTurn } from 'node:timers/promises'
@@ -15,10 +19,13 @@ import { blobRow } from '../blobs/blob-writes.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { AppError, type PublishViolation } from '../core/errors.ts'
 import type { BundleLimits } from '../core/limits.ts'
+import type { Warning } from '../core/schemas.ts'
 import type { BlobsTable } from '../db/types.ts'
+import { asWarning } from '../site-check/site-check.ts'
 import { type BundleInspection, type DecodedFile, type FileScan, finishCheck, inspectBundle, type StoredFileInput } from './authoring-rules.ts'
+import { BundleSiteCheck } from './bundle-site-check.ts'
 import { bytesToText } from './bundle-paths.ts'
-import { HTML_CONTENT_TYPE, scanTexts, type TextScan } from './content-rules.ts'
+import { HTML_CONTENT_TYPE, type ScanOutcome, scanTexts, type TextScan } from './content-rules.ts'
 import type { ContentScanResults } from './content-scan-results.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
 import { type ContentReferences, resolveFiles } from './file-references.ts'
@@ -41,8 +48,11 @@ export interface StoredBundle {
   totalBytes: number
   /** Bytes this publish added to the blob store (0 when every file was already stored). */
   newBlobBytes: number
-  /** What browsers will still block on the site (see BundleCheck.warnings). */
-  warnings: PublishViolation[]
+  /**
+   * What the site check found in a bundle (site-check/site-check.ts), or what browsers will still
+   * block in a file stored on its own (BundleCheck.warnings); empty when there is nothing to say.
+   */
+  warnings: Warning[]
   /** The forms its pages declare (form-declarations.ts), by name. */
   forms: FormDeclaration[]
 }
@@ -96,10 +106,19 @@ const HASH_SLICE_BYTES = 1024 * 1024
 const FORMS_REMEMBERED = 2000
 
 export class PublishPipeline {
+  /**
+   * Whether a bundle's publish runs the site check (and its files' scans gather facts for it):
+   * always, but where a benchmark measures what the check costs a publish (bench/publishing.ts).
+   */
+  siteCheck = true
   /** The forms of stored pages, by blob hash (bounded, oldest forgotten first). */
   private readonly formsByHash = new Map<string, FormDeclaration[]>()
+  /** Runs the site check of a bundle that breaks no rule. */
+  private readonly sites: BundleSiteCheck
 
-  constructor(private readonly options: PublishPipelineOptions) {}
+  constructor(private readonly options: PublishPipelineOptions) {
+    this.sites = new BundleSiteCheck(options.blobs, options.scans)
+  }
 
   /**
    * Checks the bundle (PUBLISH_INVALID with every violation) and writes the blobs it lacks. The
@@ -139,21 +158,32 @@ export class PublishPipeline {
     return inspectBundle(resolved, this.options.limits, { collectionNames: target.collectionNames, httpsSites: this.options.httpsSites })
   }
 
-  /** Runs the content rules while storing the bytes of an inspected bundle (see store). */
+  /**
+   * Runs the content rules, and for a bundle that breaks none the site check, while storing the
+   * bytes of an inspected bundle (see store).
+   */
   private async checkAndStore(inspection: BundleInspection<DecodedFile | StoredFile>, target: PublishTarget, refused: Refused): Promise<StoredBundle> {
     const limit = inspection.limits.maxViolations
+    const siteCheck = refused === 'bundle' && this.siteCheck
     // Stored texts read for this bundle, by hash: each is read once, for the content rules and the forms alike.
     const reads = new Map<string, Promise<string>>()
-    const scanning = this.scanContent(inspection.scans, limit, target.userId, reads)
+    const checking = this.scanContent(inspection.scans, limit, target.userId, reads, siteCheck).then(async (outcomes) => {
+      const check = finishCheck(
+        inspection,
+        outcomes.map((outcome) => outcome.found),
+      )
+      if (check.violations.length > 0 || !siteCheck) return { check, warnings: check.warnings.map(asWarning) }
+      return { check, warnings: await this.sites.check(inspection, outcomes, check.warnings, target.collectionNames) }
+    })
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
     const storing = fitsTheLimits ? this.storeBytes(inspection.files) : Promise.resolve(null)
-    // Both are awaited whatever happens to the other: no scan is left running unobserved.
-    const [scanned, stored] = await Promise.allSettled([scanning, storing])
+    // Both are awaited whatever happens to the other: no check is left running unobserved.
+    const [checked, stored] = await Promise.allSettled([checking, storing])
     if (stored.status === 'rejected') throw stored.reason
-    const check = scanned.status === 'fulfilled' ? finishCheck(inspection, scanned.value) : null
+    const check = checked.status === 'fulfilled' ? checked.value.check : null
     if (check === null || check.violations.length > 0) {
       if (stored.value !== null) await this.removeUnclaimed(stored.value.written)
-      throw scanned.status === 'rejected' ? scanned.reason : publishInvalid(check!.violations, refused)
+      throw checked.status === 'rejected' ? checked.reason : publishInvalid(check!.violations, refused)
     }
     const { files, written } = stored.value!
     const forms = refused === 'bundle' ? await this.formsOf(inspection.scans, files, reads) : []
@@ -163,7 +193,7 @@ export class PublishPipeline {
       written,
       totalBytes: check.totalBytes,
       newBlobBytes: written.reduce((sum, { row }) => sum + row.size, 0),
-      warnings: check.warnings,
+      warnings: (checked as PromiseFulfilledResult<{ warnings: Warning[] }>).value.warnings,
       forms,
     }
   }
@@ -192,12 +222,18 @@ export class PublishPipeline {
   }
 
   /**
-   * What the content rules find in each file (same order): remembered for the texts this user had
-   * checked before (see ContentScanResults), checked now for the others, whose stored bytes are
-   * read only then.
+   * What the content rules find in each file (same order), with its facts for the site check when
+   * `facts`: remembered for the texts this user had checked before (see ContentScanResults),
+   * checked now for the others, whose stored bytes are read only then.
    */
-  private async scanContent(scans: readonly FileScan[], limit: number, owner: string, reads: Map<string, Promise<string>>): Promise<PublishViolation[][]> {
-    const keys = scans.map((scan) => this.options.scanResults.keyOf(owner, scan, limit))
+  private async scanContent(
+    scans: readonly FileScan[],
+    limit: number,
+    owner: string,
+    reads: Map<string, Promise<string>>,
+    facts: boolean,
+  ): Promise<ScanOutcome[]> {
+    const keys = scans.map((scan) => this.options.scanResults.keyOf(owner, scan, limit, facts))
     const found = keys.map((key) => this.options.scanResults.get(key))
     const unknown = scans.flatMap((_, i) => (found[i] === undefined ? [i] : []))
     if (unknown.length > 0) {
@@ -205,13 +241,13 @@ export class PublishPipeline {
         unknown.map((i) => scans[i]!),
         reads,
       )
-      const checked = this.options.scans ? await this.options.scans.scan(texts, limit) : scanTexts(texts, limit)
+      const checked = this.options.scans ? await this.options.scans.scan(texts, limit, facts) : scanTexts(texts, limit, facts)
       unknown.forEach((i, k) => {
         found[i] = checked[k]!
-        this.options.scanResults.remember(keys[i]!, found[i])
+        this.options.scanResults.remember(keys[i]!, checked[k]!)
       })
     }
-    return found as PublishViolation[][]
+    return found as ScanOutcome[]
   }
 
   /** The texts of these files, read from their blobs where they were not given (each blob once). */

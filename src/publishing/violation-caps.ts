@@ -9,12 +9,12 @@ import type { PublishViolation } from '../core/errors.ts'
  * Collects per-file violations. Once `limit` are held, later ones can only survive the final cap if
  * they are the first of their code, so the rest are dropped early (bounds memory on hostile input).
  */
-export class ViolationCollector {
-  readonly list: PublishViolation[] = []
+export class ViolationCollector<V extends { code: string } = PublishViolation> {
+  readonly list: V[] = []
   private readonly codes = new Set<string>()
   constructor(private readonly limit: number) {}
 
-  add(v: PublishViolation): void {
+  add(v: V): void {
     if (this.list.length >= this.limit && this.codes.has(v.code)) return
     this.codes.add(v.code)
     this.list.push(v)
@@ -22,7 +22,7 @@ export class ViolationCollector {
 }
 
 /** At most `max` violations, keeping the first of every code, then the earliest others; order kept. */
-export function capViolations(all: PublishViolation[], max: number): PublishViolation[] {
+export function capViolations<V extends { code: string }>(all: V[], max: number): V[] {
   if (all.length <= max) return all
   const keep = new Set<number>()
   const codes = new Set<string>()

@@ -2,7 +2,7 @@
  * Request targets of site requests: taken apart and decoded once per request (refusing what could
  * escape the site's files), and resolved against a version's files.
  */
-import type { PreparedFile, PreparedVersion } from './site-version.ts'
+import type { PreparedFile } from './site-version.ts'
 
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i
 
@@ -58,9 +58,13 @@ export function parseTarget(target: string): RequestTarget | null {
 
 /**
  * Resolves a request target against a version: the file to send, a redirect location (string:
- * `/dir` to `/dir/`) or MISSING. The query string is ignored, and kept on redirects.
+ * `/dir` to `/dir/`) or MISSING. The query string is ignored, and kept on redirects. The site
+ * check (site-check/site-paths.ts) resolves a bundle's links with it too, by their files' paths.
  */
-export function resolveTarget(version: PreparedVersion, target: RequestTarget): PreparedFile | string | typeof MISSING {
+export function resolveTarget<F = PreparedFile>(
+  version: { files: ReadonlyMap<string, F> },
+  target: Pick<RequestTarget, 'pathname' | 'raw' | 'search'>,
+): F | string | typeof MISSING {
   const { pathname: path, raw, search } = target
   const files = version.files
   const directory = path.charCodeAt(path.length - 1) === 47

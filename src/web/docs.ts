@@ -23,6 +23,7 @@ const ORDER = [
   'screenshots',
   'mcp',
   'authoring',
+  'site-check',
   'migrating',
   'content',
   'forms',

@@ -61,7 +61,8 @@ export class VersionPromotion {
     })
     await siteEvents.siteChanged(site.slug)
     purge.siteChanged('promote', site)
-    return versionView(config, site.slug, version, files, version.id)
+    const warnings = await repo.warningsOf([version.id])
+    return versionView(config, site.slug, version, files, version.id, warnings.get(version.id) ?? [])
   }
 
   /**

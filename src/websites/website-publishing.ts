@@ -304,6 +304,7 @@ export class WebsitePublishing {
       bundle.files.map((f) => ({ version_id: row.id, path: f.path, hash: f.hash, size: f.size, content_type: f.contentType })),
     )
     await repo.insertVersionForms(trx, row.id, bundle.forms)
+    await repo.insertVersionWarnings(trx, row.id, bundle.warnings)
   }
 }
 
@@ -338,8 +339,8 @@ function clippedList(paths: string[], shown = 10): string {
   return paths.length > shown ? `${listed} and ${paths.length - shown} more` : listed
 }
 
-/** A publish result's warnings: present only when there is something to say. */
+/** What a publish result says of the bundle: the site check's warnings (an empty list when it found nothing), and its forms when it declares some. */
 const warningsOf = (bundle: StoredBundle) => ({
-  ...(bundle.warnings.length > 0 ? { warnings: bundle.warnings } : {}),
+  warnings: bundle.warnings,
   ...(bundle.forms.length > 0 ? { forms: bundle.forms } : {}),
 })

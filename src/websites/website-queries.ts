@@ -139,18 +139,19 @@ export class WebsiteQueries {
     return { rows: page, nextCursor: rows.length > limit && last ? encodeVersionCursor(last.number) : null }
   }
 
-  /** The given version rows of a site (every version when none are given) with their views, files included. */
+  /** The given version rows of a site (every version when none are given) with their views, files and warnings included. */
   private async versionsOf(site: VisibleWebsite, given?: VersionRow[]) {
     const { config, repo } = this.options
     const rows = given ?? (await repo.listVersions(site.id))
-    const files = await repo.filesOf(rows.map((r) => r.id))
+    const ids = rows.map((r) => r.id)
+    const [files, warnings] = await Promise.all([repo.filesOf(ids), repo.warningsOf(ids)])
     const byVersion = new Map<string, typeof files>()
     for (const file of files) {
       const list = byVersion.get(file.version_id)
       if (list) list.push(file)
       else byVersion.set(file.version_id, [file])
     }
-    const views = rows.map((row) => versionView(config, site.slug, row, byVersion.get(row.id) ?? [], site.current_version_id))
+    const views = rows.map((row) => versionView(config, site.slug, row, byVersion.get(row.id) ?? [], site.current_version_id, warnings.get(row.id) ?? []))
     return { rows, views }
   }
 }

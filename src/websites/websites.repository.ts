@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
 import type { MemberRole, Role } from '../core/enums.ts'
+import type { Warning } from '../core/schemas.ts'
 import { type Executor, type VisibleWebsite, visibleWebsiteRows, visibleWebsites } from '../db/access.ts'
 import type { Database, VersionFileRow, VersionRow, WebsiteRow } from '../db/types.ts'
 
@@ -154,6 +155,21 @@ export class WebsitesRepository {
       .insertInto('version_forms')
       .values(forms.map((form) => ({ version_id: versionId, name: form.name, fields: JSON.stringify(form.fields) })))
       .execute()
+  }
+
+  /** What the site check found in a version (JSON text, kept as it was given). */
+  insertVersionWarnings(trx: Executor, versionId: string, warnings: readonly Warning[]): Promise<unknown> {
+    return trx
+      .insertInto('version_warnings')
+      .values({ version_id: versionId, warnings: JSON.stringify(warnings) })
+      .execute()
+  }
+
+  /** The warnings of the given versions, by version id; a version published before the site check has none. */
+  async warningsOf(versionIds: string[]): Promise<Map<string, Warning[]>> {
+    if (versionIds.length === 0) return new Map()
+    const rows = await this.db.selectFrom('version_warnings').selectAll().where('version_id', 'in', versionIds).execute()
+    return new Map(rows.map((row) => [row.version_id, JSON.parse(row.warnings) as Warning[]]))
   }
 
   setCurrentVersion(trx: Executor, websiteId: string, versionId: string, at: string): Promise<unknown> {

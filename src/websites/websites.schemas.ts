@@ -13,7 +13,7 @@ import {
   VERSION_PAGE_MAX,
   WEBSITE_DESCRIPTION_MAX_CHARS,
 } from '../core/limits.ts'
-import { JobStatusSchema, Nullable, PageQuery, PublishViolationSchema, ref, Timestamp, withClientOnlyConstraints } from '../core/schemas.ts'
+import { JobStatusSchema, Nullable, PageQuery, ref, Timestamp, WarningSchema, withClientOnlyConstraints } from '../core/schemas.ts'
 import { SLUG_MAX, SLUG_MIN, SLUG_PATTERN } from '../core/site-address.ts'
 import { FileChangeSchema } from '../editing/editing.schemas.ts'
 import { VersionChangeSchema } from './version-changes.schemas.ts'
@@ -114,12 +114,11 @@ export const VersionRefSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.S
   description: 'A version of the website: its number (2, or "2") or its id (job_...).',
 })
 
-const publishWarnings = Type.Optional(
-  Type.Array(ref(PublishViolationSchema), {
-    description:
-      'What browsers will still block or change on the published site although it breaks no authoring rule, each naming its file: MIXED_CONTENT (a plain-http image, font or icon on an https site), UNSAFE_EVAL (code compiled from a string: eval, Function, a string given to setTimeout, which the Content-Security-Policy refuses), EXTERNAL_MANIFEST, EXTERNAL_FORM_ACTION (a form sent to another origin, which the policy form-action self stops: use /_forms/{name}). Absent when there is nothing to say.',
-  }),
-)
+/** What the site check found in a version: its publish result and the version carry it. */
+const warningsField = Type.Array(ref(WarningSchema), {
+  description:
+    'What the site check found, in bundle order: broken links and anchors, what the served Content-Security-Policy blocks, pages without title, lang or viewport, images without alt, heavy pages, oversized images, duplicate ids, unused files (docs/guide/site-check.md). Empty when clean; never refuses a publish.',
+})
 
 export const PublishWebsiteResultSchema = Type.Object(
   {
@@ -129,7 +128,7 @@ export const PublishWebsiteResultSchema = Type.Object(
     slug: Type.String(),
     pageUrl: Type.String({ format: 'uri', description: 'The live URL; serving starts immediately.' }),
     bytesWritten: Type.Integer({ description: 'Total decoded bytes of the bundle.' }),
-    warnings: publishWarnings,
+    warnings: warningsField,
     vendored: VendoredField,
     forms: PublishedFormsField,
   },
@@ -145,7 +144,7 @@ export const PublishVersionResultSchema = Type.Object(
     pageUrl: Type.String({ format: 'uri', description: "The site's live URL." }),
     previewUrl: Type.String({ format: 'uri', description: 'Where this very version is served, live or not.' }),
     bytesWritten: Type.Integer(),
-    warnings: publishWarnings,
+    warnings: warningsField,
     vendored: VendoredField,
     forms: PublishedFormsField,
   },
@@ -174,6 +173,7 @@ const versionProperties = {
   files: Type.Array(ref(VersionFileSchema)),
   isCurrent: Type.Boolean({ description: 'Whether this version is the one served at the live URL.' }),
   previewUrl: Type.String({ format: 'uri', description: 'Where this version is served for review, live or not.' }),
+  warnings: warningsField,
   createdAt: Timestamp,
 }
 

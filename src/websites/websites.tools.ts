@@ -37,8 +37,9 @@ const VERSION_PAGES = `paged: pass nextCursor as cursor for older ones (null on 
 // and each file's fields (content, uploadId, sha256) are explained by the files schema.
 const BUNDLE_RULES = `Bundle rules (publish_version's too), all checked at once: a bundle breaking any is refused whole, nothing stored, with PUBLISH_INVALID listing every violation:
 - Paths are relative and /-separated (index.html, blog/index.html): no leading /, no . or .. segments, no backslash, ?, # or %.
-- Self-contained: no external scripts or stylesheets (script src, link rel=stylesheet, CSS @import or JS import of a URL): put CSS and JS in the bundle. No iframe, frame, object or embed, no service workers, no base href to another site. External images, links and fetch() are fine.
-- /about serves about.html or about/index.html; 404.html, if any, serves missing pages.`
+- Self-contained: no external scripts or stylesheets (script src, link rel=stylesheet, CSS @import or JS import of a URL): put CSS and JS in the bundle. No iframe, frame, object or embed, no service workers. External images, links and fetch() are fine.
+- /about serves about.html or about/index.html; 404.html, if any, serves missing pages.
+warnings (the site check: broken links, missing alt text, heavy pages...) refuse nothing: fix them and publish again.`
 
 /**
  * `sites`: how this instance's site URLs look, for the descriptions; `publish`: the publish

@@ -2,11 +2,19 @@
 import type { Config } from '../config.ts'
 import { validationFailed } from '../core/errors.ts'
 import { pageUrlFor } from '../core/site-address.ts'
+import type { Warning } from '../core/schemas.ts'
 import type { VersionFileRow, VersionRow } from '../db/types.ts'
 import type { WebsiteListRow } from './websites.repository.ts'
 import type { Job, Version, WebsiteSummary } from './websites.schemas.ts'
 
-export function versionView(config: Config, slug: string, row: VersionRow, files: VersionFileRow[], currentVersionId: string | null): Version {
+export function versionView(
+  config: Config,
+  slug: string,
+  row: VersionRow,
+  files: VersionFileRow[],
+  currentVersionId: string | null,
+  warnings: readonly Warning[],
+): Version {
   return {
     id: row.id,
     jobId: row.id,
@@ -17,6 +25,7 @@ export function versionView(config: Config, slug: string, row: VersionRow, files
     files: files.map((f) => ({ originalName: f.path, contentType: f.content_type, size: Number(f.size), sha256: f.hash })),
     isCurrent: row.id === currentVersionId,
     previewUrl: pageUrlFor(config, slug, row.number),
+    warnings: [...warnings],
     createdAt: row.created_at,
   }
 }

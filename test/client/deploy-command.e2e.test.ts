@@ -56,8 +56,9 @@ describe('the plinth deploy command, run as a process', () => {
     const result = JSON.parse(done.stdout)
     assert.deepEqual(
       Object.keys(result).sort(),
-      ['bytesSent', 'filesReused', 'filesSent', 'isCurrent', 'pageUrl', 'slug', 'version', 'versionId', 'websiteId'].sort(),
+      ['bytesSent', 'filesReused', 'filesSent', 'isCurrent', 'pageUrl', 'slug', 'version', 'versionId', 'warnings', 'websiteId'].sort(),
     )
+    assert.ok(Array.isArray(result.warnings), "the site check's warnings, a list")
     assert.equal(result.filesSent, 2)
     const site = (await server.api('GET', `/v1/websites/${result.websiteId}`, { token: owner.token })).body
     assert.equal(site.name, path.basename(root))

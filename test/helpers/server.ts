@@ -184,12 +184,12 @@ export interface BundleFile {
   contentEncoding?: 'utf8' | 'base64'
 }
 
-/** A small valid bundle: index.html, then style.css, then `extra`. */
+/** A small valid bundle the site check finds nothing in: index.html, then style.css, then `extra`. */
 export function bundle(title = 'Hello', extra: BundleFile[] = []): [BundleFile, BundleFile, ...BundleFile[]] {
   return [
     {
       path: 'index.html',
-      content: `<!doctype html><html><head><title>${title}</title><link rel="stylesheet" href="style.css"></head><body><h1>${title}</h1></body></html>`,
+      content: `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title><link rel="stylesheet" href="style.css"></head><body><h1>${title}</h1></body></html>`,
     },
     { path: 'style.css', content: 'body { font-family: sans-serif; color: #222; }' },
     ...extra,

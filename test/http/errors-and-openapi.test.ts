@@ -422,6 +422,18 @@ for (const store of STORES) {
       assert.equal(createWebsite.requestBody?.content?.['application/json']?.schema?.$ref, '#/components/schemas/PublishWebsiteRequest')
     })
 
+    test('one Warning schema: every publish result and every Version lists warnings of it, always', () => {
+      const warning = doc.components.schemas.Warning as any
+      assert.deepEqual(Object.keys(warning.properties), ['code', 'path', 'line', 'message'])
+      assert.deepEqual(warning.required, ['code', 'path', 'message'])
+      for (const name of ['PublishWebsiteResult', 'PublishVersionResult', 'Version']) {
+        const schema = doc.components.schemas[name] as any
+        assert.deepEqual(schema.properties.warnings.items, { $ref: '#/components/schemas/Warning' }, name)
+        assert.ok(schema.required.includes('warnings'), `${name} always has warnings`)
+      }
+      assert.deepEqual((doc.components.schemas.DraftFileWritten as any).properties.warnings.items, { $ref: '#/components/schemas/Warning' })
+    })
+
     test('every response the API returns validates against the schema the document declares for it', async () => {
       const editor = await server.user()
       // Successes of every operation.

@@ -119,7 +119,10 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
       // The image forms that need no public image host are named where entries are written and uploads reserved.
       for (const form of [/\/_assets\/\{hash\}\.\{ext\}/, /upload:upl_…/, /data:image\/…;base64/]) assert.match(upsert.description!, form)
       assert.match(tools.find((t) => t.name === 'create_upload')!.description!, /upload:\{uploadId\}/)
-      const versionFile = (tools.find((t) => t.name === 'get_website')!.outputSchema as any).properties.versions.items.properties.files.items
+      const website = tools.find((t) => t.name === 'get_website')!.outputSchema as any
+      // A named schema the result holds more than once is given once, in its $defs.
+      const files = website.properties.versions.items.properties.files.items
+      const versionFile = files.$ref === undefined ? files : website.$defs[files.$ref.replace('#/$defs/', '')]
       assert.ok('sha256' in versionFile.properties, 'VersionFile carries sha256')
     })
 

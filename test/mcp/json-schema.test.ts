@@ -39,6 +39,35 @@ describe('selfContained: named schemas inlined for MCP clients', () => {
     assert.equal(shown.properties.entries.maxItems, 100)
   })
 
+  it('gives a named schema a result holds more than once once, under its own $defs, and inlines the rest', () => {
+    const site = selfContained(
+      {
+        type: 'object',
+        properties: {
+          current: { anyOf: [{ $ref: 'Warning#' }, { type: 'null' }] },
+          all: { type: 'array', items: { $ref: 'Warning#' } },
+          one: { $ref: 'JobStatus#' },
+          noted: { $ref: 'Warning#', description: 'Mine.' },
+        },
+      },
+      registry,
+      { shareRepeated: true },
+    ) as any
+    assert.deepEqual(site.properties.current.anyOf[0], { $ref: '#/$defs/Warning' })
+    assert.deepEqual(site.properties.all.items, { $ref: '#/$defs/Warning' })
+    assert.deepEqual(Object.keys(site.$defs), ['Warning'], 'a schema held once is inlined')
+    assert.equal(site.$defs.Warning.properties.code.type, 'string')
+    assert.equal(site.properties.one.enum.length > 0, true)
+    assert.equal(site.properties.noted.description, 'Mine.', 'a reference with keywords beside it is inlined, as before')
+    assert.deepEqual(JSON.stringify(site).match(/"\$ref":"[^"]*"/g), ['"$ref":"#/$defs/Warning"', '"$ref":"#/$defs/Warning"'], 'nothing from outside')
+
+    // Inside a shared schema, what it holds is counted once: held twice only through it, it is not shared on its own.
+    const nested = schemaRegistry([...registry.values(), { $id: 'Pair', type: 'object', properties: { w: { $ref: 'Warning#' } } }])
+    const twice = selfContained({ type: 'object', properties: { a: { $ref: 'Pair#' }, b: { $ref: 'Pair#' } } }, nested, { shareRepeated: true }) as any
+    assert.deepEqual(Object.keys(twice.$defs), ['Pair'])
+    assert.equal(twice.$defs.Pair.properties.w.type, 'object')
+  })
+
   it('fails at startup on an unknown or circular reference', () => {
     assert.throws(() => selfContained({ type: 'object', properties: { x: { $ref: 'Missing#' } } }, registry), /Missing#/)
     const loop = schemaRegistry([{ $id: 'Loop', type: 'object', properties: { next: { $ref: 'Loop#' } } }])

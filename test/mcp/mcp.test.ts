@@ -26,7 +26,8 @@ const READ_ONLY = ['list_websites', 'get_website', 'list_versions', 'get_job_sta
 /** Tools that change what visitors see, or remove work nothing else holds (a draft's file, a whole draft). */
 const DESTRUCTIVE = ['publish_version', 'promote_version', 'delete_website', 'publish_draft', 'delete_file', 'discard_draft']
 
-const schemaHasRef = (schema: unknown): boolean => JSON.stringify(schema).includes('"$ref"')
+/** Whether a schema refers to anything but its own `$defs`, where a result's repeated named schemas are held once. */
+const schemaHasRef = (schema: unknown): boolean => /"\$ref":"(?!#\/\$defs\/)/.test(JSON.stringify(schema))
 
 const INIT = JSON.stringify({
   jsonrpc: '2.0',

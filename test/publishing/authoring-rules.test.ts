@@ -342,13 +342,24 @@ describe('EXTERNAL_URL: scripts in HTML', () => {
     ],
     ['a modulepreload link', '<link rel="modulepreload" href="https://x.com/m.js">', 'https://x.com/m.js'],
     ['a script preload link', '<link rel="preload" as="Script" href="https://x.com/a.js">', 'https://x.com/a.js'],
-    ['a base href', '<base href="https://cdn.example.com/">', 'https://cdn.example.com/'],
   ]
   for (const [what, html, detail] of flagged) {
     test(`${what} is external`, () => {
       assertOne(checkPage(html), 'EXTERNAL_URL', 'index.html', detail)
     })
   }
+
+  test("a base href on another origin refuses nothing: the policy's base-uri makes browsers ignore it (BLOCKED_BY_POLICY)", () => {
+    const result = checkBundle([
+      { path: 'index.html', content: '<!doctype html><title>t</title><base href="https://cdn.example.com/"><script src="app.js"></script>' },
+    ])
+    assert.deepEqual(result.violations, [])
+    assert.deepEqual(
+      result.warnings.map((w) => [w.code, w.path, w.detail]),
+      [['BLOCKED_BY_POLICY', 'index.html', 'https://cdn.example.com/']],
+    )
+    assert.match(result.warnings[0]!.message, /base-uri 'self'/)
+  })
 
   test('the message names the file and the URL and says how to fix it', () => {
     const v = assertOne(checkPage('<script src="https://cdn.example.com/x.js"></script>'), 'EXTERNAL_URL')
@@ -759,7 +770,7 @@ describe('warnings: what browsers will still block', () => {
     assert.match(result.warnings[0]!.message, /index\.html loads http:\/\/img\.example\/a\.png over plain http/)
   })
 
-  test('a form sent to another origin is EXTERNAL_FORM_ACTION on any site, never MIXED_CONTENT; forms sent to the site are not', () => {
+  test('a form sent to another origin is BLOCKED_BY_POLICY on any site, never MIXED_CONTENT; forms sent to the site are not', () => {
     const result = checkBundle(
       [
         page(
@@ -774,16 +785,16 @@ describe('warnings: what browsers will still block', () => {
     assert.deepEqual(
       result.warnings.map((w) => [w.code, w.detail]),
       [
-        ['EXTERNAL_FORM_ACTION', 'https://forms.example/f/1'],
-        ['EXTERNAL_FORM_ACTION', 'http://plain.example/post'],
-        ['EXTERNAL_FORM_ACTION', '//other.example/x'],
+        ['BLOCKED_BY_POLICY', 'https://forms.example/f/1'],
+        ['BLOCKED_BY_POLICY', 'http://plain.example/post'],
+        ['BLOCKED_BY_POLICY', '//other.example/x'],
       ],
     )
-    assert.match(result.warnings[0]!.message, /index\.html sends a form to https:\/\/forms\.example\/f\/1 .*form-action 'self' only.*\/_forms\/\{name\}/)
+    assert.match(result.warnings[0]!.message, /index\.html sends a form to https:\/\/forms\.example\/f\/1 .*form-action 'self'\).*\/_forms\/\{name\}/)
     // An http instance warns of it too: the policy stops it whatever the scheme.
     assert.deepEqual(
       checkBundle([page('<form action="https://forms.example/f/1"></form>')]).warnings.map((w) => w.code),
-      ['EXTERNAL_FORM_ACTION'],
+      ['BLOCKED_BY_POLICY'],
     )
   })
 
@@ -804,7 +815,7 @@ describe('warnings: what browsers will still block', () => {
     assert.deepEqual(checkBundle([page('<img src="http://img.example/a.png">')]).warnings, [])
   })
 
-  test('eval and new Function are UNSAFE_EVAL, wherever the script is; comments and look-alikes are not', () => {
+  test('eval and new Function are BLOCKED_BY_POLICY, wherever the script is; comments and look-alikes are not', () => {
     const result = checkBundle([
       page('<script>const f = new Function("a", "return a")</script><button onclick="eval(code)">x</button>'),
       { path: 'app.js', content: '// eval(old)\nmath.eval("1+1"); evaluate(x); const y = eval ("2")' },
@@ -813,14 +824,14 @@ describe('warnings: what browsers will still block', () => {
     assert.deepEqual(
       result.warnings.map((w) => [w.code, w.path, w.detail]),
       [
-        ['UNSAFE_EVAL', 'index.html', 'new Function()'],
-        ['UNSAFE_EVAL', 'index.html', 'eval()'],
-        ['UNSAFE_EVAL', 'app.js', 'eval ()'],
+        ['BLOCKED_BY_POLICY', 'index.html', 'new Function()'],
+        ['BLOCKED_BY_POLICY', 'index.html', 'eval()'],
+        ['BLOCKED_BY_POLICY', 'app.js', 'eval ()'],
       ],
     )
   })
 
-  test('every spelling of compiling a string into code is UNSAFE_EVAL, each named in the detail', () => {
+  test('every spelling of compiling a string into code is BLOCKED_BY_POLICY, each named in the detail', () => {
     const spellings: Array<[string, string]> = [
       ['window.eval("1")', 'window.eval()'],
       ['globalThis.eval(code)', 'globalThis.eval()'],
@@ -841,7 +852,7 @@ describe('warnings: what browsers will still block', () => {
       assert.deepEqual(result.violations, [], code)
       assert.deepEqual(
         result.warnings.map((w) => [w.code, w.detail]),
-        [['UNSAFE_EVAL', detail]],
+        [['BLOCKED_BY_POLICY', detail]],
         code,
       )
     }
@@ -864,7 +875,7 @@ describe('warnings: what browsers will still block', () => {
     assert.deepEqual(checkBundle([page('<p>x</p>'), { path: 'app.js', content: code }]).warnings, [])
   })
 
-  test("UNSAFE_EVAL names the policy's script sources and the builds that need no eval", () => {
+  test("BLOCKED_BY_POLICY names the policy's script sources and the builds that need no eval", () => {
     const [warning] = checkBundle([page('<p>x</p>'), { path: 'vue.global.js', content: 'Function(code)()' }]).warnings
     assert.match(warning!.message, /^vue\.global\.js compiles a string into code with Function\(\)/)
     assert.ok(warning!.message.includes(`(script-src ${SITE_POLICY['script-src']!.join(' ')})`), warning!.message)
@@ -873,18 +884,19 @@ describe('warnings: what browsers will still block', () => {
     assert.match(warning!.message, /pass a function, not a string, to setTimeout/)
   })
 
-  test('a web app manifest from another site is EXTERNAL_MANIFEST', () => {
+  test("a web app manifest from another site is BLOCKED_BY_POLICY, naming the policy's directive", () => {
     const result = checkBundle([page('<link rel="manifest" href="https://cdn.example/app.webmanifest"><link rel="manifest" href="app.webmanifest">')])
     assert.deepEqual(
       result.warnings.map((w) => w.code),
-      ['EXTERNAL_MANIFEST'],
+      ['BLOCKED_BY_POLICY'],
     )
+    assert.match(result.warnings[0]!.message, /default-src 'self'/)
   })
 
   test('warnings come with violations but never stand in for them', () => {
     const result = checkBundle([page('<script src="https://cdn.example/x.js"></script><script>eval(1)</script>')])
     assert.deepEqual(codes(result.violations), ['EXTERNAL_URL'])
-    assert.deepEqual(codes(result.warnings), ['UNSAFE_EVAL'])
+    assert.deepEqual(codes(result.warnings), ['BLOCKED_BY_POLICY'])
   })
 })
 

@@ -14,7 +14,7 @@ import { BUNDLE_LIMITS } from '../../src/core/limits.ts'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
 import { ServerSecrets } from '../../src/db/server-secrets.ts'
 import type { FileScan } from '../../src/publishing/authoring-rules.ts'
-import type { TextScan } from '../../src/publishing/content-rules.ts'
+import type { ScanOutcome, TextScan } from '../../src/publishing/content-rules.ts'
 import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from '../../src/publishing/content-scan-results.ts'
 import { CONTENT_SCAN_BATCH_CHARS, ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
 import { PublishPipeline } from '../../src/publishing/publish-pipeline.ts'
@@ -30,19 +30,22 @@ await useCompiledThreadModules()
 class CountingScanPool extends ContentScanPool {
   checked: string[] = []
 
-  override scan(scans: readonly TextScan[], limit: number): Promise<PublishViolation[][]> {
+  override scan(scans: readonly TextScan[], limit: number, facts?: boolean): Promise<ScanOutcome[]> {
     this.checked.push(...scans.map((scan) => scan.path))
-    return super.scan(scans, limit)
+    return super.scan(scans, limit, facts)
   }
 }
 
 const alice = { userId: 'usr_alice', collectionNames: [] }
 const bob = { userId: 'usr_bob', collectionNames: [] }
 
-/** A site whose index.html loads a plain-http image: mixed content, a warning on an https site. */
+const head = (title: string) =>
+  `<!doctype html><html lang="en"><meta name="viewport" content="width=device-width"><title>${title}</title><link rel="stylesheet" href="site.css"><script src="app.js"></script>`
+
+/** A site whose index.html loads a plain-http image: mixed content, a warning on an https site (and nothing else to warn of). */
 const site = (headline: string): PublishFileInput[] => [
-  { path: 'index.html', content: `<!doctype html><title>t</title><h1>${headline}</h1><img src="http://images.example/a.png" alt="">` },
-  { path: 'about.html', content: '<!doctype html><title>About</title><p>About us.</p>' },
+  { path: 'index.html', content: `${head('t')}<h1>${headline}</h1><a href="about.html">About</a><img src="http://images.example/a.png" alt="">` },
+  { path: 'about.html', content: `${head('About')}<p>About us.</p><a href="/">Home</a>` },
   { path: 'site.css', content: 'body { color: #222 }' },
   { path: 'app.js', content: 'document.body.dataset.ready = "1"' },
 ]
@@ -172,20 +175,22 @@ describe('content rules run once per text', () => {
   test('results are kept per key, least recently used dropped first, and never for text UTF-8 cannot hold', () => {
     const results = new ContentScanResults(2)
     const scan = (text: string, path = 'a.html'): FileScan => ({ path, contentType: 'text/html', file: 0, text, bytes: Buffer.from(text) })
-    const [a, b, c] = ['<p>a', '<p>b', '<p>c'].map((text) => results.keyOf('usr_1', scan(text), 50))
-    assert.notEqual(a, results.keyOf('usr_1', scan('<p>a'), 49), 'the limit is part of the key')
-    assert.notEqual(a, results.keyOf('usr_1', { ...scan('<p>a'), contentType: 'image/svg+xml' }, 50), 'so is the media type')
-    assert.equal(a, results.keyOf('usr_1', scan('<p>a'), 50))
+    const [a, b, c] = ['<p>a', '<p>b', '<p>c'].map((text) => results.keyOf('usr_1', scan(text), 50, true))
+    assert.notEqual(a, results.keyOf('usr_1', scan('<p>a'), 49, true), 'the limit is part of the key')
+    assert.notEqual(a, results.keyOf('usr_1', { ...scan('<p>a'), contentType: 'image/svg+xml' }, 50, true), 'so is the media type')
+    assert.notEqual(a, results.keyOf('usr_1', scan('<p>a'), 50, false), 'and whether the facts were gathered')
+    assert.equal(a, results.keyOf('usr_1', scan('<p>a'), 50, true))
     const stored: FileScan = { path: 'a.html', contentType: 'text/html', file: 0, hash: createHash('sha256').update('<p>a').digest('hex') }
-    assert.equal(results.keyOf('usr_1', stored, 50), a, 'a stored file is known by the hash of its bytes, without its text')
-    results.remember(a, [])
-    results.remember(b!, [])
-    assert.deepEqual(results.get(a), [])
-    results.remember(c!, [])
+    assert.equal(results.keyOf('usr_1', stored, 50, true), a, 'a stored file is known by the hash of its bytes, without its text')
+    const nothing: ScanOutcome = { found: [], facts: null }
+    results.remember(a, nothing)
+    results.remember(b!, nothing)
+    assert.deepEqual(results.get(a), nothing)
+    results.remember(c!, nothing)
     assert.equal(results.size, 2)
     assert.equal(results.get(b!), undefined, 'b was used least recently')
 
-    assert.equal(results.keyOf('usr_1', scan('<p>\ud800'), 50), null, 'a lone surrogate has no key')
-    assert.equal(results.keyOf('usr_1', scan('<p>\ud800'), 50), results.keyOf('usr_1', scan('<p>\udc00'), 50))
+    assert.equal(results.keyOf('usr_1', scan('<p>\ud800'), 50, true), null, 'a lone surrogate has no key')
+    assert.equal(results.keyOf('usr_1', scan('<p>\ud800'), 50, true), results.keyOf('usr_1', scan('<p>\udc00'), 50, true))
   })
 })

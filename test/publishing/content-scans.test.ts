@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
-import { scanText } from '../../src/publishing/content-rules.ts'
+import { type ScanOutcome, scanText } from '../../src/publishing/content-rules.ts'
 import { batchesOf, CONTENT_SCAN_BATCH_CHARS, ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
 import { useCompiledThreadModules } from '../helpers/build.ts'
 
@@ -35,27 +35,32 @@ describe('content rules in worker threads', () => {
       { path: 'app.js', contentType: 'text/javascript', text: 'navigator.serviceWorker.register("/sw.js")' },
       { path: 'ok.html', contentType: 'text/html', text: '<!doctype html><title>fine</title><p>fine</p>' },
     ]
-    const found = await pool.scan(scans, 50)
+    const found = await pool.scan(scans, 50, true)
     assert.deepEqual(
       found,
-      scans.map((scan) => scanText(scan, 50)),
+      scans.map((scan) => scanText(scan, 50, true)),
     )
     assert.deepEqual(
-      found.map((list) => list.map((v) => v.code)),
+      found.map(({ found: list }) => list.map((v) => v.code)),
       [['IFRAME', 'EXTERNAL_URL'], ['EXTERNAL_URL'], ['SERVICE_WORKER'], []],
+    )
+    assert.deepEqual(
+      found[0]!.facts!.refs.map((ref) => [ref.url, ref.kind]),
+      [['https://cdn.example/x.js', 'script']],
+      "and each file's facts for the site check, from the same parse",
     )
   })
 
   test('a file whose checks run past the time limit is stopped and named as CONTENT_TOO_COMPLEX; the pool goes on', async () => {
-    const [found] = await strict.scan([HEAVY], 50)
-    assert.equal(found!.length, 1)
-    assert.equal(found![0]!.code, 'CONTENT_TOO_COMPLEX')
-    assert.equal(found![0]!.path, 'heavy.html')
-    assert.match(found![0]!.message, /heavy\.html/)
+    const [{ found }] = (await strict.scan([HEAVY], 50)) as [ScanOutcome]
+    assert.equal(found.length, 1)
+    assert.equal(found[0]!.code, 'CONTENT_TOO_COMPLEX')
+    assert.equal(found[0]!.path, 'heavy.html')
+    assert.match(found[0]!.message, /heavy\.html/)
     // The same pool still answers a small file afterwards (its stopped thread was replaced).
     const [small] = await strict.scan([{ path: 'small.html', contentType: 'text/html', text: '<iframe></iframe>' }], 50)
     assert.deepEqual(
-      small!.map((v) => v.code),
+      small!.found.map((v) => v.code),
       ['IFRAME'],
     )
   })
@@ -73,14 +78,14 @@ describe('content rules in worker threads', () => {
       scans.map((scan) => scanText(scan, 50)),
     )
     assert.deepEqual(
-      found[3]!.map((v) => v.code),
+      found[3]!.found.map((v) => v.code),
       ['IFRAME'],
     )
     assert.deepEqual(
-      found[5]!.map((v) => v.code),
+      found[5]!.found.map((v) => v.code),
       ['EXTERNAL_URL'],
     )
-    assert.deepEqual(found[1], [])
+    assert.deepEqual(found[1]!.found, [])
   })
 
   test('a batch stopped by its time limit has its files checked one by one: only the file over the limit fails', async () => {
@@ -88,10 +93,10 @@ describe('content rules in worker threads', () => {
     assert.equal(batchesOf(scans, 1, 8 * 1024 * 1024).length, 1)
     const found = await strictWide.scan(scans, 50)
     assert.deepEqual(
-      found.map((list) => list.map((v) => v.code)),
+      found.map(({ found: list }) => list.map((v) => v.code)),
       [['IFRAME'], ['CONTENT_TOO_COMPLEX'], []],
     )
-    assert.equal(found[1]![0]!.path, 'heavy.html')
+    assert.equal(found[1]!.found[0]!.path, 'heavy.html')
   })
 })
 

@@ -21,6 +21,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statS
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { bundleVendored } from './vendor-bundle.js'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const SRC = path.join(ROOT, 'src')
@@ -28,7 +29,7 @@ const DIST = path.join(ROOT, 'dist')
 const STAMP = path.join(DIST, 'build.json')
 const LOCK = path.join(ROOT, 'dist.lock')
 /** Files besides src/ whose change changes the build. */
-const BUILD_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.js']
+const BUILD_INPUTS = ['tsconfig.json', 'tsconfig.build.json', 'scripts/build.js', 'scripts/vendor-bundle.js', 'package-lock.json']
 /** A lock older than this is taken to be left by a build that died (a build takes well under a minute). */
 const LOCK_STALE_MS = 5 * 60_000
 
@@ -93,7 +94,7 @@ async function lock(orCurrent) {
   }
 }
 
-function compile(log) {
+async function compile(log) {
   const hash = sourcesHash()
   const out = path.join(ROOT, `dist.building-${process.pid}`)
   rmSync(out, { recursive: true, force: true })
@@ -107,6 +108,7 @@ function compile(log) {
   try {
     execFileSync(process.execPath, [tsc, '-p', path.join(ROOT, 'tsconfig.build.json'), '--noCheck', '--outDir', out], { cwd: ROOT, stdio: 'inherit' })
     cpSync(SRC, out, { recursive: true, filter: (from) => !from.endsWith('.ts') })
+    await bundleVendored(ROOT, out)
     writeFileSync(path.join(out, 'build.json'), `${JSON.stringify({ sources: hash })}\n`)
     const old = path.join(ROOT, `dist.old-${process.pid}`)
     rmSync(old, { recursive: true, force: true })
@@ -131,7 +133,7 @@ export async function ensureBuilt({ force = false, log = (line) => process.stder
   if (!(await lock(!force))) return
   try {
     writeFileSync(path.join(LOCK, 'pid'), String(process.pid))
-    if (force || !isBuildCurrent()) compile(log)
+    if (force || !isBuildCurrent()) await compile(log)
   } finally {
     rmSync(LOCK, { recursive: true, force: true })
   }

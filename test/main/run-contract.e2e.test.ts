@@ -89,9 +89,15 @@ describe('npm start', () => {
       const own = modules.filter((url) => url.startsWith(pathToFileURL(ROOT).href) && !url.includes('/node_modules/'))
       assert.ok(own.includes(pathToFileURL(path.join(ROOT, 'dist/main.js')).href), 'the probe saw the server load dist/main.js')
       assert.ok(
-        modules.some((url) => url.includes('/node_modules/fastify/')),
+        modules.some((url) => url.includes('/node_modules/pino/')),
         'the probe saw packages load',
       )
+      assert.deepEqual(
+        modules.filter((url) => /\/node_modules\/(?:fastify|kysely|typebox)\//.test(url)),
+        [],
+        'the libraries every start loads come bundled from dist/vendor/',
+      )
+      assert.ok(own.includes(pathToFileURL(path.join(ROOT, 'dist/vendor/kysely.js')).href), 'Kysely loads from dist/vendor/')
       assert.deepEqual(
         own.filter((url) => !url.startsWith(pathToFileURL(path.join(ROOT, 'dist')).href + '/')),
         [],

@@ -33,6 +33,7 @@ import { SETTINGS } from './lib/settings.ts'
 import { type MemoryResult, memoryPhase } from './memory.ts'
 import { PUBLISH_RAW_TARGET, type PublishingResult, publishingPhase, SITE_CHECK_COST_TARGET } from './publishing.ts'
 import { type ScaleOutResult, S3_SERVING_TARGET, scaleOutPhase } from './scale-out.ts'
+import { SCREENSHOTS_API_TARGET_MS, SCREENSHOTS_AT_ONCE, type ScreenshotsResult, screenshotsPhase } from './screenshots.ts'
 import {
   FORMS_SERVING_TARGET,
   MINIMAL_HEADERS_TARGET,
@@ -62,6 +63,7 @@ function summary(
   fuzz: FuzzMemoryResult,
   startup: StartupResult,
   drafts: DraftsResult,
+  screenshots: ScreenshotsResult,
 ): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`
   const rows = [['Benchmark', 'Figure', 'Value', 'Target', 'Result'], ...servingRows(serving)]
@@ -123,6 +125,7 @@ function summary(
   )
   rows.push(...startupRows(startup))
   rows.push(...draftsRows(drafts))
+  rows.push(...screenshotsRows(screenshots))
   return table(rows)
 }
 
@@ -196,6 +199,23 @@ function startupRows(r: StartupResult): string[][] {
   ]
 }
 
+const screenshotsFailed = (r: ScreenshotsResult) => r.skipped === undefined && r.failures.length > 0
+
+function screenshotsRows(r: ScreenshotsResult): string[][] {
+  const title = `Screenshots, ${SCREENSHOTS_AT_ONCE} at once`
+  if (r.skipped !== undefined) return [[title, 'skipped', r.skipped, '', '']]
+  return [
+    [title, 'PNGs answered', `${r.pngs} of ${SCREENSHOTS_AT_ONCE} in ${r.seconds.toFixed(1)} s`, `${SCREENSHOTS_AT_ONCE}`, passFail(r.failures.length === 0)],
+    [
+      '',
+      'GET /v1 meanwhile: worst (median)',
+      `${fmtMs(r.worstMs)} (${fmtMs(r.medianMs)})`,
+      `< ${SCREENSHOTS_API_TARGET_MS} ms`,
+      passFail(r.worstMs < SCREENSHOTS_API_TARGET_MS),
+    ],
+  ]
+}
+
 function draftsRows(r: DraftsResult): string[][] {
   const ms = (t: { p50: number; p90: number }) => `${t.p50.toFixed(0)} / ${t.p90.toFixed(0)} ms`
   const cpu = (f: { cpu: number }) => `${f.cpu.toFixed(1)} ms`
@@ -237,6 +257,11 @@ const ALONE: Record<string, () => Promise<string[][]>> = {
     const drafts = await draftsPhase()
     if (draftsFailed(drafts)) process.exitCode = 1
     return draftsRows(drafts)
+  },
+  screenshots: async () => {
+    const screenshots = await screenshotsPhase()
+    if (screenshotsFailed(screenshots)) process.exitCode = 1
+    return screenshotsRows(screenshots)
   },
 }
 
@@ -345,13 +370,22 @@ async function main(): Promise<void> {
     const fuzz = await fuzzMemoryPhase()
     const startup = await startupPhase()
     const drafts = await draftsPhase()
+    const screenshots = await screenshotsPhase()
     console.log('\n== Summary ==')
-    console.log(summary(serving, publishing, memory, content, scaleOut, fuzz, startup, drafts))
+    console.log(summary(serving, publishing, memory, content, scaleOut, fuzz, startup, drafts, screenshots))
     if (!serving.clean || !content.clean) console.log('!! load runs had errors or non-2xx responses (see above)')
     const scaleOutClean = scaleOut.skipped !== null || scaleOut.clean
     if (!scaleOutClean) console.log('!! the two-instance run had 5xx responses, failed requests or lost publishes (see above)')
     console.log(`Total time: ${((performance.now() - started) / 1000).toFixed(0)} s`)
-    if (publishing.blobBytesAdded !== 0 || publishing.blobFilesAdded !== 0 || !serving.clean || !content.clean || !scaleOutClean || draftsFailed(drafts))
+    if (
+      publishing.blobBytesAdded !== 0 ||
+      publishing.blobFilesAdded !== 0 ||
+      !serving.clean ||
+      !content.clean ||
+      !scaleOutClean ||
+      draftsFailed(drafts) ||
+      screenshotsFailed(screenshots)
+    )
       process.exitCode = 1
   } finally {
     await cleanup()

@@ -41,7 +41,7 @@ export interface PageViewsOptions {
   access: WebsiteAccess
   versions: Pick<WebsitesRepository, 'findVersion' | 'findVersionByNumber'>
   drafts: Pick<DraftsService, 'manifest'>
-  site: Pick<SiteServer, 'siteOf' | 'serveAsOwner' | 'servedVersion'>
+  site: Pick<SiteServer, 'siteOf' | 'serveAsOwner' | 'servedVersion' | 'onInvalidate'>
   log: { warn(obj: unknown, msg?: string): void }
 }
 
@@ -83,6 +83,16 @@ export class PageViews {
       if (entry === null) res.writeHead(404).end()
       else site.serveAsOwner(entry, req, res)
     }, SITE_ANSWER_MAX_BYTES)
+    // A page can show more than its version's files (a collection's entries): it is taken again
+    // after anything its site serves changes.
+    site.onInvalidate((key) => this.forget(key))
+  }
+
+  /** Forgets the pages taken of a slug's sites (its live site, previews and drafts), or of every site (null). */
+  private forget(key: string | null): void {
+    const matches = (cacheKey: string) => key === null || cacheKey.startsWith(`${key}\0`) || cacheKey.startsWith(`${key}--`)
+    for (const cacheKey of [...this.results.keys()]) if (matches(cacheKey)) this.results.delete(cacheKey)
+    for (const cacheKey of [...this.loading.keys()]) if (matches(cacheKey)) this.loading.delete(cacheKey)
   }
 
   /** The page as a PNG, with its report. */
@@ -110,7 +120,7 @@ export class PageViews {
 
   private async capture(principal: Principal, websiteId: string, ref: string, query: PageQuery): Promise<Capture> {
     const target = await this.target(principal, websiteId, ref)
-    const key = [target.state, query.path, query.viewport, query.fullPage].join('\0')
+    const key = [target.entry.label, target.state, query.path, query.viewport, query.fullPage].join('\0')
     const kept = this.results.get(key)
     if (kept) return kept
     const running = this.loading.get(key)
@@ -121,10 +131,13 @@ export class PageViews {
     const load = this.pool
       .run((browser) => capturePage(browser, { origin: target.origin, host: target.host, ...query }, this.fetchSite))
       .then((capture) => {
-        this.results.set(key, capture)
+        // Kept only when nothing the page shows changed while it was taken.
+        if (this.loading.get(key) === load) this.results.set(key, capture)
         return capture
       })
-      .finally(() => this.loading.delete(key))
+      .finally(() => {
+        if (this.loading.get(key) === load) this.loading.delete(key)
+      })
     this.loading.set(key, load)
     return load
   }

@@ -45,6 +45,8 @@ export interface SiteServer {
   invalidate(key: string): void
   /** Drops every cached version and page (site-events.ts, when change notifications may have been lost). */
   invalidateAll(): void
+  /** Calls `listener` after each invalidate (with its key) and invalidateAll (with null): what others keep of the site's answers is stale too. */
+  onInvalidate(listener: (key: string | null) => void): void
   /** What the caches hold and how often they answered or missed (ops/metrics.ts reads it). */
   stats(): ServingCounters & { content: ContentStats }
 }
@@ -95,6 +97,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   const hosts = new SiteHosts(siteDomain, options.serviceHosts ?? [], options.customHosts ?? null)
   const files = new FileResponder(blobs, log)
   const router = new SiteRouter(content, files)
+  const invalidated: Array<(key: string | null) => void> = []
   const forms = options.forms ? new FormPosts(options.forms, options.clientAddress ?? ((req) => req.socket.remoteAddress ?? 'unknown')) : null
 
   /** What a request to a version gets once past its password gate: a form post, a form's thank-you page, or what routing answers. */
@@ -183,10 +186,15 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       manifests.invalidate(label)
       // A draft's content pages are keyed by its files' digest (versionId), its entries by its slug.
       if (parseDraftLabel(label) === null) content.invalidate(label)
+      for (const listener of invalidated) listener(label)
     },
     invalidateAll(): void {
       manifests.invalidateAll()
       content.invalidateAll()
+      for (const listener of invalidated) listener(null)
+    },
+    onInvalidate(listener) {
+      invalidated.push(listener)
     },
     stats() {
       return {

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
 import { browserSkip, launchChromium } from '../helpers/browser.ts'
+import { siteWithCollection } from '../helpers/content.ts'
 import { assertError, createSite, createUser } from '../helpers/factories.ts'
 import { connect } from '../helpers/mcp.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
@@ -189,6 +190,26 @@ for (const store of STORES) {
       assert.equal(after.status, 200, after.text)
       assert.ok(!after.bytes.equals(before.bytes), 'the screenshot shows the edit')
       assert.ok((await shot()).bytes.equals(after.bytes), 'and is kept while the draft stays as it is')
+    })
+
+    test("a page showing a collection's entries is taken again after an entry changes", async () => {
+      const { user, websiteId, base } = await siteWithCollection(server, 'posts')
+      const put = async (slug: string, title: string) => {
+        const res = await server.api('PUT', `${base}/entries/${slug}`, { token: user.token, body: { data: { title } } })
+        assert.ok(res.status === 200 || res.status === 201, res.text)
+      }
+      await put('first', 'First entry')
+      const report = () => server.api('GET', `/v1/websites/${websiteId}/versions/1/browser-report?path=/posts-first`, { token: user.token })
+      const shot = () => png(server, user.token, `/v1/websites/${websiteId}/versions/1/screenshot?path=/posts-first`)
+      const before = await shot()
+      assert.equal(before.status, 200, before.text)
+      assert.match((await report()).body.title, /^First entry\b/)
+      assert.ok((await shot()).bytes.equals(before.bytes), 'kept while nothing changes')
+      await put('first', 'Renamed entry with a much longer title than before')
+      assert.match((await report()).body.title, /^Renamed entry with a much longer title than before\b/, 'the report sees the new entry')
+      const after = await shot()
+      assert.equal(after.status, 200, after.text)
+      assert.ok(!after.bytes.equals(before.bytes), 'the screenshot shows it too')
     })
 
     test('ten screenshots at once stay within the page limit while the API goes on answering', async (t) => {

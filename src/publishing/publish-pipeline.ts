@@ -167,7 +167,9 @@ export class PublishPipeline {
     const siteCheck = refused === 'bundle' && this.siteCheck
     // Stored texts read for this bundle, by hash: each is read once, for the content rules and the forms alike.
     const reads = new Map<string, Promise<string>>()
-    const checking = this.scanContent(inspection.scans, limit, target.userId, reads, siteCheck).then(async (outcomes) => {
+    // A file stored alone (a draft's edit) gathers its facts too: its draft's publish then finds
+    // the file's scan remembered, and checks the site without scanning it again.
+    const checking = this.scanContent(inspection.scans, limit, target.userId, reads, this.siteCheck).then(async (outcomes) => {
       const check = finishCheck(
         inspection,
         outcomes.map((outcome) => outcome.found),

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { type App, buildApp } from './app.ts'
 import { type ComposeOptions, type Composition, compose } from './compose.ts'
 import type { Config } from './config.ts'
+import { KEEP_ALIVE_TIMEOUT_MS } from './core/limits.ts'
 import type { Logger } from './log.ts'
 import { OAUTH_ROUTE, SITE_ROUTE } from './ops/metrics.ts'
 import { storeProbes } from './ops/readiness.ts'
@@ -36,8 +37,8 @@ export async function startServer(config: Config, log: Logger, { pools }: Pick<C
     log,
     metrics,
     readiness: storeProbes(composition.db, composition.blobs),
-    serverFactory: (fastifyHandler) =>
-      http.createServer({ ServerResponse: PlinthResponse }, (req, res) => {
+    serverFactory: (fastifyHandler) => {
+      const server = http.createServer({ ServerResponse: PlinthResponse }, (req, res) => {
         const site = siteServer.siteOf(req.headers.host)
         if (site !== null) {
           trackSite(req, res)
@@ -46,7 +47,10 @@ export async function startServer(config: Config, log: Logger, { pools }: Pick<C
           trackOAuth(req, res)
           oauthEndpoint.handle(req, res)
         } else fastifyHandler(req, res)
-      }),
+      })
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+      return server
+    },
   })
   app.addHook('onClose', () => composition.close())
   await app.listen({ port: config.port, host: config.host })

@@ -325,3 +325,10 @@ export const WEBHOOK_POLL_MS_DEFAULT = 1000
 export const WEBHOOK_SEND_CONCURRENCY = 8
 /** Bytes of an endpoint's answer read (and thrown away) at most. */
 export const WEBHOOK_ANSWER_MAX_BYTES = 64 * KiB
+
+/**
+ * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the proxies
+ * and load balancers put in front (60 s for most): the proxy must be the one to close an idle
+ * connection, or it may send a request on one the server is closing at that moment.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000

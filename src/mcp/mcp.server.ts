@@ -15,6 +15,8 @@ import {
 } from '@modelcontextprotocol/server'
 import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv'
 import type { Principal } from '../core/principal.ts'
+import { type CapabilityNeed, mayEverCall, requireCapability } from '../core/capabilities.ts'
+import { toolNeed } from '../core/capability-map.ts'
 import { AppError } from '../core/errors.ts'
 import { mergeClientOnlyConstraints } from '../core/schemas.ts'
 import { validationError } from '../http/errors.http.ts'
@@ -60,6 +62,8 @@ function createInputValidator() {
 
 interface PreparedTool {
   tool: AnyMcpTool
+  /** What it needs of a token (core/capability-map.ts). */
+  need: CapabilityNeed
   /** The input schema as clients are shown it, before repeated descriptions are left out. */
   shownInput: Record<string, unknown>
   outputSchema: StandardSchemaWithJSON<unknown, unknown>
@@ -78,6 +82,7 @@ interface ToolConfig {
   inputSchema: StandardSchemaWithJSON<unknown, unknown>
   outputSchema: StandardSchemaWithJSON<unknown, unknown>
   annotations: ToolAnnotations
+  _meta: Record<string, unknown>
 }
 
 function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] {
@@ -92,6 +97,7 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
     if (input.type !== 'object' || output.type !== 'object') throw new Error(`MCP tool ${tool.name}: input and output schemas must be objects`)
     return {
       tool,
+      need: toolNeed(tool.name),
       check: ajv.compile(input),
       shownInput: mergeClientOnlyConstraints(input),
       // Checked by the SDK before sending: a result that breaks its schema is our bug, not the caller's.
@@ -100,14 +106,14 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
   })
 }
 
-/** The listing of the tools of `toolsets`, in the order the modules gave them. */
-function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], siteUrls: string): Listing {
+/** The listing of the tools of `toolsets` the caller's token may call, in the order the modules gave them. */
+function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], principal: Principal, siteUrls: string): Listing {
   // The tool list is read by agents at every connection: each field description is given once, by the first listed tool that has it.
   const describedFields = new Set<string>()
   return {
     instructions: instructions(siteUrls, toolsets),
     tools: prepared
-      .filter(({ tool }) => toolsets.includes(tool.toolset))
+      .filter(({ tool, need }) => toolsets.includes(tool.toolset) && mayEverCall(principal, need))
       .map((entry) => ({
         prepared: entry,
         config: {
@@ -117,6 +123,7 @@ function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], sit
           outputSchema: entry.outputSchema,
           // The title is the tool's own (clients prefer it to annotations.title): said once.
           annotations: { ...entry.tool.hints },
+          _meta: { 'plinth/capability': entry.need },
         },
       })),
   }
@@ -151,17 +158,19 @@ export function createMcpServerFactory({ tools, registry, version, logError, sit
   const prepared = prepare(tools, registry)
   // One listing per choice of toolsets, made when first asked for: there are few choices.
   const listings = new Map<string, Listing>()
-  const listingFor = (toolsets: readonly ToolsetName[]): Listing => {
-    const key = toolsets.join(',')
+  // Keyed by what decides a listing: the toolsets, and the token's capabilities and whether it is limited to sites.
+  const listingFor = (toolsets: readonly ToolsetName[], principal: Principal): Listing => {
+    const key = `${toolsets.join(',')}|${principal.capabilities?.join(',') ?? '*'}|${principal.sites === null ? '*' : 'sites'}`
     let found = listings.get(key)
-    if (!found) listings.set(key, (found = listing(prepared, toolsets, siteUrls)))
+    if (!found) listings.set(key, (found = listing(prepared, toolsets, principal, siteUrls)))
     return found
   }
 
-  const call = async ({ tool, check }: PreparedTool, principal: Principal, args: unknown): Promise<CallToolResult> => {
+  const call = async ({ tool, check, need }: PreparedTool, principal: Principal, args: unknown): Promise<CallToolResult> => {
     try {
       const input = args ?? {}
       if (!check(input)) throw validationError(check.errors ?? [])
+      requireCapability(principal, need, input)
       const result: unknown = await tool.run(principal, input)
       return result instanceof WithImages ? toolResult(result.value as object, result.images) : toolResult(result as object)
     } catch (error) {
@@ -172,7 +181,7 @@ export function createMcpServerFactory({ tools, registry, version, logError, sit
   }
 
   return ({ principal, toolsets }) => {
-    const chosen = listingFor(toolsets)
+    const chosen = listingFor(toolsets, principal)
     const server = new McpServer(
       { name: 'plinth', title: 'Plinth', version, description: 'Publish static websites as JSON bundles and serve them at once.' },
       { instructions: chosen.instructions },

@@ -37,11 +37,20 @@ export class OAuthRepository {
       .insertInto('oauth_connections')
       .values(row)
       .onConflict((oc) =>
-        oc
-          .columns(['user_id', 'client_id'])
-          .doUpdateSet({ grant_id: row.grant_id, client_name: row.client_name, redirect_host: row.redirect_host, last_used_at: row.last_used_at }),
+        oc.columns(['user_id', 'client_id']).doUpdateSet({
+          grant_id: row.grant_id,
+          client_name: row.client_name,
+          redirect_host: row.redirect_host,
+          last_used_at: row.last_used_at,
+          capabilities: row.capabilities,
+          sites: row.sites,
+        }),
       )
       .execute()
+  }
+
+  findConnectionByGrant(grantId: string): Promise<OAuthConnectionRow | undefined> {
+    return this.db.selectFrom('oauth_connections').selectAll().where('grant_id', '=', grantId).executeTakeFirst()
   }
 
   async touchConnection(grantId: string, at: string): Promise<void> {

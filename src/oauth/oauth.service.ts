@@ -31,7 +31,7 @@ import type { Database, OAuthConnectionRow } from '../db/types.ts'
 import type { Logger } from '../log.ts'
 import { safeFetch } from '../net/safe-fetch.ts'
 import type { GuessThrottle } from '../auth/guess-throttle.ts'
-import type { OAuthTokens } from '../auth/tokens.service.ts'
+import { type OAuthTokens, scopeOfRow, type TokenScope } from '../auth/tokens.service.ts'
 import { OAUTH_CLIENT_SWEEP_INTERVAL_MS, OAUTH_REGISTRATIONS_PER_ADDRESS } from '../core/limits.ts'
 import type { UsersService } from '../users/users.service.ts'
 import { installClientRules, redirectHost } from './client-rules.ts'
@@ -179,20 +179,22 @@ export class OAuthService implements OAuthTokens {
    * The person behind an OAuth access token, when it is live and was issued for one of this
    * server's resources; null for anything else (unknown, expired, revoked, another audience).
    */
-  async resolveAccessToken(token: string): Promise<{ userId: string; email: string; name: string | null; grantId: string } | null> {
+  async resolveAccessToken(token: string): Promise<({ userId: string; email: string; name: string | null; grantId: string } & TokenScope) | null> {
     const { provider } = await this.authorizationServer()
     const found = await provider.AccessToken.find(token)
     if (!found || found.isExpired || !found.accountId || !found.grantId) return null
     const audience = Array.isArray(found.aud) ? found.aud : [found.aud]
     if (!audience.some((aud) => typeof aud === 'string' && this.resources.includes(aud))) return null
-    const user = await this.options.users.findById(found.accountId)
+    const [user, connection] = await Promise.all([this.options.users.findById(found.accountId), this.options.repo.findConnectionByGrant(found.grantId)])
     if (!user) return null
     const now = Date.now()
     if (now - (this.touched.get(found.grantId) ?? 0) > TOUCH_INTERVAL_MS) {
       this.touched.set(found.grantId, now)
       await this.options.repo.touchConnection(found.grantId, new Date(now).toISOString())
     }
-    return { userId: user.id, email: user.email, name: user.name, grantId: found.grantId }
+    // What the person let the app do on the consent page; a grant no connection records any more has no limit of its own.
+    const scope = connection ? scopeOfRow(connection) : { capabilities: null, sites: null }
+    return { userId: user.id, email: user.email, name: user.name, grantId: found.grantId, ...scope }
   }
 
   /**
@@ -264,6 +266,8 @@ export class OAuthService implements OAuthTokens {
       redirect_host: page.redirectHost,
       first_used_at: at,
       last_used_at: at,
+      capabilities: null,
+      sites: null,
     })
     return { login: { accountId: userId }, consent: { grantId } }
   }

@@ -19,6 +19,8 @@ export const principalOf = (account: Account): Principal => ({
   name: account.name,
   tokenId: 'web-session',
   access: 'both',
+  capabilities: null,
+  sites: null,
 })
 
 /** A form field as one trimmed string ('' when absent, or sent as anything but one value). */

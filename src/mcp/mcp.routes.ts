@@ -10,10 +10,6 @@ import { authenticate, principalOf } from '../auth/auth.routes.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
 import { quoted } from '../core/text.ts'
-import { mayEverCall, requireCapability } from '../core/capabilities.ts'
-import { toolNeed } from '../core/capability-map.ts'
-import { AppError } from '../core/errors.ts'
-import type { Principal } from '../core/principal.ts'
 import { schemaRegistry } from './json-schema.ts'
 import type { McpEndpoint } from './mcp.endpoint.ts'
 import { preferredMediaType } from '../http/negotiation.ts'
@@ -97,10 +93,9 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
             jsonRpcError(400, PARSE_ERROR, 'Parse error: the body is not valid JSON in UTF-8 (or carries __proto__ or constructor keys).'),
           )
       }
-      const principal = principalOf(request)
-      const refused = refusedToolCall(parsedBody, tools, toolsets, principal)
+      const refused = refusedToolCall(parsedBody, tools, toolsets)
       if (refused) return sendResponse(reply, refused)
-      const caller = { principal, toolsets }
+      const caller = { principal: principalOf(request), toolsets, calling: toolCalled(parsedBody) }
       const response = await (await endpoint()).handle(toWebRequest(config, request, reply, raw), caller, parsedBody)
       return sendResponse(reply, response)
     })
@@ -124,28 +119,14 @@ const TOOL_NAME_MAX = 64
 /**
  * A tools/call this connection may not make, answered like the SDK's -32602 for an unknown tool:
  * one of a toolset the connection did not choose (the message says how to choose it), or a name
- * too long to be any tool's (shortened, where the SDK would echo it in full). A tool the token's
- * capabilities never allow (it is not listed to it) is answered as a refused call, the
- * TOKEN_NOT_ALLOWED envelope naming what it lacks, as REST answers it.
+ * too long to be any tool's (shortened, where the SDK would echo it in full).
  */
-function refusedToolCall(body: unknown, tools: AnyMcpTool[], toolsets: readonly ToolsetName[], principal: Principal): Response | undefined {
+function refusedToolCall(body: unknown, tools: AnyMcpTool[], toolsets: readonly ToolsetName[]): Response | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined
   const { id, method, params } = body as { id?: unknown; method?: unknown; params?: { name?: unknown } }
   const name = params?.name
   if (method !== 'tools/call' || typeof name !== 'string') return undefined
   const tool = tools.find((t) => t.name === name)
-  const rpcId = typeof id === 'string' || typeof id === 'number' ? id : null
-  if (tool && toolsets.includes(tool.toolset) && !mayEverCall(principal, toolNeed(tool.name))) {
-    let refusal: AppError | undefined
-    try {
-      requireCapability(principal, toolNeed(tool.name), undefined)
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error
-      refusal = error
-    }
-    const result = { isError: true, content: [{ type: 'text', text: JSON.stringify(refusal?.toEnvelope()) }] }
-    return new Response(JSON.stringify({ jsonrpc: '2.0', id: rpcId, result }), { status: 200, headers: { 'content-type': 'application/json' } })
-  }
   let message: string
   if (tool && !toolsets.includes(tool.toolset)) {
     const wanted = [...toolsets, tool.toolset].join(',')
@@ -153,10 +134,17 @@ function refusedToolCall(body: unknown, tools: AnyMcpTool[], toolsets: readonly 
   } else if (!tool && name.length > TOOL_NAME_MAX) message = `Tool ${quoted(name, 80)} not found`
   else return undefined
   const error = { code: INVALID_PARAMS, message }
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: rpcId, error }), {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error }), {
     status: 200,
     headers: { 'content-type': 'application/json' },
   })
+}
+
+/** The tool a tools/call request names, if it is one. */
+function toolCalled(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } }
+  return method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined
 }
 
 /** A browser navigating to /mcp prefers text/html; an MCP client asks for text/event-stream or JSON. */

@@ -40,6 +40,8 @@ export interface McpServerDeps {
 export interface McpCaller {
   principal: Principal
   toolsets: readonly ToolsetName[]
+  /** The tool a tools/call request names: registered even when the token may not call it, so that the call is answered with TOKEN_NOT_ALLOWED. */
+  calling?: string
 }
 
 /** The SDK checks arguments before the tool runs; Plinth checks them itself to answer exactly like REST. */
@@ -72,7 +74,8 @@ interface PreparedTool {
 
 /** The tools one choice of toolsets lists, each with its registration, and the instructions it gets. */
 interface Listing {
-  tools: Array<{ prepared: PreparedTool; config: ToolConfig }>
+  /** `listed`: the token may call it (core/capabilities.ts); a tool it may not is neither listed nor run. */
+  tools: Array<{ prepared: PreparedTool; config: ToolConfig; listed: boolean }>
   instructions: string
 }
 
@@ -82,7 +85,6 @@ interface ToolConfig {
   inputSchema: StandardSchemaWithJSON<unknown, unknown>
   outputSchema: StandardSchemaWithJSON<unknown, unknown>
   annotations: ToolAnnotations
-  _meta: Record<string, unknown>
 }
 
 function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] {
@@ -113,9 +115,10 @@ function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], pri
   return {
     instructions: instructions(siteUrls, toolsets),
     tools: prepared
-      .filter(({ tool, need }) => toolsets.includes(tool.toolset) && mayEverCall(principal, need))
+      .filter(({ tool }) => toolsets.includes(tool.toolset))
       .map((entry) => ({
         prepared: entry,
+        listed: mayEverCall(principal, entry.need),
         config: {
           title: entry.tool.title,
           description: entry.tool.description,
@@ -123,7 +126,6 @@ function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], pri
           outputSchema: entry.outputSchema,
           // The title is the tool's own (clients prefer it to annotations.title): said once.
           annotations: { ...entry.tool.hints },
-          _meta: { 'plinth/capability': entry.need },
         },
       })),
   }
@@ -180,13 +182,16 @@ export function createMcpServerFactory({ tools, registry, version, logError, sit
     }
   }
 
-  return ({ principal, toolsets }) => {
+  return ({ principal, toolsets, calling }) => {
     const chosen = listingFor(toolsets, principal)
     const server = new McpServer(
       { name: 'plinth', title: 'Plinth', version, description: 'Publish static websites as JSON bundles and serve them at once.' },
       { instructions: chosen.instructions },
     )
-    for (const { prepared: entry, config } of chosen.tools) server.registerTool(entry.tool.name, config, (args: unknown) => call(entry, principal, args))
+    for (const { prepared: entry, config, listed } of chosen.tools) {
+      // The server answers one request: a tool the token may not call is there only when this request calls it, and then refuses.
+      if (listed || entry.tool.name === calling) server.registerTool(entry.tool.name, config, (args: unknown) => call(entry, principal, args))
+    }
     // registerTool advertises tools.listChanged; Plinth's tool list never changes while a client is
     // connected and no such notification is ever sent, so the capability is withdrawn (undefined
     // is left out of the JSON answer).

@@ -46,18 +46,24 @@ describe('the capability map', () => {
 
   test('a route the table does not name stops the app from building', async () => {
     const app = Fastify()
-    await app.register(async (scope) => {
+    await app.register((scope, _options, done) => {
       requireCapabilities(scope)
       scope.get('/known', { schema: { operationId: 'getWebsite' } }, () => ({}))
+      done()
     })
     await app.ready()
     await app.close()
 
     const broken = Fastify()
     await assert.rejects(async () => {
-      await broken.register(async (scope) => {
+      await broken.register((scope, _options, done) => {
         requireCapabilities(scope)
-        scope.post('/promotion-request', { schema: { operationId: 'createPromotionRequest' } }, () => ({}))
+        try {
+          scope.post('/promotion-request', { schema: { operationId: 'createPromotionRequest' } }, () => ({}))
+          done()
+        } catch (error) {
+          done(error as Error)
+        }
       })
     }, /createPromotionRequest.*declares no capability in core\/capability-map\.ts/)
     await broken.close()

@@ -31,6 +31,13 @@ export function field(request: FastifyRequest, name: string, options: { trim?: b
   return options.trim === false ? value : value.trim()
 }
 
+/** The checked boxes of a field: formbody gives one value as a string, several as an array. */
+export function checked(request: FastifyRequest, name: string): string[] {
+  const value = (request.body as Record<string, unknown> | undefined)?.[name]
+  if (typeof value === 'string') return [value]
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
+}
+
 /**
  * A refusal a form shows next to its field `name` (a known problem with what was typed), or null
  * for any other error, which the error page answers.

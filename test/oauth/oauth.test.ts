@@ -153,6 +153,7 @@ for (const store of STORES) {
       const resource = await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json()
       assert.equal(resource.resource, RESOURCE)
       assert.deepEqual(resource.authorization_servers, [BASE_URL])
+      assert.deepEqual(resource.scopes_supported, ['mcp', 'plinth:read', 'plinth:preview', 'plinth:promote', 'plinth:content', 'plinth:forms', 'plinth:manage'])
 
       for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
         const metadata = await (await fetch(server.url + path)).json()
@@ -164,6 +165,10 @@ for (const store of STORES) {
           assert.match(metadata[endpoint], /\/oauth\//, `${path} has ${endpoint}`)
         }
         assert.equal(metadata.client_id_metadata_document_supported, true)
+        // `mcp` is every capability; each capability has a scope of its own.
+        for (const scope of ['mcp', 'plinth:read', 'plinth:preview', 'plinth:promote', 'plinth:content', 'plinth:forms', 'plinth:manage']) {
+          assert.ok(metadata.scopes_supported.includes(scope), `${path} lists ${scope}`)
+        }
       }
     })
 

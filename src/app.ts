@@ -162,7 +162,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: `Personal access token (plinth_...), minted at ${config.siteUrl}/mcp. Every token carries the single scope \`${TOKEN_SCOPE}\`, which grants exactly the operations of this document plus the MCP endpoint ${config.baseUrl}/mcp; each token also reaches the REST API, MCP or both, as chosen when it was minted (a token without REST access gets 403 TOKEN_NOT_ALLOWED here).`,
+            description: `Personal access token (plinth_...), minted at ${config.siteUrl}/mcp. Every token carries the scope \`${TOKEN_SCOPE}\`, which grants the operations of this document plus the MCP endpoint ${config.baseUrl}/mcp; each token also reaches the REST API, MCP or both, as chosen when it was minted (a token without REST access gets 403 TOKEN_NOT_ALLOWED here), and may be limited to some capabilities (each operation's x-plinth-capability; 403 TOKEN_NOT_ALLOWED beyond them) and some websites (any other is 404).`,
           },
         },
       },

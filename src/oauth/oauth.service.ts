@@ -169,15 +169,15 @@ export class OAuthService implements OAuthTokens {
     const audience = Array.isArray(found.aud) ? found.aud : [found.aud]
     if (!audience.some((aud) => typeof aud === 'string' && this.resources.includes(aud))) return null
     const [user, connection] = await Promise.all([this.options.users.findById(found.accountId), this.options.repo.findConnectionByGrant(found.grantId)])
-    if (!user) return null
+    // A grant no connection records any more was replaced by a later consent (or removed): its tokens open nothing.
+    if (!user || !connection) return null
     const now = Date.now()
     if (now - (this.touched.get(found.grantId) ?? 0) > TOUCH_INTERVAL_MS) {
       this.touched.set(found.grantId, now)
       await this.options.repo.touchConnection(found.grantId, new Date(now).toISOString())
     }
-    // What the person let the app do on the consent page; a grant no connection records any more has no limit of its own.
-    const scope: TokenScope = connection ? scopeOfRow(connection) : { capabilities: null, sites: null }
-    return { userId: user.id, email: user.email, name: user.name, grantId: found.grantId, ...scope }
+    // What the person let the app do on the consent page.
+    return { userId: user.id, email: user.email, name: user.name, grantId: found.grantId, ...scopeOfRow(connection) }
   }
 
   /**

@@ -57,6 +57,18 @@ export class OAuthRepository {
     await this.db.updateTable('oauth_connections').set({ last_used_at: at }).where('grant_id', '=', grantId).execute()
   }
 
+  /** Removes a grant and every code and token it held (not the sign-in interaction under way, which may name it). */
+  async removeGrant(grantId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('oauth_models')
+        .where('grant_id', '=', grantId)
+        .where('model', 'in', ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'DeviceCode'])
+        .execute()
+      await trx.deleteFrom('oauth_models').where('model', '=', 'Grant').where('id', '=', grantId).execute()
+    })
+  }
+
   /** Removes connections (one client's, or all of a user's) and every grant, code and token they held; how many. */
   async removeConnections(userId: string, clientId?: string): Promise<number> {
     return this.db.transaction().execute(async (trx) => {

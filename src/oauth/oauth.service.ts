@@ -270,6 +270,8 @@ export class OAuthService implements OAuthTokens {
       capabilities: chosen.capabilities && JSON.stringify(chosen.capabilities),
       sites: chosen.sites && JSON.stringify(chosen.sites),
     })
+    // Asked again, the person's new answer replaces the old one: the grant it replaces, with its tokens, is gone.
+    if (asked.connection && asked.connection.grant_id !== grantId) await this.options.repo.removeGrant(asked.connection.grant_id)
     return { login: { accountId: userId }, consent: { grantId } }
   }
 

@@ -474,6 +474,32 @@ for (const store of STORES) {
       assert.ok(names.includes('get_website') && !names.includes('publish_version'), names.join(' '))
     })
 
+    test('asking for more than was allowed asks again; the grant it replaces opens nothing any more', async () => {
+      const { visitor } = await person()
+      const clientId = await newClient()
+      const first = pkce()
+      const start = await visitor.get(codeRequest(clientId, first.challenge))
+      const consentPath = start.headers.get('location')!
+      await visitor.get(consentPath)
+      const narrowed = await visitor.post(consentPath, { decision: 'allow', scoped: '1', capabilities: ['read'] })
+      const resumed = await visitor.get(local(narrowed.headers.get('location')!))
+      const readOnly = await tokensFor(clientId, new URL(resumed.headers.get('location')!).searchParams.get('code')!, first.verifier)
+      assert.equal(readOnly.status, 200, JSON.stringify(readOnly.body))
+      assert.equal(readOnly.body.scope, 'mcp plinth:read')
+      assert.equal((await server.api('GET', '/v1/websites', { token: readOnly.body.access_token })).status, 200)
+
+      // `mcp` asks for every capability, more than the person allowed: the consent page is shown again.
+      const second = pkce()
+      const landed = await authorize(visitor, codeRequest(clientId, second.challenge))
+      const full = await tokensFor(clientId, landed.searchParams.get('code')!, second.verifier)
+      assert.equal(full.status, 200, JSON.stringify(full.body))
+      assert.match(full.body.scope, /plinth:manage/)
+      assert.equal((await server.api('GET', '/v1/websites', { token: full.body.access_token })).status, 200)
+      assert.equal((await server.api('GET', '/v1/websites', { token: readOnly.body.access_token })).status, 401, 'the replaced grant')
+      const refresh = await post('/oauth/token', { grant_type: 'refresh_token', refresh_token: readOnly.body.refresh_token, client_id: clientId })
+      assert.equal(refresh.status, 400, 'its refresh token is gone too')
+    })
+
     test('the dashboard lists a connected app and disconnects it: its tokens stop working', async () => {
       const { visitor, clientId, tokens } = await connectedApp()
       const dashboard = await visitor.get('/dashboard')

@@ -55,6 +55,10 @@ const seedCount = process.env.BENCH_SEED_ENTRIES
 const seed =
   seedCount === undefined || seedCount === ''
     ? undefined
-    : await seedContent(server, { userId: user.id, email: user.email, name: user.name ?? null, tokenId: row.id, access: 'rest' }, Number(seedCount))
+    : await seedContent(
+        server,
+        { userId: user.id, email: user.email, name: user.name ?? null, tokenId: row.id, access: 'rest', capabilities: null, sites: null },
+        Number(seedCount),
+      )
 
 console.log(JSON.stringify({ ready: true, address: server.address, pid: process.pid, token, siteDomain: config.siteDomain, seed }))

@@ -6,7 +6,7 @@ import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Ajv } from 'ajv'
 import Fastify, { type FastifyBaseLogger, type FastifyServerFactory } from 'fastify'
-import { authenticate, registerResourceMetadata, resourceMetadataUrl } from './auth/auth.routes.ts'
+import { authenticate, registerResourceMetadata, requireCapabilities, resourceMetadataUrl } from './auth/auth.routes.ts'
 import type { Services } from './services.ts'
 import type { Config } from './config.ts'
 import { browserRoutes } from './browser/browser.routes.ts'
@@ -162,7 +162,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: `Personal access token (plinth_...), minted at ${config.siteUrl}/mcp. Every token carries the single scope \`${TOKEN_SCOPE}\`, which grants exactly the operations of this document plus the MCP endpoint ${config.baseUrl}/mcp; each token also reaches the REST API, MCP or both, as chosen when it was minted (a token without REST access gets 403 TOKEN_NOT_ALLOWED here).`,
+            description: `Personal access token (plinth_...), minted at ${config.siteUrl}/mcp. Every token carries the scope \`${TOKEN_SCOPE}\`, which grants the operations of this document plus the MCP endpoint ${config.baseUrl}/mcp; each token also reaches the REST API, MCP or both, as chosen when it was minted (a token without REST access gets 403 TOKEN_NOT_ALLOWED here), and may be limited to some capabilities (each operation's x-plinth-capability; 403 TOKEN_NOT_ALLOWED beyond them) and some websites (any other is 404).`,
           },
         },
       },
@@ -202,6 +202,8 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
+      // Every route below says what it needs of a token (core/capability-map.ts), and is held to it.
+      requireCapabilities(v1)
       await v1.register(websitesRoutes(services, publishSchemas))
       await v1.register(draftsRoutes(services))
       await v1.register(versionFilesRoutes(services.versionFiles))

@@ -1,5 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import type { Config } from '../config.ts'
+import { capabilitiesFor, type CapabilityNeed, mayEverCall, requireCapability, SCOPES_SUPPORTED } from '../core/capabilities.ts'
+import { restNeed } from '../core/capability-map.ts'
 import { type Surface, TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { HttpError } from '../http/errors.http.ts'
@@ -9,6 +11,10 @@ import { type TokensService, tokenReaches } from './tokens.service.ts'
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null
+  }
+  interface FastifyContextConfig {
+    /** What the route needs of a token (core/capability-map.ts), set when it is registered. */
+    capability?: CapabilityNeed
   }
 }
 
@@ -47,6 +53,41 @@ export function authenticate(config: Config, tokens: TokensService, surface: Sur
   }
 }
 
+/**
+ * Makes every route of `app`'s scope (registered after this call) say what it needs of a token,
+ * from core/capability-map.ts by its operationId, and checks it: a route the table does not name
+ * makes the app fail to build. A need the token can never meet is refused before the body is
+ * read; one that depends on the body (`publish`: `promote` unless `promote` is false) once it is
+ * parsed and valid. The need is also written into the route's OpenAPI operation.
+ */
+export function requireCapabilities(app: FastifyInstance): void {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const schema = (route.schema ?? {}) as { operationId?: string; description?: string; hide?: boolean; 'x-plinth-capability'?: string }
+    const need = restNeed(schema.operationId, `${String(route.method)} ${route.url}`)
+    route.config = { ...route.config, capability: need }
+    if (schema.hide) return
+    schema['x-plinth-capability'] = need
+    const any = capabilitiesFor(need)
+    if (any.length > 0 && !schema.description?.includes('Token capability:')) {
+      const note = `Token capability: ${any.join(' or ')}${need === 'publish' ? ' (promote when the version goes live, preview when promote is false)' : ''}${need === 'create-site' ? ', with a token not limited to some sites' : ''}.`
+      schema.description = schema.description ? `${schema.description}\n\n${note}` : note
+    }
+    route.schema = schema
+  })
+  const check = (request: FastifyRequest, input: unknown, done: (error?: Error) => void) => {
+    const need = request.routeOptions.config.capability
+    try {
+      const principal = principalOf(request)
+      if (need !== undefined && (input !== undefined || !mayEverCall(principal, need))) requireCapability(principal, need, input)
+      done()
+    } catch (error) {
+      done(error as Error)
+    }
+  }
+  app.addHook('onRequest', (request, _reply, done) => check(request, undefined, done))
+  app.addHook('preHandler', (request, _reply, done) => check(request, request.body ?? {}, done))
+}
+
 /** The caller, for handlers behind authenticate(). */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new AppError('AUTH_REQUIRED', REASONS.missing)
@@ -60,7 +101,8 @@ export function registerResourceMetadata(app: FastifyInstance, config: Config): 
     resource_name: 'Plinth',
     // Plinth is its own authorization server (oauth/): MCP clients sign people in there.
     authorization_servers: [config.baseUrl],
-    scopes_supported: [TOKEN_SCOPE],
+    // `mcp` is every capability; `plinth:{capability}` one each (core/capabilities.ts).
+    scopes_supported: [...SCOPES_SUPPORTED],
     bearer_methods_supported: ['header'],
     resource_documentation: `${config.siteUrl}/docs`,
   })

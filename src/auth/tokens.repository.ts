@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { visibleWebsites } from '../db/access.ts'
 import type { Database, TokenRow } from '../db/types.ts'
 
 export interface TokenWithUser extends TokenRow {
@@ -25,6 +26,16 @@ export class TokensRepository {
 
   listByUser(userId: string): Promise<TokenRow[]> {
     return this.db.selectFrom('tokens').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').execute()
+  }
+
+  /** Those of these website ids the user owns or edits. */
+  async visibleSiteIds(userId: string, ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return []
+    const rows = await visibleWebsites(this.db, userId)
+      .where('websites.id', 'in', [...ids])
+      .select('websites.id')
+      .execute()
+    return rows.map((row) => row.id)
   }
 
   touch(id: string, at: string): Promise<unknown> {

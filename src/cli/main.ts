@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util'
 import type { Composition, Services } from '../compose.ts'
 import { ConfigError, loadConfig } from '../config.ts'
-import { tokenState } from '../auth/tokens.service.ts'
+import { scopeOfRow, tokenState } from '../auth/tokens.service.ts'
 import { describeSweep } from '../blobs/blob-sweep.ts'
 import { AppError } from '../core/errors.ts'
 import { createLogger } from '../log.ts'
@@ -18,7 +18,9 @@ export const USAGE = `Usage:
                                                               sites, versions, promote and open (plinth deploy --help)
   plinth user create --email E --password P [--name N]        prints the new user's id
   plinth token create --email E [--name N] [--access rest|mcp|both] [--expires-at ISO-DATE]
-                                                              prints the token (shown once)
+                    [--capabilities read,preview,promote,content,forms,manage] [--sites WEB_ID,...]
+                                                              prints the token (shown once); without
+                                                              --capabilities or --sites it has no such limit
   plinth token list --email E                                 lists the user's tokens
   plinth token revoke TOKEN_ID                                revokes a token
   plinth site share WEBSITE_ID --email E --role editor        makes E an editor of the site (invites E
@@ -60,9 +62,22 @@ const COMMANDS: Record<string, Handler> = {
   },
 
   async 'token create'(services, args, out) {
-    const { values } = options(args, { email: { type: 'string' }, name: { type: 'string' }, access: { type: 'string' }, 'expires-at': { type: 'string' } })
+    const { values } = options(args, {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      access: { type: 'string' },
+      'expires-at': { type: 'string' },
+      capabilities: { type: 'string' },
+      sites: { type: 'string' },
+    })
     const user = await services.users.requireByEmail(required(values.email, 'email'))
-    const { token } = await services.tokens.create(user.id, { name: values.name, access: values.access, expiresAt: values['expires-at'] })
+    const { token } = await services.tokens.create(user.id, {
+      name: values.name,
+      access: values.access,
+      expiresAt: values['expires-at'],
+      capabilities: values.capabilities,
+      sites: values.sites,
+    })
     out(token)
   },
 
@@ -80,6 +95,8 @@ const COMMANDS: Record<string, Handler> = {
           `created ${t.created_at}`,
           `last used ${t.last_used_at ?? 'never'}`,
           `expires ${t.expires_at ?? 'never'}`,
+          `capabilities ${scopeOfRow(t).capabilities?.join(',') ?? 'all'}`,
+          `sites ${scopeOfRow(t).sites?.join(',') ?? 'all'}`,
           JSON.stringify(t.name),
         ].join('\t'),
       )

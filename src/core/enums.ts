@@ -37,8 +37,18 @@ export type Surface = Exclude<TokenAccess, 'both'>
 /** What a token reaches when its creator does not say. */
 export const DEFAULT_TOKEN_ACCESS: TokenAccess = 'both'
 
-/** The one scope every token carries (RFC 9728 metadata, WWW-Authenticate, the OpenAPI document). */
+/** The scope that stands for every capability (RFC 9728 metadata, WWW-Authenticate, the OpenAPI document). */
 export const TOKEN_SCOPE = 'mcp'
+
+/**
+ * What a token may be limited to (core/capabilities.ts says which operation needs which):
+ * `read` looks, `preview` publishes what does not go live (drafts, previews), `promote` changes
+ * what is live, `content` writes collections and entries, `forms` reads and handles form
+ * submissions, `manage` changes a site's settings (password, webhooks, deletion). A token with
+ * none listed has them all.
+ */
+export const CAPABILITIES = ['read', 'preview', 'promote', 'content', 'forms', 'manage'] as const
+export type Capability = (typeof CAPABILITIES)[number]
 
 export const UPLOAD_STATUSES = ['pending', 'complete'] as const
 export type UploadStatus = (typeof UPLOAD_STATUSES)[number]

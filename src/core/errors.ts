@@ -73,6 +73,8 @@ export interface AppErrorOptions {
   retryAfterSeconds?: number
   /** For RATE_LIMITED by a named policy: the policy and the caller's state under it. */
   rateLimit?: RateLimitState
+  /** What a caller acts on beyond fields, such as the capability a token lacks (TOKEN_NOT_ALLOWED). */
+  details?: Record<string, unknown>
   cause?: unknown
 }
 
@@ -82,6 +84,7 @@ export class AppError extends Error {
   readonly violations?: PublishViolation[]
   readonly retryAfterSeconds?: number
   readonly rateLimit?: RateLimitState
+  readonly details?: Record<string, unknown>
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
@@ -91,6 +94,7 @@ export class AppError extends Error {
     this.violations = options.violations
     this.retryAfterSeconds = options.retryAfterSeconds
     this.rateLimit = options.rateLimit
+    this.details = options.details
   }
 
   /** The envelope body, identical for REST and MCP. */
@@ -98,6 +102,7 @@ export class AppError extends Error {
     const error: ErrorEnvelope['error'] = { code: this.code, message: this.message }
     if (this.fields) error.fields = this.fields
     if (this.violations) error.violations = this.violations
+    if (this.details) error.details = this.details
     return { error }
   }
 }
@@ -108,6 +113,7 @@ export interface ErrorEnvelope {
     message: string
     fields?: Record<string, string>
     violations?: PublishViolation[]
+    details?: Record<string, unknown>
   }
 }
 

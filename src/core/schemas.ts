@@ -89,6 +89,11 @@ const ErrorSchema = Type.Object(
         message: Type.String({ description: 'Human-readable explanation.' }),
         fields: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Per-field validation messages.' })),
         violations: Type.Optional(Type.Array(ref(PublishViolationSchema), { description: 'Every authoring rule the bundle broke (PUBLISH_INVALID).' })),
+        details: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), {
+            description: 'What the caller acts on beyond fields: for TOKEN_NOT_ALLOWED, missingCapability and tokenCapabilities.',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),

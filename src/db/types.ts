@@ -27,6 +27,10 @@ export interface TokensTable {
   last_used_at: string | null
   expires_at: string | null
   revoked_at: string | null
+  /** A JSON array of the capabilities it is limited to (core/capabilities.ts); null: all of them. */
+  capabilities: string | null
+  /** A JSON array of the website ids it is limited to; null: every site its person sees. */
+  sites: string | null
 }
 
 export interface WebsitesTable {
@@ -214,6 +218,10 @@ export interface OAuthConnectionsTable {
   redirect_host: string
   first_used_at: string
   last_used_at: string
+  /** What the person let the app do, as tokens store it: a JSON array of capabilities; null: all. */
+  capabilities: string | null
+  /** The website ids the person let the app reach (JSON array); null: every site they see. */
+  sites: string | null
 }
 
 /** A domain of a site's own (lowercase ASCII, no trailing dot), served once its TXT challenge is seen. */

@@ -95,7 +95,7 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
       }
       const refused = refusedToolCall(parsedBody, tools, toolsets)
       if (refused) return sendResponse(reply, refused)
-      const caller = { principal: principalOf(request), toolsets }
+      const caller = { principal: principalOf(request), toolsets, calling: toolCalled(parsedBody) }
       const response = await (await endpoint()).handle(toWebRequest(config, request, reply, raw), caller, parsedBody)
       return sendResponse(reply, response)
     })
@@ -138,6 +138,13 @@ function refusedToolCall(body: unknown, tools: AnyMcpTool[], toolsets: readonly 
     status: 200,
     headers: { 'content-type': 'application/json' },
   })
+}
+
+/** The tool a tools/call request names, if it is one. */
+function toolCalled(body: unknown): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } }
+  return method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined
 }
 
 /** A browser navigating to /mcp prefers text/html; an MCP client asks for text/event-stream or JSON. */

@@ -15,6 +15,8 @@ import {
 } from '@modelcontextprotocol/server'
 import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv'
 import type { Principal } from '../core/principal.ts'
+import { type CapabilityNeed, mayEverCall, requireCapability } from '../core/capabilities.ts'
+import { toolNeed } from '../core/capability-map.ts'
 import { AppError } from '../core/errors.ts'
 import { mergeClientOnlyConstraints } from '../core/schemas.ts'
 import { validationError } from '../http/errors.http.ts'
@@ -38,6 +40,8 @@ export interface McpServerDeps {
 export interface McpCaller {
   principal: Principal
   toolsets: readonly ToolsetName[]
+  /** The tool a tools/call request names: registered even when the token may not call it, so that the call is answered with TOKEN_NOT_ALLOWED. */
+  calling?: string
 }
 
 /** The SDK checks arguments before the tool runs; Plinth checks them itself to answer exactly like REST. */
@@ -60,6 +64,8 @@ function createInputValidator() {
 
 interface PreparedTool {
   tool: AnyMcpTool
+  /** What it needs of a token (core/capability-map.ts). */
+  need: CapabilityNeed
   /** The input schema as clients are shown it, before repeated descriptions are left out. */
   shownInput: Record<string, unknown>
   outputSchema: StandardSchemaWithJSON<unknown, unknown>
@@ -68,7 +74,8 @@ interface PreparedTool {
 
 /** The tools one choice of toolsets lists, each with its registration, and the instructions it gets. */
 interface Listing {
-  tools: Array<{ prepared: PreparedTool; config: ToolConfig }>
+  /** `listed`: the token may call it (core/capabilities.ts); a tool it may not is neither listed nor run. */
+  tools: Array<{ prepared: PreparedTool; config: ToolConfig; listed: boolean }>
   instructions: string
 }
 
@@ -92,6 +99,7 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
     if (input.type !== 'object' || output.type !== 'object') throw new Error(`MCP tool ${tool.name}: input and output schemas must be objects`)
     return {
       tool,
+      need: toolNeed(tool.name),
       check: ajv.compile(input),
       shownInput: mergeClientOnlyConstraints(input),
       // Checked by the SDK before sending: a result that breaks its schema is our bug, not the caller's.
@@ -100,8 +108,8 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
   })
 }
 
-/** The listing of the tools of `toolsets`, in the order the modules gave them. */
-function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], siteUrls: string): Listing {
+/** The listing of the tools of `toolsets` the caller's token may call, in the order the modules gave them. */
+function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], principal: Principal, siteUrls: string): Listing {
   // The tool list is read by agents at every connection: each field description is given once, by the first listed tool that has it.
   const describedFields = new Set<string>()
   return {
@@ -110,6 +118,7 @@ function listing(prepared: PreparedTool[], toolsets: readonly ToolsetName[], sit
       .filter(({ tool }) => toolsets.includes(tool.toolset))
       .map((entry) => ({
         prepared: entry,
+        listed: mayEverCall(principal, entry.need),
         config: {
           title: entry.tool.title,
           description: entry.tool.description,
@@ -151,17 +160,19 @@ export function createMcpServerFactory({ tools, registry, version, logError, sit
   const prepared = prepare(tools, registry)
   // One listing per choice of toolsets, made when first asked for: there are few choices.
   const listings = new Map<string, Listing>()
-  const listingFor = (toolsets: readonly ToolsetName[]): Listing => {
-    const key = toolsets.join(',')
+  // Keyed by what decides a listing: the toolsets, and the token's capabilities and whether it is limited to sites.
+  const listingFor = (toolsets: readonly ToolsetName[], principal: Principal): Listing => {
+    const key = `${toolsets.join(',')}|${principal.capabilities?.join(',') ?? '*'}|${principal.sites === null ? '*' : 'sites'}`
     let found = listings.get(key)
-    if (!found) listings.set(key, (found = listing(prepared, toolsets, siteUrls)))
+    if (!found) listings.set(key, (found = listing(prepared, toolsets, principal, siteUrls)))
     return found
   }
 
-  const call = async ({ tool, check }: PreparedTool, principal: Principal, args: unknown): Promise<CallToolResult> => {
+  const call = async ({ tool, check, need }: PreparedTool, principal: Principal, args: unknown): Promise<CallToolResult> => {
     try {
       const input = args ?? {}
       if (!check(input)) throw validationError(check.errors ?? [])
+      requireCapability(principal, need, input)
       const result: unknown = await tool.run(principal, input)
       return result instanceof WithImages ? toolResult(result.value as object, result.images) : toolResult(result as object)
     } catch (error) {
@@ -171,13 +182,16 @@ export function createMcpServerFactory({ tools, registry, version, logError, sit
     }
   }
 
-  return ({ principal, toolsets }) => {
-    const chosen = listingFor(toolsets)
+  return ({ principal, toolsets, calling }) => {
+    const chosen = listingFor(toolsets, principal)
     const server = new McpServer(
       { name: 'plinth', title: 'Plinth', version, description: 'Publish static websites as JSON bundles and serve them at once.' },
       { instructions: chosen.instructions },
     )
-    for (const { prepared: entry, config } of chosen.tools) server.registerTool(entry.tool.name, config, (args: unknown) => call(entry, principal, args))
+    for (const { prepared: entry, config, listed } of chosen.tools) {
+      // The server answers one request: a tool the token may not call is there only when this request calls it, and then refuses.
+      if (listed || entry.tool.name === calling) server.registerTool(entry.tool.name, config, (args: unknown) => call(entry, principal, args))
+    }
     // registerTool advertises tools.listChanged; Plinth's tool list never changes while a client is
     // connected and no such notification is ever sent, so the capability is withdrawn (undefined
     // is left out of the JSON answer).

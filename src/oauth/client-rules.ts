@@ -15,8 +15,12 @@
  * - Application type: MCP clients register loopback and app redirect URIs without saying they
  *   are native apps. RFC 8252 treats such clients as native: their loopback redirects may then
  *   use any port, as the library allows native clients. Registrations that name a type keep it.
+ * - Scopes: `mcp` stands for every capability (core/capabilities.ts), so a client registered with
+ *   it may ask for each capability's scope (`plinth:read`, ...) too.
  */
 import type { default as Provider } from 'oidc-provider'
+import { CAPABILITY_SCOPES } from '../core/capabilities.ts'
+import { TOKEN_SCOPE } from '../core/enums.ts'
 import { OAUTH_CLIENT_LIST_MAX, OAUTH_CLIENT_NAME_MAX_CHARS, OAUTH_CLIENT_URI_MAX_CHARS } from '../core/limits.ts'
 
 type ClientSchema = Record<string, unknown> & { invalidate(message: string): never }
@@ -44,6 +48,9 @@ export function installClientRules(provider: Provider): void {
         if (problem) this.invalidate(`redirect_uris ${problem}: ${uri}`)
       }
       if (this.application_type === 'web' && uris.length > 0 && uris.every(isNativeRedirect)) this.application_type = 'native'
+      if (typeof this.scope === 'string' && this.scope.split(' ').includes(TOKEN_SCOPE)) {
+        this.scope = [...new Set([...this.scope.split(' '), ...CAPABILITY_SCOPES])].join(' ')
+      }
     }
     return original.apply(this, args)
   }

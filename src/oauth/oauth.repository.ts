@@ -37,15 +37,36 @@ export class OAuthRepository {
       .insertInto('oauth_connections')
       .values(row)
       .onConflict((oc) =>
-        oc
-          .columns(['user_id', 'client_id'])
-          .doUpdateSet({ grant_id: row.grant_id, client_name: row.client_name, redirect_host: row.redirect_host, last_used_at: row.last_used_at }),
+        oc.columns(['user_id', 'client_id']).doUpdateSet({
+          grant_id: row.grant_id,
+          client_name: row.client_name,
+          redirect_host: row.redirect_host,
+          last_used_at: row.last_used_at,
+          capabilities: row.capabilities,
+          sites: row.sites,
+        }),
       )
       .execute()
   }
 
+  findConnectionByGrant(grantId: string): Promise<OAuthConnectionRow | undefined> {
+    return this.db.selectFrom('oauth_connections').selectAll().where('grant_id', '=', grantId).executeTakeFirst()
+  }
+
   async touchConnection(grantId: string, at: string): Promise<void> {
     await this.db.updateTable('oauth_connections').set({ last_used_at: at }).where('grant_id', '=', grantId).execute()
+  }
+
+  /** Removes a grant and every code and token it held (not the sign-in interaction under way, which may name it). */
+  async removeGrant(grantId: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('oauth_models')
+        .where('grant_id', '=', grantId)
+        .where('model', 'in', ['AccessToken', 'RefreshToken', 'AuthorizationCode', 'DeviceCode'])
+        .execute()
+      await trx.deleteFrom('oauth_models').where('model', '=', 'Grant').where('id', '=', grantId).execute()
+    })
   }
 
   /** Removes connections (one client's, or all of a user's) and every grant, code and token they held; how many. */

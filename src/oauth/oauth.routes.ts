@@ -6,7 +6,8 @@
  *
  * What it adds to the library's own handling:
  * - RFC 8414 metadata is the OpenID one, as oidc-provider serves it;
- * - a client that asks for no scope gets the only one there is, as if it had asked for it;
+ * - a client that asks for no scope gets `mcp`, as if it had asked for it, and `mcp` asks for every
+ *   capability's scope (`plinth:read`, ...), of which the person may allow fewer;
  * - dynamic client registration is rate limited per client address (429 `too_many_requests`,
  *   with Retry-After, in the JSON error format of RFC 7591);
  * - the library sees the request as Plinth does: https when Plinth is served over https (its
@@ -17,12 +18,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tryAgainIn } from '../auth/guess-throttle.ts'
 import type { Config } from '../config.ts'
+import { CAPABILITY_SCOPES } from '../core/capabilities.ts'
 import { TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { PAGE_HEADERS } from '../http/page-headers.ts'
 import type { Logger } from '../log.ts'
 import { OAUTH_PATHS, OAUTH_ROUTES } from './oauth-paths.ts'
-import type { ConsentRequest, Interaction, OAuthService } from './oauth.service.ts'
+import type { OAuthService } from './oauth.service.ts'
+import type { ConsentChoice, ConsentRequest, Interaction } from './oauth-consent.ts'
 
 const ROUTE_PATHS: readonly string[] = Object.values(OAUTH_ROUTES)
 
@@ -60,8 +63,12 @@ export class OAuthEndpoint {
   handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://plinth.invalid')
     if (url.pathname === OAUTH_PATHS.rfc8414Discovery) req.url = OAUTH_PATHS.discovery
-    if (url.pathname === OAUTH_PATHS.authorize && !url.searchParams.has('scope')) {
-      url.searchParams.set('scope', TOKEN_SCOPE)
+    if (url.pathname === OAUTH_PATHS.authorize) {
+      const asked = (url.searchParams.get('scope') ?? TOKEN_SCOPE).split(' ').filter(Boolean)
+      if (asked.length === 0) asked.push(TOKEN_SCOPE)
+      // `mcp` is every capability: asked as each one's scope, so that the token names those the person allows.
+      const scope = asked.includes(TOKEN_SCOPE) ? [...new Set([...asked, ...CAPABILITY_SCOPES])] : asked
+      url.searchParams.set('scope', scope.join(' '))
       req.url = url.pathname + url.search
     }
     this.dispatch(req, res, url).catch((error: unknown) => {
@@ -94,8 +101,9 @@ export class OAuthEndpoint {
   }
 
   /** Ends the interaction with the person's answer; where the browser goes next (the authorization endpoint, which then sends it back to the app). */
-  async decide(req: IncomingMessage, res: ServerResponse, userId: string, allow: boolean): Promise<string> {
-    return this.finish(req, res, await this.oauth.decide(await this.interaction(req, res), userId, allow))
+  /** `choice`: what the person let the app do (checked by the caller); absent, what it asked. */
+  async decide(req: IncomingMessage, res: ServerResponse, userId: string, allow: boolean, choice?: ConsentChoice): Promise<string> {
+    return this.finish(req, res, await this.oauth.decide(await this.interaction(req, res), userId, allow, choice))
   }
 
   private async interaction(req: IncomingMessage, res: ServerResponse): Promise<Interaction> {

@@ -23,7 +23,8 @@ import type { Configuration, InteractionResults, JWK, KoaContextWithOIDC, defaul
 import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
-import { TOKEN_SCOPE } from '../core/enums.ts'
+import { capabilitiesOfScope, CAPABILITY_SCOPES, capabilityScope, SCOPES_SUPPORTED, storedCapabilities } from '../core/capabilities.ts'
+import { CAPABILITIES, TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { nowIso, randomBase62 } from '../core/ids.ts'
 import type { ServerSecrets } from '../db/server-secrets.ts'
@@ -31,7 +32,7 @@ import type { Database, OAuthConnectionRow } from '../db/types.ts'
 import type { Logger } from '../log.ts'
 import { safeFetch } from '../net/safe-fetch.ts'
 import type { GuessThrottle } from '../auth/guess-throttle.ts'
-import type { OAuthTokens } from '../auth/tokens.service.ts'
+import { type OAuthTokens, scopeOfRow, type TokenScope } from '../auth/tokens.service.ts'
 import { OAUTH_CLIENT_SWEEP_INTERVAL_MS, OAUTH_REGISTRATIONS_PER_ADDRESS } from '../core/limits.ts'
 import type { UsersService } from '../users/users.service.ts'
 import { installClientRules, redirectHost } from './client-rules.ts'
@@ -41,6 +42,7 @@ import { errorPage, installPageGuards, type OAuthPages } from './oauth.guards.ts
 import { loadOidcProvider } from './oidc-provider.ts'
 import { newSigningJwk } from './signing-key.ts'
 import type { OAuthRepository } from './oauth.repository.ts'
+import type { ConsentChoice, ConsentRequest, ConsentStep, Interaction } from './oauth-consent.ts'
 import { OAUTH_ROUTES } from './oauth-paths.ts'
 
 /** Access tokens live an hour; refresh tokens a month, renewed (rotated) at each use. */
@@ -50,37 +52,18 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60
 const GRANT_TTL_SECONDS = 365 * 24 * 60 * 60
 const AUTHORIZATION_CODE_TTL_SECONDS = 60
 const INTERACTION_TTL_SECONDS = 30 * 60
-/** The only scope of the resource: what a personal access token carries too. */
+/** The scope of the resource every token carries: on its own it stands for every capability. */
 const SCOPE = TOKEN_SCOPE
-/**
- * Scopes a client may register and ask for: `mcp` (also the resource's scope, what the token
- * carries), and OpenID's sign-in and refresh scopes.
- */
+/** OpenID's sign-in and refresh scopes, and `mcp`. */
 const OIDC_SCOPES = ['openid', 'offline_access', SCOPE]
+/**
+ * Scopes a client may register and ask for: the above, and one per capability (`plinth:read`, ...:
+ * core/capabilities.ts). A client registered with `mcp` may ask for each capability's
+ * (client-rules.ts), and a request for `mcp` asks for them all (oauth.routes.ts).
+ */
+const SUPPORTED_SCOPES = [...OIDC_SCOPES, ...CAPABILITY_SCOPES]
 /** last_used_at of a connection is written at most this often. */
 const TOUCH_INTERVAL_MS = 60_000
-
-/** What the consent page shows and needs. */
-export interface ConsentRequest {
-  uid: string
-  clientId: string
-  clientName: string
-  /** Where the browser goes after the answer; empty for a device sign-in, where it goes nowhere. */
-  redirectHost: string
-  /** A device sign-in (RFC 8628): the app waits on another machine. */
-  device: boolean
-}
-
-/** An interaction as the library tells of it: its id and the parameters of the authorization request. */
-export interface Interaction {
-  uid: string
-  params: Record<string, unknown>
-  /** Set when the interaction signs in a device. */
-  deviceCode?: string
-}
-
-/** The consent step's outcome: the answer for the library when the person allowed this app before, else the question to ask. */
-export type ConsentStep = { answer: InteractionResults } | { page: ConsentRequest }
 
 export interface OAuthServiceOptions {
   config: Pick<Config, 'baseUrl' | 'siteUrl' | 'fetchAllowHosts' | 'siteScheme'>
@@ -179,20 +162,22 @@ export class OAuthService implements OAuthTokens {
    * The person behind an OAuth access token, when it is live and was issued for one of this
    * server's resources; null for anything else (unknown, expired, revoked, another audience).
    */
-  async resolveAccessToken(token: string): Promise<{ userId: string; email: string; name: string | null; grantId: string } | null> {
+  async resolveAccessToken(token: string): Promise<({ userId: string; email: string; name: string | null; grantId: string } & TokenScope) | null> {
     const { provider } = await this.authorizationServer()
     const found = await provider.AccessToken.find(token)
     if (!found || found.isExpired || !found.accountId || !found.grantId) return null
     const audience = Array.isArray(found.aud) ? found.aud : [found.aud]
     if (!audience.some((aud) => typeof aud === 'string' && this.resources.includes(aud))) return null
-    const user = await this.options.users.findById(found.accountId)
-    if (!user) return null
+    const [user, connection] = await Promise.all([this.options.users.findById(found.accountId), this.options.repo.findConnectionByGrant(found.grantId)])
+    // A grant no connection records any more was replaced by a later consent (or removed): its tokens open nothing.
+    if (!user || !connection) return null
     const now = Date.now()
     if (now - (this.touched.get(found.grantId) ?? 0) > TOUCH_INTERVAL_MS) {
       this.touched.set(found.grantId, now)
       await this.options.repo.touchConnection(found.grantId, new Date(now).toISOString())
     }
-    return { userId: user.id, email: user.email, name: user.name, grantId: found.grantId }
+    // What the person let the app do on the consent page.
+    return { userId: user.id, email: user.email, name: user.name, grantId: found.grantId, ...scopeOfRow(connection) }
   }
 
   /**
@@ -207,10 +192,10 @@ export class OAuthService implements OAuthTokens {
   }
 
   /** The library's answer to an interaction, from the person's decision. */
-  async decide(interaction: Interaction, userId: string, allow: boolean): Promise<InteractionResults> {
+  async decide(interaction: Interaction, userId: string, allow: boolean, choice?: ConsentChoice): Promise<InteractionResults> {
     const asked = await this.asked(interaction, userId)
     if (!allow) return { error: 'access_denied', error_description: 'The person did not allow access.' }
-    return this.allow(userId, asked)
+    return this.allow(userId, asked, choice)
   }
 
   /** What an interaction asks, read once: its parameters, its app, and the person's earlier consent to that app. */
@@ -224,7 +209,11 @@ export class OAuthService implements OAuthTokens {
     const connection = await this.options.repo.findConnection(userId, clientId)
     const grant = connection ? await provider.Grant.find(connection.grant_id) : undefined
     const resources = this.requestedResources(interaction.params)
-    const rememberedGrant = grant && resources.every((resource) => grant.getResourceScopeFiltered(resource, [SCOPE]).length > 0) ? grant : undefined
+    const scope = typeof interaction.params.scope === 'string' ? interaction.params.scope : ''
+    // Remembered while the grant holds every scope of the resources asked now; asking for more asks the person again.
+    const wanted = [SCOPE, ...scope.split(' ').filter((one) => CAPABILITY_SCOPES.includes(one))]
+    const rememberedGrant =
+      grant && resources.every((resource) => wanted.every((one) => grant.getResourceScopeFiltered(resource, [one]).length > 0)) ? grant : undefined
     const device = interaction.deviceCode !== undefined
     const page: ConsentRequest = {
       uid: interaction.uid,
@@ -232,8 +221,9 @@ export class OAuthService implements OAuthTokens {
       clientName: client.clientName ?? clientId,
       redirectHost: device ? '' : redirectHost(redirectUri),
       device,
+      capabilities: capabilitiesOfScope(scope),
     }
-    return { params: interaction.params, page, resources, rememberedGrant }
+    return { params: interaction.params, page, resources, rememberedGrant, connection }
   }
 
   /** The resources an authorization asks for (the library refused any other before the person saw it). */
@@ -244,15 +234,28 @@ export class OAuthService implements OAuthTokens {
   }
 
   /** Records the grant (the remembered one, widened to what this request asks) and the connection the dashboard lists. */
-  private async allow(userId: string, asked: Awaited<ReturnType<OAuthService['asked']>>): Promise<InteractionResults> {
+  private async allow(userId: string, asked: Awaited<ReturnType<OAuthService['asked']>>, choice?: ConsentChoice): Promise<InteractionResults> {
     const { params, page } = asked
+    // The person's choice; else, let through as before, what they chose then; else what the app asked.
+    const chosen: ConsentChoice =
+      choice ??
+      (asked.rememberedGrant && asked.connection ? scopeOfRow(asked.connection) : { capabilities: storedCapabilities(page.capabilities), sites: null })
     const { provider } = await this.authorizationServer()
     // One grant per person and app.
     const grant = asked.rememberedGrant ?? new provider.Grant({ accountId: userId, clientId: page.clientId })
-    const oidcScopes = (typeof params.scope === 'string' ? params.scope : '').split(' ').filter((scope) => OIDC_SCOPES.includes(scope))
+    const requested = (typeof params.scope === 'string' ? params.scope : '').split(' ')
+    // Every token carries `mcp` (the resource's scope) and the scope of each capability the person allowed;
+    // the others asked for are recorded as refused, so that the library does not ask again.
+    const allowed = new Set([SCOPE, ...(chosen.capabilities ?? CAPABILITIES).map(capabilityScope)])
+    const refused = requested.filter((scope) => CAPABILITY_SCOPES.includes(scope) && !allowed.has(scope))
+    const oidcScopes = requested.filter((scope) => SUPPORTED_SCOPES.includes(scope) && !refused.includes(scope))
     if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '))
+    if (refused.length) grant.rejectOIDCScope(refused.join(' '))
     if (oidcScopes.includes('openid')) grant.addOIDCClaims(['sub'])
-    for (const resource of asked.resources) grant.addResourceScope(resource, SCOPE)
+    for (const resource of asked.resources) {
+      grant.addResourceScope(resource, [...allowed].join(' '))
+      if (refused.length) grant.rejectResourceScope(resource, refused.join(' '))
+    }
     const grantId = await grant.save()
     const at = nowIso()
     // An upsert: a connection made before keeps its first use.
@@ -264,7 +267,11 @@ export class OAuthService implements OAuthTokens {
       redirect_host: page.redirectHost,
       first_used_at: at,
       last_used_at: at,
+      capabilities: chosen.capabilities && JSON.stringify(chosen.capabilities),
+      sites: chosen.sites && JSON.stringify(chosen.sites),
     })
+    // Asked again, the person's new answer replaces the old one: the grant it replaces, with its tokens, is gone.
+    if (asked.connection && asked.connection.grant_id !== grantId) await this.options.repo.removeGrant(asked.connection.grant_id)
     return { login: { accountId: userId }, consent: { grantId } }
   }
 
@@ -305,7 +312,7 @@ export class OAuthService implements OAuthTokens {
       clientAuthMethods: ['none'],
       responseTypes: ['code'],
       pkce: { required: () => true },
-      scopes: OIDC_SCOPES,
+      scopes: SUPPORTED_SCOPES,
       features: {
         devInteractions: { enabled: false },
         registration: { enabled: true, idFactory: () => `cli_${randomBase62(22)}`, issueRegistrationAccessToken: false },
@@ -333,7 +340,7 @@ export class OAuthService implements OAuthTokens {
           useGrantedResource: () => true,
           getResourceServerInfo: (_ctx, indicator) => {
             if (!resources.includes(indicator)) throw new errors.InvalidTarget(`this server issues tokens for ${resources.join(' and ')} only`)
-            return { scope: SCOPE, audience: indicator, accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, accessTokenFormat: 'opaque' }
+            return { scope: SCOPES_SUPPORTED.join(' '), audience: indicator, accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, accessTokenFormat: 'opaque' }
           },
         },
       },

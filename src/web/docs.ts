@@ -19,6 +19,7 @@ const ORDER = [
   'getting-started',
   'deploy',
   'rest',
+  'tokens',
   'drafts',
   'screenshots',
   'mcp',

@@ -19,6 +19,8 @@ export const principalOf = (account: Account): Principal => ({
   name: account.name,
   tokenId: 'web-session',
   access: 'both',
+  capabilities: null,
+  sites: null,
 })
 
 /** A form field as one trimmed string ('' when absent, or sent as anything but one value). */
@@ -27,6 +29,13 @@ export function field(request: FastifyRequest, name: string, options: { trim?: b
   const value = body && typeof body === 'object' ? body[name] : undefined
   if (typeof value !== 'string') return ''
   return options.trim === false ? value : value.trim()
+}
+
+/** The checked boxes of a field: formbody gives one value as a string, several as an array. */
+export function checked(request: FastifyRequest, name: string): string[] {
+  const value = (request.body as Record<string, unknown> | undefined)?.[name]
+  if (typeof value === 'string') return [value]
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
 }
 
 /**

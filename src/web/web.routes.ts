@@ -104,7 +104,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
   const resolveAccount = async (request: FastifyRequest) => {
     request.account = await accounts.resolve(request.cookies[web.sessionCookie])
   }
-  const tokens = tokenRoutes(web, options.tokens)
+  const tokens = tokenRoutes(web, options.tokens, options.websites)
   const onApiHost = apiHostTest(config)
 
   return {
@@ -135,7 +135,9 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
         await signedIn.register(domainRoutes(web, options))
         await signedIn.register(formInboxRoutes(web, options))
         await signedIn.register(webhookRoutes(web, options))
-        await signedIn.register(connectRoutes(web, options.oauth, options.oauthEndpoint))
+        await signedIn.register(
+          connectRoutes(web, { oauth: options.oauth, endpoint: options.oauthEndpoint, tokens: options.tokens, websites: options.websites }),
+        )
       })
     },
     tokenPage: async (request, reply) => {

@@ -11,7 +11,7 @@ import { WEBHOOK_DESCRIPTION_MAX_CHARS, WEBHOOK_URL_MAX_CHARS, WEBHOOKS_PER_SITE
 import { statusOf } from '../http/error-status.ts'
 import type { WebhooksService } from '../webhooks/webhooks.service.ts'
 import type { CreateWebhookRequest } from '../webhooks/webhooks.schemas.ts'
-import { accountOf, field, principalOf } from './forms.ts'
+import { accountOf, checked, field, principalOf } from './forms.ts'
 import { sendPage } from './pages.ts'
 import { pageContext, type WebContext } from './web-context.ts'
 
@@ -30,13 +30,6 @@ const NOTICES: Record<string, string> = {
 }
 
 type Params = { Params: { websiteId: string }; Querystring: { done?: string } }
-
-/** The checked boxes of a field: formbody gives one value as a string, several as an array. */
-function checked(request: FastifyRequest, name: string): string[] {
-  const value = (request.body as Record<string, unknown> | undefined)?.[name]
-  if (typeof value === 'string') return [value]
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []
-}
 
 export function webhookRoutes(web: WebContext, services: WebhookPageServices) {
   const { webhooks } = services

@@ -53,7 +53,7 @@ export class JobDetails {
   }
 
   private async requireJob(principal: Principal, jobId: string): Promise<VisibleJobRow> {
-    const row = await this.repo.findVisibleJob(principal.userId, jobId)
+    const row = await this.repo.findVisibleJob(principal, jobId)
     if (!row) throw notFound('Job')
     return row
   }

@@ -87,7 +87,7 @@ export class WebsiteQueries {
   private async listWithRows(principal: Principal, slug?: string) {
     const { config, repo } = this.options
     const [rows, count, formSubmissions] = await Promise.all([
-      repo.listVisible(principal.userId, WEBSITE_LIST_LIMIT, slug),
+      repo.listVisible(principal, WEBSITE_LIST_LIMIT, slug),
       repo.countOwned(principal.userId),
       repo.formSubmissionsOwned(principal.userId),
     ])

@@ -1,7 +1,7 @@
 import { type Kysely, sql, type Transaction } from 'kysely'
 import type { MemberRole, Role } from '../core/enums.ts'
 import type { Warning } from '../core/schemas.ts'
-import { type Executor, type VisibleWebsite, visibleWebsiteRows, visibleWebsites } from '../db/access.ts'
+import { type Executor, type SiteViewer, type VisibleWebsite, visibleWebsiteRows, visibleWebsites } from '../db/access.ts'
 import type { Database, VersionFileRow, VersionRow, WebsiteRow } from '../db/types.ts'
 
 export type { Executor }
@@ -40,8 +40,8 @@ export class WebsitesRepository {
   }
 
   /** The sites the user sees, most recently updated first; only the one of `slug` when given. */
-  listVisible(userId: string, limit: number, slug?: string): Promise<WebsiteListRow[]> {
-    return visibleWebsiteRows(this.db, userId)
+  listVisible(viewer: SiteViewer, limit: number, slug?: string): Promise<WebsiteListRow[]> {
+    return visibleWebsiteRows(this.db, viewer)
       .$if(slug !== undefined, (query) => query.where('websites.slug', '=', slug!))
       .select((eb) =>
         eb
@@ -226,8 +226,8 @@ export class WebsitesRepository {
   }
 
   /** A job (version) with its website and who published it, if the user owns or edits that website. */
-  findVisibleJob(userId: string, jobId: string): Promise<VisibleJobRow | undefined> {
-    return visibleWebsites(this.db, userId)
+  findVisibleJob(viewer: SiteViewer, jobId: string): Promise<VisibleJobRow | undefined> {
+    return visibleWebsites(this.db, viewer)
       .innerJoin('versions', 'versions.website_id', 'websites.id')
       .innerJoin('users', 'users.id', 'versions.created_by')
       .where('versions.id', '=', jobId)

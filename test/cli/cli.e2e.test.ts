@@ -77,6 +77,36 @@ for (const store of STORES) {
       assert.match(bad.stderr, /access: must be one of rest, mcp, both/)
     })
 
+    test('token create --capabilities --sites makes a token limited to them, which token list shows', async () => {
+      const owner = await createUser(server, { email: 'scoped@example.com' })
+      const mine = await server.api('POST', '/v1/websites', { token: owner.token, body: { category: 'other', files: bundle() } })
+      const other = await server.api('POST', '/v1/websites', { token: owner.token, body: { category: 'other', files: bundle() } })
+      const created = await plinth('token', 'create', '--email', 'scoped@example.com', '--capabilities', 'read,preview', '--sites', mine.body.websiteId)
+      assert.equal(created.code, 0, created.stderr)
+      const token = created.lastLine
+      assert.equal((await server.api('GET', `/v1/websites/${mine.body.websiteId}`, { token })).status, 200)
+      assert.equal((await server.api('GET', `/v1/websites/${other.body.websiteId}`, { token })).status, 404)
+      const live = await server.api('POST', `/v1/websites/${mine.body.websiteId}/versions`, { token, body: { files: bundle() } })
+      assert.equal(live.status, 403)
+      assert.equal(live.body.error.code, 'TOKEN_NOT_ALLOWED')
+      const listed = await plinth('token', 'list', '--email', 'scoped@example.com')
+      assert.match(listed.stdout, new RegExp(`\\tcapabilities read,preview\\tsites ${mine.body.websiteId}\\t`))
+      assert.match(listed.stdout, /\tcapabilities all\tsites all\t/)
+    })
+
+    test('token create refuses an unknown capability or a site that is not the person’s, and creates nothing', async () => {
+      await createUser(server, { email: 'badscope@example.com' })
+      const stranger = await createUser(server)
+      const foreign = await server.api('POST', '/v1/websites', { token: stranger.token, body: { category: 'other', files: bundle() } })
+      const unknown = await plinth('token', 'create', '--email', 'badscope@example.com', '--capabilities', 'read,deploy')
+      assert.notEqual(unknown.code, 0)
+      assert.match(unknown.stderr, /capabilities: names unknown capabilities \(deploy\)/)
+      const notMine = await plinth('token', 'create', '--email', 'badscope@example.com', '--sites', `${foreign.body.websiteId},web_missing`)
+      assert.notEqual(notMine.code, 0)
+      assert.match(notMine.stderr, new RegExp(`sites: names websites you neither own nor edit \\(${foreign.body.websiteId}, web_missing\\)`))
+      assert.equal((await plinth('token', 'list', '--email', 'badscope@example.com')).lastLine, '1 token')
+    })
+
     test('token list shows tokens without their secret; token revoke makes a token stop working', async () => {
       await server.server.services.users.create({ email: 'rev@example.com', password: 'long enough' })
       const token = (await plinth('token', 'create', '--email', 'rev@example.com', '--name', 'ci')).lastLine

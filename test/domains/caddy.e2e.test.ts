@@ -106,7 +106,7 @@ https:// {
 
   test('a verified custom domain gets a certificate and serves its site over https; an unverified one gets none', async () => {
     const user = await server.user()
-    const principal: Principal = { userId: user.id, email: user.email, name: null, tokenId: user.tokenId, access: 'both' }
+    const principal: Principal = { userId: user.id, email: user.email, name: null, tokenId: user.tokenId, access: 'both', capabilities: null, sites: null }
     const created = await server.api('POST', '/v1/websites', {
       token: user.token,
       body: { name: 'Behind Caddy', category: 'other', files: bundle('Served through Caddy') },

@@ -42,7 +42,7 @@ export function createUser(server: TestServer, overrides: { email?: string; acce
 export async function createToken(
   server: TestServer,
   user: Pick<TestUser, 'id'>,
-  overrides: { name?: string; access?: Access; expiresAt?: string | null } = {},
+  overrides: { name?: string; access?: Access; expiresAt?: string | null; capabilities?: string[]; sites?: string[] } = {},
 ): Promise<{ token: string; tokenId: string }> {
   const { token, row } = await server.server.services.tokens.create(user.id, { access: 'both', ...overrides })
   return { token, tokenId: row.id }

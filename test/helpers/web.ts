@@ -27,16 +27,19 @@ export class WebVisitor {
     return response
   }
 
-  /** POSTs a form with the current CSRF token (unless `_csrf` is given, or null to send none). */
-  async post(path: string, fields: Record<string, string | null>, headers: Record<string, string> = {}): Promise<WebResponse> {
+  /** POSTs a form with the current CSRF token (unless `_csrf` is given, or null to send none); a list is a field sent once per value (ticked boxes). */
+  async post(path: string, fields: Record<string, string | string[] | null>, headers: Record<string, string> = {}): Promise<WebResponse> {
     const form = new URLSearchParams()
     const withToken = '_csrf' in fields ? fields : { _csrf: this.csrf, ...fields }
-    for (const [name, value] of Object.entries(withToken)) if (value !== null) form.set(name, value)
+    for (const [name, value] of Object.entries(withToken)) {
+      if (Array.isArray(value)) for (const one of value) form.append(name, one)
+      else if (value !== null) form.set(name, value)
+    }
     return this.send('POST', path, form.toString(), { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...headers })
   }
 
   /** Opens a page, then sends its form. */
-  async submit(pagePath: string, action: string, fields: Record<string, string | null>): Promise<WebResponse> {
+  async submit(pagePath: string, action: string, fields: Record<string, string | string[] | null>): Promise<WebResponse> {
     await this.get(pagePath)
     return this.post(action, fields)
   }

@@ -106,6 +106,8 @@ interface BrowserAuthorization {
 class Person {
   /** Serious or critical axe-core violations found on the consent pages shown. */
   readonly consentViolations: string[] = []
+  /** The boxes (by label) the person unticks on the consent page before "Allow"; none: they allow what the app asked. */
+  untick: RegExp[] = []
 
   constructor(
     readonly page: Page,
@@ -149,6 +151,7 @@ class Person {
         } else if (here.pathname.startsWith('/connect/')) {
           shown.push('consent')
           this.consentViolations.push(...(await seriousAxeViolations(this.page)))
+          for (const label of this.untick) await this.page.getByRole('checkbox', { name: label }).uncheck()
           await this.page.getByRole('button', { name: 'Allow' }).click()
           await leave((url) => !url.pathname.startsWith('/connect/'), 'after "Allow"')
         } else {
@@ -293,7 +296,7 @@ describe('MCP clients connect to Plinth by OAuth', () => {
       const body = await res.json()
       assert.equal(body.resource, mcpUrl)
       assert.deepEqual(body.authorization_servers, [base])
-      assert.deepEqual(body.scopes_supported, ['mcp'])
+      assert.deepEqual(body.scopes_supported, ['mcp', 'plinth:read', 'plinth:preview', 'plinth:promote', 'plinth:content', 'plinth:forms', 'plinth:manage'])
     })
 
     for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
@@ -579,6 +582,38 @@ describe('MCP clients connect to Plinth by OAuth', () => {
         await client.close()
       }
       assert.match(provider.registration?.client_id ?? '', /^cli_/, 'the v2 SDK registered dynamically')
+    })
+
+    test('a person who unticks all but Read on the consent page gives the app a token that only reads', async () => {
+      // Another app of the same person: asked again, the person allows less this time.
+      const narrow = new BrowserOAuthProvider<StoredOAuthClientInformation, StoredOAuthTokens>(person, callback.uri, 'Plinth E2E reader (SDK v2)')
+      person.untick = [/^Preview:/, /^Promote:/, /^Content:/, /^Forms:/, /^Manage:/]
+      try {
+        const typed: V2OAuthClientProvider = narrow
+        const first = new V2Transport(new URL(mcpUrl), { authProvider: typed })
+        await new V2Client({ name: 'plinth-oauth-e2e', version: '1.0.0' }).connect(first).catch(() => null)
+        assert.deepEqual(narrow.lastAuthorization.shown, ['consent'])
+        await first.finishAuth(narrow.lastAuthorization.params)
+        assert.deepEqual(narrow.saved?.scope?.split(' ').sort(), ['mcp', 'plinth:read'], 'the token names what the person allowed')
+      } finally {
+        person.untick = []
+      }
+      const client = new V2Client({ name: 'plinth-oauth-e2e', version: '1.0.0' })
+      await client.connect(new V2Transport(new URL(mcpUrl), { authProvider: narrow }))
+      try {
+        const names = (await client.listTools()).tools.map((t) => t.name)
+        assert.ok(names.includes('list_websites') && names.includes('get_website'), names.join(' '))
+        assert.ok(!names.includes('publish_version') && !names.includes('delete_website'), names.join(' '))
+        const refused = await client.callTool({ name: 'delete_website', arguments: { websiteId } })
+        assert.equal(refused.isError, true)
+        const envelope = JSON.parse((refused.content as Array<{ text: string }>)[0]!.text)
+        assert.equal(envelope.error.code, 'TOKEN_NOT_ALLOWED')
+        assert.equal(envelope.error.details.missingCapability, 'manage')
+      } finally {
+        await client.close()
+      }
+      const rest = await restWith(narrow.saved.access_token)
+      assert.equal(rest.status, 200, 'it reads over REST too')
     })
   })
 })

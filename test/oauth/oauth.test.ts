@@ -153,6 +153,7 @@ for (const store of STORES) {
       const resource = await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json()
       assert.equal(resource.resource, RESOURCE)
       assert.deepEqual(resource.authorization_servers, [BASE_URL])
+      assert.deepEqual(resource.scopes_supported, ['mcp', 'plinth:read', 'plinth:preview', 'plinth:promote', 'plinth:content', 'plinth:forms', 'plinth:manage'])
 
       for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
         const metadata = await (await fetch(server.url + path)).json()
@@ -164,6 +165,10 @@ for (const store of STORES) {
           assert.match(metadata[endpoint], /\/oauth\//, `${path} has ${endpoint}`)
         }
         assert.equal(metadata.client_id_metadata_document_supported, true)
+        // `mcp` is every capability; each capability has a scope of its own.
+        for (const scope of ['mcp', 'plinth:read', 'plinth:preview', 'plinth:promote', 'plinth:content', 'plinth:forms', 'plinth:manage']) {
+          assert.ok(metadata.scopes_supported.includes(scope), `${path} lists ${scope}`)
+        }
       }
     })
 
@@ -208,7 +213,8 @@ for (const store of STORES) {
       assert.equal(response.status, 200, JSON.stringify(tokens))
       assert.equal(tokens.token_type, 'Bearer')
       assert.equal(tokens.expires_in, 3600, 'an hour')
-      assert.equal(tokens.scope, 'mcp')
+      // `mcp` asks for every capability; the person allowed them all.
+      assert.equal(tokens.scope, 'mcp plinth:read plinth:preview plinth:promote plinth:content plinth:forms plinth:manage')
       assert.ok(tokens.refresh_token)
 
       const mcp = await mcpWith(tokens.access_token)
@@ -408,6 +414,90 @@ for (const store of STORES) {
       assert.equal(connect.status, 303, 'no consent page the second time')
       const resumed = await visitor.get(local(connect.headers.get('location')!))
       assert.ok(new URL(resumed.headers.get('location')!).searchParams.get('code'))
+    })
+
+    test('the consent page ticks what the app asked; the token carries at most what the person ticked, on the sites ticked', async () => {
+      const { visitor, email } = await person()
+      const personal = await visitor.mintToken('sites')
+      const made = async () =>
+        (await server.api('POST', '/v1/websites', { token: personal, body: { category: 'other', files: [{ path: 'index.html', content: '<p>x</p>' }] } })).body
+          .websiteId as string
+      const [siteA, siteB] = [await made(), await made()]
+      const clientId = await newClient()
+      const { verifier, challenge } = pkce()
+      const start = await visitor.get(codeRequest(clientId, challenge, { scope: 'plinth:read plinth:preview offline_access' }))
+      const consentPath = start.headers.get('location')!
+      const page = await visitor.get(consentPath)
+      assert.equal(page.status, 200)
+      const box = (name: string, value: string) => new RegExp(`<input type="checkbox" name="${name}" value="${value}"( checked)?>`).exec(page.text)
+      assert.ok(box('capabilities', 'read')?.[1], 'read is ticked, as asked')
+      assert.ok(box('capabilities', 'preview')?.[1], 'preview is ticked, as asked')
+      for (const other of ['promote', 'content', 'forms', 'manage']) assert.equal(box('capabilities', other)?.[1], undefined, `${other} is offered, not ticked`)
+      assert.ok(box('sites', siteA) && box('sites', siteB), 'each site of the person is offered')
+
+      // Bad choices are refused and connect nothing.
+      const bad: Array<[Record<string, string[]>, RegExp]> = [
+        [{ capabilities: ['read', 'deploy'] }, /deploy/],
+        [{ capabilities: ['read'], sites: ['web_elsewhere'] }, /web_elsewhere/],
+        [{ capabilities: [] }, /at least one/],
+      ]
+      for (const [fields, why] of bad) {
+        const refused = await visitor.post(consentPath, { decision: 'allow', scoped: '1', ...fields })
+        assert.equal(refused.status, 422, refused.text.slice(0, 300))
+        assert.match(refused.text, why)
+      }
+      assert.deepEqual(await server.server.services.oauth.connections((await server.server.services.users.requireByEmail(email)).id), [])
+
+      const answered = await visitor.post(consentPath, { decision: 'allow', scoped: '1', capabilities: ['read'], sites: [siteA] })
+      assert.equal(answered.status, 303, answered.text.slice(0, 300))
+      const resumed = await visitor.get(local(answered.headers.get('location')!))
+      const code = new URL(resumed.headers.get('location')!).searchParams.get('code')!
+      const tokens = await tokensFor(clientId, code, verifier)
+      assert.equal(tokens.status, 200, JSON.stringify(tokens.body))
+      assert.deepEqual(tokens.body.scope.split(' ').sort(), ['plinth:read'], 'preview was asked but not ticked')
+      const token = tokens.body.access_token as string
+
+      const list = await server.api('GET', '/v1/websites', { token })
+      assert.deepEqual(
+        list.body.items.map((item: { id: string }) => item.id),
+        [siteA],
+      )
+      assert.equal((await server.api('GET', `/v1/websites/${siteB}`, { token })).status, 404)
+      const preview = await server.api('POST', `/v1/websites/${siteA}/versions`, {
+        token,
+        body: { files: [{ path: 'index.html', content: '<p>y</p>' }], promote: false },
+      })
+      assert.equal(preview.status, 403)
+      assert.equal(preview.body.error.code, 'TOKEN_NOT_ALLOWED')
+      const listed = await (await mcpWith(token)).json()
+      const names = listed.result.tools.map((tool: { name: string }) => tool.name)
+      assert.ok(names.includes('get_website') && !names.includes('publish_version'), names.join(' '))
+    })
+
+    test('asking for more than was allowed asks again; the grant it replaces opens nothing any more', async () => {
+      const { visitor } = await person()
+      const clientId = await newClient()
+      const first = pkce()
+      const start = await visitor.get(codeRequest(clientId, first.challenge))
+      const consentPath = start.headers.get('location')!
+      await visitor.get(consentPath)
+      const narrowed = await visitor.post(consentPath, { decision: 'allow', scoped: '1', capabilities: ['read'] })
+      const resumed = await visitor.get(local(narrowed.headers.get('location')!))
+      const readOnly = await tokensFor(clientId, new URL(resumed.headers.get('location')!).searchParams.get('code')!, first.verifier)
+      assert.equal(readOnly.status, 200, JSON.stringify(readOnly.body))
+      assert.equal(readOnly.body.scope, 'mcp plinth:read')
+      assert.equal((await server.api('GET', '/v1/websites', { token: readOnly.body.access_token })).status, 200)
+
+      // `mcp` asks for every capability, more than the person allowed: the consent page is shown again.
+      const second = pkce()
+      const landed = await authorize(visitor, codeRequest(clientId, second.challenge))
+      const full = await tokensFor(clientId, landed.searchParams.get('code')!, second.verifier)
+      assert.equal(full.status, 200, JSON.stringify(full.body))
+      assert.match(full.body.scope, /plinth:manage/)
+      assert.equal((await server.api('GET', '/v1/websites', { token: full.body.access_token })).status, 200)
+      assert.equal((await server.api('GET', '/v1/websites', { token: readOnly.body.access_token })).status, 401, 'the replaced grant')
+      const refresh = await post('/oauth/token', { grant_type: 'refresh_token', refresh_token: readOnly.body.refresh_token, client_id: clientId })
+      assert.equal(refresh.status, 400, 'its refresh token is gone too')
     })
 
     test('the dashboard lists a connected app and disconnects it: its tokens stop working', async () => {

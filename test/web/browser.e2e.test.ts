@@ -370,6 +370,43 @@ describe('the web site in Chromium', { skip: browserSkip }, () => {
     await page.getByText('This site has no custom domain.').waitFor()
   })
 
+  test('a token limited on the token page to reading one site reads it, and nothing more', async () => {
+    const other = await server.api('POST', '/v1/websites', {
+      token,
+      body: { name: 'Other Site', category: 'other', files: [{ path: 'index.html', content: '<p>o</p>' }] },
+    })
+    assert.equal(other.status, 201, other.text)
+    await open('/mcp')
+    await page.getByLabel('Name', { exact: true }).fill('Read one site')
+    for (const label of [/^Preview:/, /^Promote:/, /^Content:/, /^Forms:/, /^Manage:/]) await page.getByRole('checkbox', { name: label }).uncheck()
+    assert.equal(await page.getByRole('checkbox', { name: /^Read:/ }).isChecked(), true, 'every capability starts ticked')
+    await page.getByRole('checkbox', { name: new RegExp(website.name) }).check()
+    await checkPage('token page with scope choices')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    await page.getByRole('heading', { name: 'Your new token' }).waitFor()
+    const limited = (await page.locator('#token-value').innerText()).trim()
+    assert.match(await page.locator('main').innerText(), /may do: read · 1 site/)
+
+    assert.equal((await server.api('GET', `/v1/websites/${website.id}`, { token: limited })).status, 200)
+    assert.equal((await server.api('GET', `/v1/websites/${other.body.websiteId}`, { token: limited })).status, 404)
+    const publish = await server.api('POST', `/v1/websites/${website.id}/versions`, { token: limited, body: { files: [{ path: 'index.html', content: 'x' }] } })
+    assert.equal(publish.status, 403)
+    assert.equal(publish.body.error.code, 'TOKEN_NOT_ALLOWED')
+    assert.equal((await server.api('DELETE', `/v1/websites/${other.body.websiteId}`, { token })).status, 204)
+
+    await open('/mcp')
+    const row = page.getByRole('row').filter({ hasText: 'Read one site' })
+    assert.match(await row.innerText(), new RegExp(`read\\s+${website.name}`))
+    // Nothing ticked is refused on the page, and makes no token.
+    await page.getByLabel('Name', { exact: true }).fill('Nothing')
+    for (const box of await page.getByRole('checkbox', { name: /:/ }).all()) await box.uncheck()
+    await page.getByRole('button', { name: 'Create token' }).click()
+    await page.getByRole('alert').waitFor()
+    assert.match(await page.getByRole('alert').innerText(), /tick at least one/i)
+    await checkPage('token page refusing a scope')
+    assert.equal(await page.getByRole('row').filter({ hasText: 'Nothing' }).count(), 0)
+  })
+
   test('a revoked token is refused by the REST API', async () => {
     assert.equal((await server.api('GET', '/v1/websites', { token })).status, 200, 'the token works before')
     await open('/mcp')

@@ -15,7 +15,15 @@ import { STORES } from '../helpers/stores.ts'
 
 type User = Awaited<ReturnType<TestServer['user']>>
 
-const principal = (user: User): Principal => ({ userId: user.id, email: user.email, name: null, tokenId: user.tokenId, access: 'both' })
+const principal = (user: User): Principal => ({
+  userId: user.id,
+  email: user.email,
+  name: null,
+  tokenId: user.tokenId,
+  access: 'both',
+  capabilities: null,
+  sites: null,
+})
 
 /** Asserts that `work` fails with the AppError of `code` (and fields, when given). */
 async function rejectsWith(work: Promise<unknown>, code: string, fields?: string[]): Promise<AppError> {

@@ -25,7 +25,7 @@ for (const store of STORES) {
       const user = await createUser(server)
       const site = await createSite(server, { owner: user, files: page('one') })
       await createVersion(server, user, site.websiteId, { files: [...page('two'), { path: 'new.css', content: 'p{}' }] })
-      const principal: Principal = { userId: user.id, email: user.email, name: null, tokenId: user.tokenId, access: 'both' }
+      const principal: Principal = { userId: user.id, email: user.email, name: null, tokenId: user.tokenId, access: 'both', capabilities: null, sites: null }
       const publishing = server.server.services.publishing
       const refused = await publishing
         .publishVersion(principal, site.websiteId, { files: page('three') }, { number: 1, overwrite: false })

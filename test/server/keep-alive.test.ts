@@ -18,7 +18,8 @@ function keepAliveOf(url: string, host?: string): Promise<string | undefined> {
       res.resume()
       res.on('end', () => {
         agent.destroy()
-        resolve(res.headers['keep-alive'])
+        const value = res.headers['keep-alive']
+        resolve(Array.isArray(value) ? value.join(', ') : value)
       })
     })
     req.on('error', reject)

@@ -16,7 +16,7 @@ export type Executor = Kysely<Database> | Transaction<Database>
  * Who looks: a person, or a token of theirs limited to some websites (`sites`; null or absent:
  * every site the person sees). A site outside the limit is as invisible as a stranger's.
  */
-export type SiteViewer = string | Pick<Principal, 'userId' | 'sites'>
+export type SiteViewer = string | (Pick<Principal, 'userId'> & Partial<Pick<Principal, 'sites'>>)
 
 /**
  * Websites the user owns or edits, with the caller's membership row joined as `member`: the query
@@ -24,7 +24,7 @@ export type SiteViewer = string | Pick<Principal, 'userId' | 'sites'>
  */
 export function visibleWebsites(db: Executor, viewer: SiteViewer) {
   const userId = typeof viewer === 'string' ? viewer : viewer.userId
-  const sites = typeof viewer === 'string' ? null : viewer.sites
+  const sites = typeof viewer === 'string' ? null : (viewer.sites ?? null)
   return db
     .selectFrom('websites')
     .leftJoin('website_members as member', (join) => join.onRef('member.website_id', '=', 'websites.id').on('member.user_id', '=', userId))

@@ -70,7 +70,7 @@ export class DraftFiles {
     const found = await this.records.require(principal, websiteId, draftId)
     // The path stays the one written before, so no collection path need be looked up: a
     // collection made since that takes the path is refused at publish, with the whole bundle.
-    const target = { userId: principal.userId, collectionNames: [] }
+    const target = { userId: principal.userId, sites: principal.sites, collectionNames: [] }
     return this.readAndWrite(found, async () => {
       const file = await this.requireFile(found, path)
       const kind = { path, contentType: file.content_type }

@@ -75,7 +75,7 @@ export class DraftRecords {
 
   /** Who writes to the site, and where no file may go: as a publish to it would be checked. */
   async targetOf(principal: Principal, site: VisibleWebsite): Promise<PublishTarget> {
-    return { userId: principal.userId, collectionNames: await this.options.collections.namesOf(site.id) }
+    return { userId: principal.userId, sites: principal.sites, collectionNames: await this.options.collections.namesOf(site.id) }
   }
 
   /**

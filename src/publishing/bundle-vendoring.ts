@@ -15,7 +15,7 @@ import { type VendoredFile, type VendorFetch, vendorFiles, type VendorSource } f
 import type { AnyFileInput } from './authoring-rules.ts'
 import { bytesToText } from './bundle-paths.ts'
 import { contentTypeFor, HTML_CONTENT_TYPE } from './content-rules.ts'
-import { type ContentReferences, resolveFiles } from './file-references.ts'
+import { type ContentReferences, type FileCaller, resolveFiles } from './file-references.ts'
 import { decodeInline } from './inline-decoding.ts'
 import type { PipelineFileInput } from './publish-pipeline.ts'
 
@@ -44,11 +44,11 @@ export function safeVendorFetch(base: Pick<SafeFetchOptions, 'allowHosts' | 'use
 /** The bundle with its external files brought in, and what was brought in. */
 export async function vendorBundle(
   input: PipelineFileInput[],
-  userId: string,
+  caller: FileCaller,
   options: BundleVendoringOptions,
 ): Promise<{ files: PipelineFileInput[]; vendored: VendoredFile[] }> {
   const { limits } = options
-  const resolved = await resolveFiles(input, userId, options.references, options.blobRows, limits.maxFiles)
+  const resolved = await resolveFiles(input, caller, options.references, options.blobRows, limits.maxFiles)
   // A bundle the rules refuse anyway (too many files, unknown references) is refused without fetching.
   if (input.length > limits.maxFiles || resolved.some((file) => 'unresolved' in file)) return { files: input, vendored: [] }
 

@@ -12,7 +12,11 @@ import { type PublishViolation, validationFailed } from '../core/errors.ts'
 import { MAX_ERROR_FIELDS } from '../core/limits.ts'
 import type { AnyFileInput, BundleFileInput, StoredFileInput } from './authoring-rules.ts'
 import { quoted } from '../core/text.ts'
+import type { Principal } from '../core/principal.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
+
+/** Who publishes: the user, and the sites their token reaches (null or absent: every one they see). */
+export type FileCaller = Pick<Principal, 'userId'> & Partial<Pick<Principal, 'sites'>>
 
 export type UploadState = { state: 'ready'; sha256: string } | { state: 'incomplete' } | { state: 'expired' }
 
@@ -20,8 +24,12 @@ export type UploadState = { state: 'ready'; sha256: string } | { state: 'incompl
 export interface ContentReferences {
   /** The caller's own uploads among the ids; other users' uploads are absent, as unknown ones. */
   uploadsOf(userId: string, uploadIds: string[]): Promise<Map<string, UploadState>>
-  /** The hashes among these that name bytes of a version or an open draft of a site the user owns or edits, or of a usable upload of theirs. */
-  usableHashes(userId: string, hashes: string[]): Promise<Set<string>>
+  /**
+   * The hashes among these that name bytes of a version or an open draft of a site the caller
+   * reaches (the user owns or edits it, and their token is not limited to other sites), or of a
+   * usable upload of the user's.
+   */
+  usableHashes(caller: FileCaller, hashes: string[]): Promise<Set<string>>
 }
 
 const SOURCES = ['content', 'uploadId', 'sha256'] as const
@@ -70,7 +78,7 @@ const isReference = (file: PublishFileInput | StoredFileInput): file is PublishF
  */
 export async function resolveFiles(
   files: Array<PublishFileInput | StoredFileInput>,
-  userId: string,
+  caller: FileCaller,
   references: ContentReferences,
   blobRows: BlobsRepository,
   maxFiles: number,
@@ -85,7 +93,7 @@ export async function resolveFiles(
   const byReference = files.filter(isReference)
   const uploadIds = unique(byReference.map((f) => f.uploadId))
   const hashes = unique(byReference.map((f) => f.sha256))
-  const [uploads, usable] = await Promise.all([references.uploadsOf(userId, uploadIds), references.usableHashes(userId, hashes)])
+  const [uploads, usable] = await Promise.all([references.uploadsOf(caller.userId, uploadIds), references.usableHashes(caller, hashes)])
   const uploadHashes = [...uploads.values()].flatMap((u) => (u.state === 'ready' ? [u.sha256] : []))
   const rows = await blobRows.findExisting(unique([...usable, ...uploadHashes]))
 

@@ -86,6 +86,8 @@ export type PipelineFileInput = PublishFileInput | StoredFileInput
 export interface PublishTarget {
   /** The publishing user: files given by reference resolve only to bytes they may use. */
   userId: string
+  /** The sites their token reaches (null or absent: every one they see): bytes of other sites are not theirs to reuse here. */
+  sites?: readonly string[] | null
   /** The site's collections, whose reserved paths no file may take (RESERVED_PATH). */
   collectionNames: readonly string[]
 }
@@ -137,7 +139,7 @@ export class PublishPipeline {
    */
   vendor(input: PipelineFileInput[], target: PublishTarget, fetch: VendorFetch): Promise<{ files: PipelineFileInput[]; vendored: VendoredFile[] }> {
     const { references, blobRows, blobs, limits } = this.options
-    return vendorBundle(input, target.userId, { references, blobRows, blobs, limits, fetch })
+    return vendorBundle(input, target, { references, blobRows, blobs, limits, fetch })
   }
 
   /**
@@ -153,7 +155,7 @@ export class PublishPipeline {
 
   /** The files resolved (references looked up) and inspected: every rule but the content rules. */
   private async inspect(input: PipelineFileInput[], target: PublishTarget): Promise<BundleInspection<DecodedFile | StoredFile>> {
-    const resolved = await resolveFiles(input, target.userId, this.options.references, this.options.blobRows, this.options.limits.maxFiles)
+    const resolved = await resolveFiles(input, target, this.options.references, this.options.blobRows, this.options.limits.maxFiles)
     await nextTurn()
     return inspectBundle(resolved, this.options.limits, { collectionNames: target.collectionNames, httpsSites: this.options.httpsSites })
   }

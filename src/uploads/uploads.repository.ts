@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import { visibleWebsites } from '../db/access.ts'
+import { type SiteViewer, visibleWebsites } from '../db/access.ts'
 import type { Database, UploadRow } from '../db/types.ts'
 
 /** Queries over uploads and the stored bytes a user may reuse by hash (their sites' versions and drafts). */
@@ -43,10 +43,10 @@ export class UploadsRepository {
     return { count: rows.length, hashes: rows.flatMap((row) => (row.sha256 === null ? [] : [row.sha256])) }
   }
 
-  /** Hashes among these in a version of a site the user owns or edits. */
-  async publishedHashes(userId: string, hashes: string[]): Promise<string[]> {
+  /** Hashes among these in a version of a site the viewer sees. */
+  async publishedHashes(viewer: SiteViewer, hashes: string[]): Promise<string[]> {
     if (hashes.length === 0) return []
-    const rows = await visibleWebsites(this.db, userId)
+    const rows = await visibleWebsites(this.db, viewer)
       .innerJoin('versions', 'versions.website_id', 'websites.id')
       .innerJoin('version_files', 'version_files.version_id', 'versions.id')
       .where('version_files.hash', 'in', hashes)
@@ -56,10 +56,10 @@ export class UploadsRepository {
     return rows.map((r) => r.hash)
   }
 
-  /** Hashes among these in an open (unexpired) draft of a site the user owns or edits. */
-  async draftHashes(userId: string, hashes: string[], now: string): Promise<string[]> {
+  /** Hashes among these in an open (unexpired) draft of a site the viewer sees. */
+  async draftHashes(viewer: SiteViewer, hashes: string[], now: string): Promise<string[]> {
     if (hashes.length === 0) return []
-    const rows = await visibleWebsites(this.db, userId)
+    const rows = await visibleWebsites(this.db, viewer)
       .innerJoin('drafts', 'drafts.website_id', 'websites.id')
       .innerJoin('draft_files', 'draft_files.draft_id', 'drafts.id')
       .where('drafts.expires_at', '>', now)

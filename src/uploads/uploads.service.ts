@@ -19,7 +19,7 @@ import { type Periodic, startPeriodic } from '../core/periodic.ts'
 import type { ServerSecrets } from '../db/server-secrets.ts'
 import type { UploadRow } from '../db/types.ts'
 import { contentTypeFor } from '../publishing/content-rules.ts'
-import type { ContentReferences, UploadState } from '../publishing/file-references.ts'
+import type { ContentReferences, FileCaller, UploadState } from '../publishing/file-references.ts'
 import { checkUploadUrl, signedUploadUrl } from './upload-urls.ts'
 import type { UploadsRepository } from './uploads.repository.ts'
 import type { CreateUploadsRequest, CreateUploadsResult, UploadContentResult } from './uploads.schemas.ts'
@@ -172,12 +172,12 @@ export class UploadsService implements ContentReferences {
     return new Map((await this.options.repo.findOwned(userId, uploadIds)).map((row) => [row.id, stateOf(row, now)]))
   }
 
-  async usableHashes(userId: string, hashes: string[]): Promise<Set<string>> {
+  async usableHashes(caller: FileCaller, hashes: string[]): Promise<Set<string>> {
     const now = nowIso()
     const [published, drafted, uploaded] = await Promise.all([
-      this.options.repo.publishedHashes(userId, hashes),
-      this.options.repo.draftHashes(userId, hashes, now),
-      this.options.repo.uploadedHashes(userId, hashes, now),
+      this.options.repo.publishedHashes(caller, hashes),
+      this.options.repo.draftHashes(caller, hashes, now),
+      this.options.repo.uploadedHashes(caller.userId, hashes, now),
     ])
     return new Set([...published, ...drafted, ...uploaded])
   }

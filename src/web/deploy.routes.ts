@@ -102,7 +102,7 @@ export function deployRoutes(web: WebContext, services: DeployServices) {
 
       json.post<{ Body: { hashes: string[] } }>('/dashboard/deploy/missing', { schema: { hide: true, body: MissingRequest } }, async (request) => {
         const hashes = [...new Set(request.body.hashes)]
-        const usable = await uploads.usableHashes(accountOf(request).userId, hashes)
+        const usable = await uploads.usableHashes({ userId: accountOf(request).userId }, hashes)
         return { missing: hashes.filter((hash) => !usable.has(hash)) }
       })
 

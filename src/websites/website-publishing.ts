@@ -90,7 +90,7 @@ export class WebsitePublishing {
     await this.assertUnderWebsiteLimit(principal.userId)
     if (input.slug !== undefined) await slugs.assertClaimable(input.slug)
     // A new site has no collections yet: no path is reserved.
-    const target = { userId: principal.userId, collectionNames: [] }
+    const target = { userId: principal.userId, sites: principal.sites, collectionNames: [] }
     const { files, vendored } = await this.vendored(input.files, input.vendor, target)
     const bundle = await pipeline.store(files, target)
     const recording = this.recordWebsiteUnderFreeSlug(principal, input, bundle)
@@ -128,7 +128,7 @@ export class WebsitePublishing {
     const { config, pipeline, rateLimiter, siteEvents, purge, collections } = this.options
     if (base && !base.overwrite && site.last_version_number > base.number) throw await this.versionConflict(site.id, base.number, site.last_version_number)
     await rateLimiter.take(principal.userId)
-    const target = { userId: principal.userId, collectionNames: await collections.namesOf(site.id) }
+    const target = { userId: principal.userId, sites: principal.sites, collectionNames: await collections.namesOf(site.id) }
     const { files, vendored } = await this.vendored(input.files, input.vendor, target)
     const bundle = await pipeline.store(files, target)
     const promote = input.promote ?? true

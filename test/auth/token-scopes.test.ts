@@ -133,6 +133,26 @@ for (const store of STORES) {
       assertError(await server.api('GET', `/v1/jobs/${jobOfB}`, { token: limited }), 404, 'NOT_FOUND')
     })
 
+    test("sites: a file is reused by its sha256 only from the token's own sites", async () => {
+      const page = '<!doctype html><html lang="en"><head><title>Only on B</title></head><body><p>Bytes kept by site B alone.</p></body></html>'
+      const onB = await server.api('POST', `/v1/websites/${siteB}/versions`, { token: owner.token, body: { files: [{ path: 'index.html', content: page }] } })
+      assert.equal(onB.status, 201, onB.text)
+      const { createHash } = await import('node:crypto')
+      const sha256 = createHash('sha256').update(page).digest('hex')
+      const byHash = { files: [{ path: 'index.html', sha256 }], promote: false }
+      const limited = await token(['preview'], [siteA])
+      const refused = await server.api('POST', `/v1/websites/${siteA}/versions`, { token: limited, body: byHash })
+      assert.equal(refused.status, 422, refused.text)
+      assert.equal(refused.body.error.code, 'PUBLISH_INVALID')
+      assert.deepEqual(
+        refused.body.error.violations.map((v: { code: string }) => v.code),
+        ['UNKNOWN_HASH'],
+        'the bytes of a site outside the token are not the token’s to reuse',
+      )
+      const unlimited = await server.api('POST', `/v1/websites/${siteA}/versions`, { token: await token(['preview']), body: byHash })
+      assert.equal(unlimited.status, 201, unlimited.text)
+    })
+
     test('sites: a token limited to some sites cannot create a website', async () => {
       const limited = await token(['promote', 'read'], [siteA])
       const res = await server.api('POST', '/v1/websites', { token: limited, body: { category: 'other', files: bundle() } })

@@ -1,4 +1,4 @@
-/** Promotion requests as MCP tools (the `publishing` toolset): the same service calls and schemas as approvals.routes.ts. */
+/** Promotion requests as MCP tools (the `approvals` toolset): the same service calls and schemas as approvals.routes.ts. */
 import { ref } from '../core/schemas.ts'
 import { type AnyMcpTool, defineTool, READ_ONLY, toolArgs } from '../mcp/tool-definition.ts'
 import { VersionIdParam, WebsiteIdParam } from '../websites/websites.schemas.ts'
@@ -9,7 +9,7 @@ export function approvalsTools({ promotionRequests }: { promotionRequests: Promo
   return [
     defineTool({
       name: 'request_promotion',
-      toolset: 'publishing',
+      toolset: 'approvals',
       title: 'Ask a person to make a version live',
       description:
         "When the user wants a person to approve before a version goes live (or you may publish but not promote): publish with promote false, then call this with the versionId and a note saying what changed. The site's owner and editors see the preview, the diff against the live version and the site check warnings on their dashboard, and approve (it goes live) or decline with a reason. Read the outcome with get_promotion_request; a version that already has a pending request answers that one.",
@@ -21,7 +21,7 @@ export function approvalsTools({ promotionRequests }: { promotionRequests: Promo
     }),
     defineTool({
       name: 'get_promotion_request',
-      toolset: 'publishing',
+      toolset: 'approvals',
       title: 'Read the outcome of a promotion request',
       description:
         'status pending until a person decides; approved (the version is live now) or declined, with the reason: tell the user, and when declined, change what the reason asks and request again.',

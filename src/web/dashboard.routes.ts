@@ -4,6 +4,7 @@
  * entries, and its deletion. Every action calls the same service as REST and MCP, as the signed-in person.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { PromotionRequests } from '../approvals/promotion-requests.ts'
 import type { Account } from '../auth/accounts.service.ts'
 import type { Principal } from '../core/principal.ts'
 import type { CollectionsService } from '../content/collections.service.ts'
@@ -39,6 +40,8 @@ export interface DashboardServices {
   entries: EntriesService
   /** Whether pages show thumbnails: only when the instance has a browser. */
   pageViews: PageViews
+  /** The requests waiting for a person's decision, listed on the site's page. */
+  promotionRequests: PromotionRequests
 }
 
 const NOTICES: Record<string, string> = {
@@ -72,7 +75,7 @@ type DiffLineKind = 'meta' | 'hunk' | 'add' | 'del' | 'ctx'
  * inside a hunk a line is told by its first character alone, so a removed `-- x` (`--- x`) or an
  * added `++ x` (`+++ x`) is a line of the file, not a file name.
  */
-function diffLines(diff: string): Array<{ kind: DiffLineKind; text: string }> {
+export function diffLines(diff: string): Array<{ kind: DiffLineKind; text: string }> {
   const lines = diff.endsWith('\n') ? diff.slice(0, -1).split('\n') : diff.split('\n')
   let inHunk = false
   return lines.map((text) => {
@@ -116,11 +119,12 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
   const sitePage = async (request: FastifyRequest<SiteParams>, reply: FastifyReply, account: Account, extra: Record<string, unknown> = {}, status = 200) => {
     const principal = principalOf(account)
     const websiteId = request.params.websiteId
-    const [site, history, people, collectionList] = await Promise.all([
+    const [site, history, people, collectionList, requests] = await Promise.all([
       siteOf(principal, websiteId),
       websites.history(principal, websiteId),
       members.members(principal, websiteId),
       collections.list(principal, websiteId),
+      services.promotionRequests.list(principal, websiteId, 'pending'),
     ])
     const invitations = site.role === 'owner' ? await members.pendingInvitations(principal, websiteId) : []
     // Only an email the site lists is repeated on the page: a link cannot make it say anything else.
@@ -133,6 +137,7 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       members: people,
       invitations,
       collections: collectionList.items,
+      requests: requests.items,
       notice: listed ? invitedNotice(invited) : request.query.done ? NOTICES[request.query.done] : undefined,
       passwordLength: { min: SITE_PASSWORD_MIN, max: SITE_PASSWORD_MAX },
       ...deployArea(web.config.bundleLimits),

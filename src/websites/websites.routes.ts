@@ -5,7 +5,7 @@ import type { PromotionSchedules } from '../approvals/promotion-schedules.ts'
 import { principalOf } from '../auth/auth.routes.ts'
 import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
+import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, OPTIONAL_BODY, success } from '../http/openapi.ts'
 import { rateLimitHeaders } from '../http/rate-limit-headers.ts'
 import {
   JobIdParam,
@@ -235,7 +235,9 @@ export function websitesRoutes(services: WebsiteServices, publish: PublishReques
     app.post(
       '/websites/:websiteId/versions/:versionId/promote',
       {
+        preValidation: OPTIONAL_BODY.preValidation,
         schema: {
+          ...OPTIONAL_BODY.schema,
           operationId: 'promoteWebsiteVersion',
           tags,
           security,
@@ -243,7 +245,7 @@ export function websitesRoutes(services: WebsiteServices, publish: PublishReques
           description:
             'Serves the given version at the live URL from the next request on. Works for any stored version: one published with promote false, or an older one to roll back to. versionId is the version id (job_...) or its number (`/versions/2/promote`). A version with files where a collection created since serves its entries, listing or feeds is refused (409 PROMOTE_CONFLICT, naming the files and the collection). Owners and editors may promote. With promoteAt, the promotion is scheduled instead (202): it happens within a minute after that time, on one instance, after a restart too; list schedules with listSchedules and cancel one with cancelSchedule. promoteAt in the past, unparseable or more than a year ahead is 400 BAD_REQUEST.',
           params: Type.Object({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
-          body: Type.Optional(ref(PromoteRequestSchema)),
+          body: ref(PromoteRequestSchema),
           // A POST: a body, though not needed, is still parsed, so the body errors apply too.
           response: {
             200: success(VersionSchema, 'The version, now live.'),
@@ -254,7 +256,7 @@ export function websitesRoutes(services: WebsiteServices, publish: PublishReques
       },
       async (request, reply) => {
         const { params, body } = request
-        if (body?.promoteAt === undefined) return promotion.promote(principalOf(request), params.websiteId, params.versionId)
+        if (body.promoteAt === undefined) return promotion.promote(principalOf(request), params.websiteId, params.versionId)
         return reply.code(202).send(await schedules.schedule(principalOf(request), params.websiteId, params.versionId, body.promoteAt))
       },
     )

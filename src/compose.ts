@@ -283,7 +283,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     collections: collectionsRepo,
     siteEvents,
     ttlDays: config.draftTtlDays,
-    now: () => new Date(),
+    now,
   })
   const drafts = new DraftsService({ config, records: draftRecords, versions: websitesRepo, publishing, log })
   // A draft's files are read back and compared as a version's are (websites/version-files.ts).

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
+import { futureTime } from '../core/future-time.ts'
 import { newId } from '../core/ids.ts'
 import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
@@ -22,17 +23,12 @@ import type { WebsitesRepository } from '../websites/websites.repository.ts'
 import type { ApprovalsRepository, ScheduleRow } from './approvals.repository.ts'
 import type { PreviewExpiry, Schedule } from './approvals.schemas.ts'
 
-/** The furthest ahead a promotion may be scheduled or a preview's expiry set. */
-export const SCHEDULE_HORIZON_MS = 366 * 24 * 60 * 60 * 1000
 /** How often an instance looks for due schedules: a schedule runs within a minute of its time. */
 export const SCHEDULE_CHECK_MS = 30_000
 /** How long an instance holds a schedule it runs before another may take it up. */
 const CLAIM_MS = 5 * 60_000
 /** Due schedules taken up per look. */
 const DUE_PER_RUN = 50
-/** An ISO-8601 date and time with a time zone (Z or ±hh:mm). */
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
-
 export interface PromotionSchedulesOptions {
   config: Pick<Config, 'siteScheme' | 'siteDomain'>
   access: WebsiteAccess
@@ -42,16 +38,6 @@ export interface PromotionSchedulesOptions {
   siteEvents: SiteEvents
   now: () => Date
   log: { warn(obj: unknown, msg?: string): void }
-}
-
-/** A time of the future given as text, within the horizon: BAD_REQUEST naming `field` otherwise. */
-export function futureTime(text: string, now: Date, field: string): Date {
-  const at = DATE_TIME.test(text) ? new Date(text) : new Date(NaN)
-  const refuse = (why: string) => new AppError('BAD_REQUEST', `${field} ${why}.`, { fields: { [field]: why } })
-  if (Number.isNaN(at.getTime())) throw refuse('is not an ISO-8601 date and time with a time zone, such as 2026-12-01T09:00:00Z')
-  if (at.getTime() <= now.getTime()) throw refuse(`is not in the future (it is ${now.toISOString()} now)`)
-  if (at.getTime() - now.getTime() > SCHEDULE_HORIZON_MS) throw refuse('is more than a year ahead')
-  return at
 }
 
 export class PromotionSchedules {

@@ -256,6 +256,8 @@ export interface DraftsTable {
   created_at: string
   updated_at: string
   expires_at: string
+  /** An expiry the caller set: writes move expires_at on, never past it; null: no such cap (migration 0023). */
+  expires_by: string | null
 }
 
 /** One file of a draft, as a version's file: path -> blob. */

@@ -77,6 +77,7 @@ const OPERATION_IDS = [
   'listSchedules',
   'cancelSchedule',
   'setPreviewExpiry',
+  'updateDraft',
 ]
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
 const DOC_ID = 'urn:plinth:openapi'

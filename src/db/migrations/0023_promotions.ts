@@ -43,9 +43,13 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // From when a version that is not live is no longer served at its preview host; null: as long as it exists.
   await db.schema.alterTable('versions').addColumn('preview_expires_at', 'text').execute()
+
+  // An expiry a caller set on a draft: each write still moves its expires_at on, but never past this.
+  await db.schema.alterTable('drafts').addColumn('expires_by', 'text').execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('drafts').dropColumn('expires_by').execute()
   await db.schema.alterTable('versions').dropColumn('preview_expires_at').execute()
   await db.schema.dropTable('schedules').execute()
   await db.schema.dropTable('promotion_requests').execute()

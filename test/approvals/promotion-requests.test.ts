@@ -123,6 +123,22 @@ for (const store of STORES) {
       )
     })
 
+    test('deleting a site takes its requests and schedules with it', async () => {
+      const { owner, site, preview } = await siteWithPreview()
+      await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: owner.token })
+      const later = new Date(Date.now() + 3_600_000).toISOString()
+      const scheduled = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promote`, {
+        token: owner.token,
+        body: { promoteAt: later },
+      })
+      assert.equal(scheduled.status, 202, scheduled.text)
+      const deleted = await server.api('DELETE', `/v1/websites/${site.websiteId}`, { token: owner.token })
+      assert.equal(deleted.status, 204, deleted.text)
+      const db = server.server.db.kysely
+      assert.deepEqual(await db.selectFrom('promotion_requests').select('id').where('website_id', '=', site.websiteId).execute(), [])
+      assert.deepEqual(await db.selectFrom('schedules').select('id').where('website_id', '=', site.websiteId).execute(), [])
+    })
+
     test('requests and decisions are webhook events', async () => {
       const { owner, site, preview } = await siteWithPreview()
       const hook = await server.api('POST', `/v1/websites/${site.websiteId}/webhooks`, {

@@ -132,6 +132,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     forms: services.forms,
     webhooks: services.webhooks,
     promotionRequests: services.promotionRequests,
+    schedules: services.schedules,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import { PROMOTION_NOTE_MAX_CHARS } from '../approvals/approvals.schemas.ts'
 import type { PromotionRequests } from '../approvals/promotion-requests.ts'
+import type { PromotionSchedules } from '../approvals/promotion-schedules.ts'
 import { diffLines } from './dashboard.routes.ts'
 import { accountOf, field, principalOf } from './forms.ts'
 import { sendPage } from './pages.ts'
@@ -13,6 +14,7 @@ import { pageContext, type WebContext } from './web-context.ts'
 
 export interface ApprovalPageServices {
   promotionRequests: PromotionRequests
+  schedules: PromotionSchedules
 }
 
 type Params = { Params: { websiteId: string; requestId: string }; Querystring: { done?: string } }
@@ -22,7 +24,7 @@ const NOTICES: Record<string, string> = {
   declined: 'Declined: the live version stays, and the requester can read your reason.',
 }
 
-export function approvalRoutes(web: WebContext, { promotionRequests }: ApprovalPageServices) {
+export function approvalRoutes(web: WebContext, { promotionRequests, schedules }: ApprovalPageServices) {
   const pagePath = (websiteId: string, requestId: string) =>
     `/dashboard/sites/${encodeURIComponent(websiteId)}/promotion-requests/${encodeURIComponent(requestId)}`
   // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
@@ -48,6 +50,16 @@ export function approvalRoutes(web: WebContext, { promotionRequests }: ApprovalP
       await promotionRequests.approve(principalOf(accountOf(request)), websiteId, requestId)
       return reply.redirect(`${pagePath(websiteId, requestId)}?done=approved`, 303)
     })
+
+    app.post<{ Params: { websiteId: string; scheduleId: string } }>(
+      '/dashboard/sites/:websiteId/schedules/:scheduleId/cancel',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const { websiteId, scheduleId } = request.params
+        await schedules.cancel(principalOf(accountOf(request)), websiteId, scheduleId)
+        return reply.redirect(`/dashboard/sites/${encodeURIComponent(websiteId)}?done=schedule-cancelled`, 303)
+      },
+    )
 
     app.post<Params>('/dashboard/sites/:websiteId/promotion-requests/:requestId/decline', { schema: { hide: true } }, async (request, reply) => {
       const { websiteId, requestId } = request.params

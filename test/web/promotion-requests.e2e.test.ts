@@ -110,4 +110,24 @@ describe('promotion requests on the dashboard, in Chromium', { skip: browserSkip
     assert.equal(await page.locator('section[aria-labelledby="requests-title"]').count(), 0, 'nothing is waiting any more')
     assert.deepEqual(problems, [])
   })
+
+  test('a scheduled promotion is listed on the site page and cancelled there', async () => {
+    const published = await server.api('POST', `/v1/websites/${websiteId}/versions`, {
+      token: agentToken,
+      body: { promote: false, files: bundle('Ada Bakes: later') },
+    })
+    const promoteAt = new Date(Date.now() + 86_400_000).toISOString()
+    const made = await server.api('POST', `/v1/websites/${websiteId}/versions/${published.body.jobId}/promote`, { token: agentToken, body: { promoteAt } })
+    assert.equal(made.status, 202, made.text)
+    await page.goto(`${site}/dashboard/sites/${websiteId}`)
+    const scheduled = page.locator('section[aria-labelledby="schedules-title"]')
+    assert.match(await scheduled.innerText(), new RegExp(`v${published.body.version} goes live at ${promoteAt.slice(0, 10)}`))
+    assert.deepEqual(await seriousAxeViolations(page), [])
+    await scheduled.getByRole('button', { name: `Cancel the promotion of v${published.body.version}` }).click()
+    await page.getByText('The scheduled promotion is cancelled.').waitFor()
+    const list = await server.api('GET', `/v1/websites/${websiteId}/schedules`, { token: agentToken })
+    assert.equal(list.body.items[0].status, 'cancelled')
+    assert.equal(await page.locator('section[aria-labelledby="schedules-title"]').count(), 0)
+    assert.deepEqual(problems, [])
+  })
 })

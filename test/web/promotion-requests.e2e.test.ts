@@ -25,7 +25,8 @@ describe('promotion requests on the dashboard, in Chromium', { skip: browserSkip
   const problems: string[] = []
 
   before(async () => {
-    server = await startTestServer('sqlite')
+    // No thumbnails on the dashboard: the server's own browser is not what this suite looks at.
+    server = await startTestServer('sqlite', { PLINTH_BROWSER: 'off' })
     site = server.config.siteUrl
     const owner = await server.user('ada@approvals.example')
     // The agent's own token: a token of the owner's, as an MCP client or a deploy gets one.

@@ -120,7 +120,7 @@ export class PromotionSchedules {
     try {
       const user = await repo.userOf(row.created_by)
       if (!user) throw new AppError('NOT_FOUND', 'The person who scheduled this promotion no longer has an account.')
-      const principal: Principal = { userId: user.id, email: user.email, name: user.name, tokenId: '', access: 'both' }
+      const principal: Principal = { userId: user.id, email: user.email, name: user.name, tokenId: '', access: 'both', capabilities: null, sites: null }
       await promotion.promote(principal, row.website_id, row.version_id)
     } catch (err) {
       if (!(err instanceof AppError)) log.warn({ err, scheduleId: row.id }, 'a scheduled promotion failed')

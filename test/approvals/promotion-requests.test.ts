@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Principal } from '../../src/core/principal.ts'
-import { addEditor, assertError, createSite, createUser, createVersion, type TestUser } from '../helpers/factories.ts'
+import { addEditor, assertError, createSite, createToken, createUser, createVersion, type TestUser } from '../helpers/factories.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
@@ -21,7 +21,7 @@ for (const store of STORES) {
 
     /** A person's principal, as the dashboard makes it from a session. */
     const person = (user: TestUser): Promise<Principal> =>
-      Promise.resolve({ userId: user.id, email: user.email, name: null, tokenId: 'web-session', access: 'both' })
+      Promise.resolve({ userId: user.id, email: user.email, name: null, tokenId: 'web-session', access: 'both', capabilities: null, sites: null })
     const liveTitle = async (slug: string) => /<title>([^<]*)<\/title>/.exec((await server.site(slug)).body.toString())?.[1]
 
     async function siteWithPreview() {
@@ -118,6 +118,31 @@ for (const store of STORES) {
       const asked = await server.api('POST', path, { token: owner.token })
       assertError(
         await server.api('GET', `/v1/websites/${site.websiteId}/promotion-requests/${asked.body.requestId}`, { token: stranger.token }),
+        404,
+        'NOT_FOUND',
+      )
+    })
+
+    test('a token with read and preview asks and reads; promoting, at once or later, needs promote', async () => {
+      const { owner, site, preview } = await siteWithPreview()
+      const agent = await createToken(server, owner, { name: 'agent', capabilities: ['read', 'preview'] })
+      const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: agent.token })
+      assert.equal(asked.status, 201, asked.text)
+      assert.equal((await server.api('GET', `/v1/websites/${site.websiteId}/promotion-requests/${asked.body.requestId}`, { token: agent.token })).status, 200)
+      assert.equal((await server.api('GET', `/v1/websites/${site.websiteId}/schedules`, { token: agent.token })).status, 200)
+      const promote = `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promote`
+      assertError(await server.api('POST', promote, { token: agent.token }), 403, 'TOKEN_NOT_ALLOWED')
+      const later = new Date(Date.now() + 3_600_000).toISOString()
+      assertError(await server.api('POST', promote, { token: agent.token, body: { promoteAt: later } }), 403, 'TOKEN_NOT_ALLOWED')
+      const reader = await createToken(server, owner, { capabilities: ['read'] })
+      assertError(
+        await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: reader.token }),
+        403,
+        'TOKEN_NOT_ALLOWED',
+      )
+      const elsewhere = await createToken(server, owner, { sites: [(await createSite(server, { owner })).websiteId] })
+      assertError(
+        await server.api('GET', `/v1/websites/${site.websiteId}/promotion-requests/${asked.body.requestId}`, { token: elsewhere.token }),
         404,
         'NOT_FOUND',
       )

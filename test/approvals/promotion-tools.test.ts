@@ -19,7 +19,15 @@ for (const store of STORES) {
       let server: TestServer
       let owner: TestUser
       let client: McpClient
-      const person = (user: TestUser): Principal => ({ userId: user.id, email: user.email, name: null, tokenId: 'web-session', access: 'both' })
+      const person = (user: TestUser): Principal => ({
+        userId: user.id,
+        email: user.email,
+        name: null,
+        tokenId: 'web-session',
+        access: 'both',
+        capabilities: null,
+        sites: null,
+      })
 
       before(async () => {
         server = await sharedServer(store.name)

@@ -15,6 +15,9 @@ import { browserTools } from './browser/browser.tools.ts'
 import { collectionsRoutes } from './content/collections.routes.ts'
 import { draftsRoutes } from './drafts/drafts.routes.ts'
 import { DRAFT_SCHEMAS } from './drafts/drafts.schemas.ts'
+import { approvalsRoutes } from './approvals/approvals.routes.ts'
+import { APPROVAL_SCHEMAS } from './approvals/approvals.schemas.ts'
+import { approvalsTools } from './approvals/approvals.tools.ts'
 import { formsRoutes } from './forms/forms.routes.ts'
 import { formsTools } from './forms/forms.tools.ts'
 import { FORM_SCHEMAS } from './forms/forms.schemas.ts'
@@ -128,6 +131,8 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     pageViews: services.pageViews,
     forms: services.forms,
     webhooks: services.webhooks,
+    promotionRequests: services.promotionRequests,
+    schedules: services.schedules,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })
@@ -143,6 +148,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...FORM_DECLARATION_SCHEMAS,
     ...FORM_SCHEMAS,
     ...WEBHOOK_SCHEMAS,
+    ...APPROVAL_SCHEMAS,
     ApiIndexSchema,
   ])
     app.addSchema(schema)
@@ -214,6 +220,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       await v1.register(assetsRoutes(services.assets, limits.maxFileBytes))
       await v1.register(formsRoutes(services))
       await v1.register(webhooksRoutes(services.webhooks))
+      await v1.register(approvalsRoutes(services))
     },
     { prefix: '/v1' },
   )
@@ -231,6 +238,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries, limits }),
     ...imagesTools(services.assets, limits.maxFileBytes),
     ...formsTools(services),
+    ...approvalsTools(services),
   ]
   await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit, tokenPage: webSite.tokenPage }))
   await app.register(webSite.routes)

@@ -4,6 +4,7 @@
  * Every collaborator is passed explicitly; nothing has a silent default.
  */
 import { readFileSync } from 'node:fs'
+import { type Approvals, setUpApprovals } from './approvals/approvals.ts'
 import { AccountsService } from './auth/accounts.service.ts'
 import { GuessThrottle } from './auth/guess-throttle.ts'
 import { SessionsRepository } from './auth/sessions.repository.ts'
@@ -106,6 +107,8 @@ export interface Composition {
   sweepBlobs(): Promise<SweepResult>
   /** The daily digest of form submissions (null without SMTP): sent by whichever instance claims the day. */
   formDigest: FormDigest | null
+  /** Promotion requests, scheduled promotions and preview expiry; `schedules.runDue()` is the scheduler's tick. */
+  approvals: Approvals
   /** Stops listening for site changes, stops the worker threads (unless shared) and closes the database. */
   close(): Promise<void>
 }
@@ -115,6 +118,8 @@ export interface ComposeOptions {
   sweepAtStart?: boolean
   /** Worker pools shared with other compositions of the process, closed by the caller (worker-pools.ts); a set of its own otherwise. */
   pools?: WorkerPools
+  /** The clock of schedules, requests and preview expiry (tests move it); the system's otherwise. */
+  now?: () => Date
 }
 
 /**
@@ -123,6 +128,7 @@ export interface ComposeOptions {
  */
 export async function compose(config: Config, log: Logger, options: ComposeOptions = {}): Promise<Composition> {
   const db = openDb(config)
+  const now = options.now ?? (() => new Date())
   let store: BlobStore
   try {
     await migrate(db)
@@ -181,7 +187,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     blobs,
     cacheBytes: config.serveCacheBytes,
     manifests: MANIFEST_CACHE_LIMITS,
-    now: Date.now,
+    now: () => now().getTime(),
     log,
     content: new SiteContent({
       sources: { live: new SiteContentRepository(db.kysely), collections: collectionsRepo, entries: entriesRepo, assets: assetsRepo },
@@ -277,7 +283,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     collections: collectionsRepo,
     siteEvents,
     ttlDays: config.draftTtlDays,
-    now: () => new Date(),
+    now,
   })
   const drafts = new DraftsService({ config, records: draftRecords, versions: websitesRepo, publishing, log })
   // A draft's files are read back and compared as a version's are (websites/version-files.ts).
@@ -288,9 +294,13 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       return { label: { kind: 'draft', id: draft.draftId, version: draft.baseVersion }, files: draft.files }
     },
   }
+  const promotion = new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo, webhookEvents })
+  const versionFiles = new VersionFiles({ access, repo: websitesRepo, blobs, otherSources: [draftFileSets] })
+  const approvalsWith = { config, db, access, versions: websitesRepo, promotion, versionFiles, siteEvents, webhookEvents, mailer: forms.mail }
+  const approvals = setUpApprovals({ ...approvalsWith, now, log })
   // A server sweeps expired OAuth rows, drafts and uploads at start and hourly, and sends webhook deliveries; a CLI command leaves that to it.
   if (options.sweepAtStart !== false) {
-    await Promise.all([oauth.startSweeps(), drafts.startSweeps(), uploads.startSweeps(), forms.startSweeps(), webhooks.sender.start()])
+    await Promise.all([oauth.startSweeps(), drafts.startSweeps(), uploads.startSweeps(), forms.startSweeps(), webhooks.sender.start(), approvals.start()])
   }
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
@@ -302,8 +312,8 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     websites: new WebsiteQueries({ config, access, repo: websitesRepo }),
     publishing,
     patches: new VersionPatches({ access, repo: websitesRepo, blobs, publishing }),
-    promotion: new VersionPromotion({ config, access, repo: websitesRepo, siteEvents, purge, collections: collectionsRepo, webhookEvents }),
-    versionFiles: new VersionFiles({ access, repo: websitesRepo, blobs, otherSources: [draftFileSets] }),
+    promotion,
+    versionFiles,
     deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge, webhookEvents }),
     jobDetails: new JobDetails(config, websitesRepo),
     slugs,
@@ -327,6 +337,8 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     pageViews: new PageViews({ config, access, versions: websitesRepo, drafts, site: siteServer, log }),
     forms: forms.service,
     webhooks: webhooks.service,
+    promotionRequests: approvals.requests,
+    schedules: approvals.schedules,
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
   const startSweep =
@@ -356,6 +368,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     siteEvents,
     sweepBlobs: sweep,
     formDigest: forms.digest,
+    approvals,
     async close() {
       await startSweep
       // Closed first, so that taking up what an earlier process left pending stops between batches.
@@ -366,6 +379,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       drafts.close()
       uploads.close()
       await services.pageViews.close()
+      await approvals.close()
       await forms.close()
       await webhooks.sender.close()
       await siteEvents.close()

@@ -22,9 +22,9 @@ export interface RunningServer extends Omit<Composition, 'close'> {
   close(): Promise<void>
 }
 
-/** `pools`: worker pools shared with other servers of the process (compose.ts); the server makes its own otherwise. */
-export async function startServer(config: Config, log: Logger, { pools }: Pick<ComposeOptions, 'pools'> = {}): Promise<RunningServer> {
-  const composition = await compose(config, log, { pools })
+/** `pools`: worker pools shared with other servers of the process (compose.ts); the server makes its own otherwise. `now`: the clock of schedules (tests move it). */
+export async function startServer(config: Config, log: Logger, { pools, now }: Pick<ComposeOptions, 'pools' | 'now'> = {}): Promise<RunningServer> {
+  const composition = await compose(config, log, { pools, now })
   const { siteServer, oauthEndpoint, metrics } = composition
   metrics.collectProcessMetrics()
   // Requests answered before Fastify get their request id and are counted here; Fastify does both itself (app.ts).

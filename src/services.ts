@@ -2,6 +2,8 @@
  * The services every surface calls (REST, MCP, the web site, the admin CLI): what compose.ts
  * builds for them, by name.
  */
+import type { PromotionRequests } from './approvals/promotion-requests.ts'
+import type { PromotionSchedules } from './approvals/promotion-schedules.ts'
 import type { AccountsService } from './auth/accounts.service.ts'
 import type { TokensService } from './auth/tokens.service.ts'
 import type { PageViews } from './browser/page-views.ts'
@@ -77,4 +79,8 @@ export interface Services {
   forms: FormsSetup['service']
   /** A site's webhooks and their delivery logs (owner only). */
   webhooks: Webhooks['service']
+  /** Requests that a person make a version live, decided on the dashboard. */
+  promotionRequests: PromotionRequests
+  /** Promotions at a set time, and preview expiry. */
+  schedules: PromotionSchedules
 }

@@ -44,6 +44,7 @@ const LAYER_OF: Record<string, Layer> = {
   browser: 'feature',
   forms: 'feature',
   webhooks: 'feature',
+  approvals: 'feature',
   mcp: 'surface',
   web: 'surface',
   client: 'surface',

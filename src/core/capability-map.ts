@@ -27,6 +27,9 @@ export const REST_CAPABILITIES: Readonly<Record<string, CapabilityNeed>> = {
   getCollection: 'read',
   listEntries: 'read',
   getEntry: 'read',
+  listPromotionRequests: 'read',
+  getPromotionRequest: 'read',
+  listSchedules: 'read',
 
   createDraft: 'preview',
   discardDraft: 'preview',
@@ -34,12 +37,16 @@ export const REST_CAPABILITIES: Readonly<Record<string, CapabilityNeed>> = {
   writeDraftFile: 'preview',
   editDraftFile: 'preview',
   deleteDraftFile: 'preview',
+  updateDraft: 'preview',
+  requestPromotion: 'preview',
+  setPreviewExpiry: 'preview',
   createWebsiteVersion: 'publish',
   publishDraft: 'publish',
   createUploads: 'files',
 
   createWebsite: 'create-site',
   promoteWebsiteVersion: 'promote',
+  cancelSchedule: 'promote',
 
   createCollection: 'content',
   updateCollection: 'content',
@@ -86,6 +93,7 @@ export const TOOL_CAPABILITIES: Readonly<Record<string, CapabilityNeed>> = {
   get_collection: 'read',
   list_entries: 'read',
   get_entry: 'read',
+  get_promotion_request: 'read',
 
   start_draft: 'preview',
   write_file: 'preview',
@@ -93,6 +101,7 @@ export const TOOL_CAPABILITIES: Readonly<Record<string, CapabilityNeed>> = {
   delete_file: 'preview',
   move_file: 'preview',
   discard_draft: 'preview',
+  request_promotion: 'preview',
   publish_version: 'publish',
   publish_draft: 'publish',
   create_upload: 'files',

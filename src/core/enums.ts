@@ -66,7 +66,15 @@ export const VIEWPORTS = ['desktop', 'mobile'] as const
 export type Viewport = (typeof VIEWPORTS)[number]
 
 /** What a webhook may be told of (webhooks/webhook-events.ts says what each carries). */
-export const WEBHOOK_EVENT_TYPES = ['version.published', 'version.promoted', 'site.deleted', 'entry.changed', 'form.submitted'] as const
+export const WEBHOOK_EVENT_TYPES = [
+  'version.published',
+  'version.promoted',
+  'site.deleted',
+  'entry.changed',
+  'form.submitted',
+  'promotion.requested',
+  'promotion.decided',
+] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
 /** Where one delivery of an event to a webhook stands. */
@@ -76,3 +84,15 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 /** How a site's form submissions are e-mailed: one message each, or one digest a day. */
 export const FORM_NOTIFY_MODES = ['each', 'daily'] as const
 export type FormNotifyMode = (typeof FORM_NOTIFY_MODES)[number]
+
+/** Where a request that a person make a version live stands (approvals/promotion-requests.ts). */
+export const PROMOTION_REQUEST_STATUSES = ['pending', 'approved', 'declined', 'cancelled'] as const
+export type PromotionRequestStatus = (typeof PROMOTION_REQUEST_STATUSES)[number]
+
+/** What a schedule does at its time: make a version live. */
+export const SCHEDULE_KINDS = ['promote'] as const
+export type ScheduleKind = (typeof SCHEDULE_KINDS)[number]
+
+/** Where a schedule stands: waiting, being run by an instance, run, failed (its `error` says why), or cancelled. */
+export const SCHEDULE_STATUSES = ['pending', 'running', 'done', 'failed', 'cancelled'] as const
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number]

@@ -20,7 +20,7 @@ function randomText(alphabet: string, length: number): string {
 /** Uniformly random base62 text. */
 export const randomBase62 = (length: number): string => randomText(BASE62, length)
 
-export type IdPrefix = 'usr' | 'tok' | 'web' | 'job' | 'upl' | 'col' | 'ent' | 'ast' | 'sub' | 'whk' | 'evt' | 'dlv'
+export type IdPrefix = 'usr' | 'tok' | 'web' | 'job' | 'upl' | 'col' | 'ent' | 'ast' | 'sub' | 'whk' | 'evt' | 'dlv' | 'prq' | 'sch'
 
 /** Opaque, random (not sequential) ids: web_..., job_..., usr_..., tok_... */
 export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(22)}`

@@ -21,6 +21,7 @@ import * as webhooks from './migrations/0017_webhooks.ts'
 import * as versionWarnings from './migrations/0018_version_warnings.ts'
 import * as formDigests from './migrations/0020_form_digests.ts'
 import * as tokenScopes from './migrations/0022_token_scopes.ts'
+import * as promotions from './migrations/0023_promotions.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_version_warnings': versionWarnings,
   '0020_form_digests': formDigests,
   '0022_token_scopes': tokenScopes,
+  '0023_promotions': promotions,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) }

@@ -3,9 +3,11 @@ import type { Generated, Insertable, Selectable } from 'kysely'
 import type { Category, JobStatus, MemberRole, TokenAccess, UploadStatus, VersionKind, WebsiteStatus } from '../core/enums.ts'
 import type { FormDigestDaysTable, FormFilesTable, FormSubmissionsTable, VersionFormsTable } from './form-tables.ts'
 import type { WebhookDeliveriesTable, WebhookEventsTable, WebhooksTable } from './webhook-tables.ts'
+import type { PromotionRequestsTable, SchedulesTable } from './promotion-tables.ts'
 
 export type * from './form-tables.ts'
 export type * from './webhook-tables.ts'
+export type * from './promotion-tables.ts'
 
 export interface UsersTable {
   id: string
@@ -91,6 +93,8 @@ export interface VersionsTable {
   bytes: number
   created_by: string
   created_at: string
+  /** From when a version that is not live is no longer served at its preview host (migration 0023). */
+  preview_expires_at: string | null
 }
 
 export interface VersionFilesTable {
@@ -252,6 +256,8 @@ export interface DraftsTable {
   created_at: string
   updated_at: string
   expires_at: string
+  /** An expiry the caller set: writes move expires_at on, never past it; null: no such cap (migration 0023). */
+  expires_by: string | null
 }
 
 /** One file of a draft, as a version's file: path -> blob. */
@@ -299,6 +305,8 @@ export interface Database {
   webhooks: WebhooksTable
   webhook_events: WebhookEventsTable
   webhook_deliveries: WebhookDeliveriesTable
+  promotion_requests: PromotionRequestsTable
+  schedules: SchedulesTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -60,9 +60,10 @@ export class DraftRecords {
     return this.options.now().toISOString()
   }
 
-  /** When a draft written now expires. */
-  expiryFrom(now: string): string {
-    return new Date(Date.parse(now) + this.options.ttlDays * DAY_MS).toISOString()
+  /** When a draft written now expires: PLINTH_DRAFT_TTL_DAYS on, or at `by` (an expiry its caller set) when that is sooner. */
+  expiryFrom(now: string, by: string | null = null): string {
+    const ttl = new Date(Date.parse(now) + this.options.ttlDays * DAY_MS).toISOString()
+    return by !== null && by < ttl ? by : ttl
   }
 
   /** The open draft of a site the caller edits; NOT_FOUND for anyone else, and once it is gone. */

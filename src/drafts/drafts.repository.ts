@@ -85,7 +85,27 @@ export class DraftsRepository {
   async touch(trx: Executor, draftId: string, now: string, expiresAt: string): Promise<boolean> {
     const result = await trx
       .updateTable('drafts')
-      .set({ updated_at: now, expires_at: expiresAt })
+      // Never past an expiry the caller set (expires_by): ISO times in UTC compare as text.
+      .set((eb) => ({
+        updated_at: now,
+        expires_at: eb
+          .case()
+          .when(eb.and([eb('expires_by', 'is not', null), eb('expires_by', '<', expiresAt)]))
+          .then(eb.ref('expires_by').$castTo<string>())
+          .else(expiresAt)
+          .end(),
+      }))
+      .where('id', '=', draftId)
+      .where('expires_at', '>', now)
+      .executeTakeFirst()
+    return Number(result.numUpdatedRows) === 1
+  }
+
+  /** Sets an open draft's expiry and its cap (null: none). False when the draft is gone. */
+  async setExpiry(draftId: string, now: string, expiresAt: string, expiresBy: string | null): Promise<boolean> {
+    const result = await this.db
+      .updateTable('drafts')
+      .set({ expires_at: expiresAt, expires_by: expiresBy })
       .where('id', '=', draftId)
       .where('expires_at', '>', now)
       .executeTakeFirst()

@@ -20,6 +20,7 @@ import {
   DraftListSchema,
   DraftSchema,
   PublishDraftRequestSchema,
+  UpdateDraftRequestSchema,
 } from './drafts.schemas.ts'
 
 const tags = ['Drafts']
@@ -91,6 +92,27 @@ export function draftsRoutes({ drafts, draftFiles }: { drafts: DraftsService; dr
         },
       },
       (request) => drafts.get(principalOf(request), request.params.websiteId, request.params.draftId),
+    )
+
+    app.patch(
+      `${base}/:draftId`,
+      {
+        schema: {
+          operationId: 'updateDraft',
+          tags,
+          security,
+          summary: "Set a draft's expiry",
+          description:
+            'expiresAt: when the draft expires at the latest; its preview answers 404 from then on. Writes still move its expiry on, never past this; null removes the limit. In the past, unparseable or more than a year ahead is 400 BAD_REQUEST.',
+          params: DraftParams,
+          body: ref(UpdateDraftRequestSchema),
+          response: {
+            200: success(DraftSchema, 'The draft, with its expiresAt.'),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'BAD_REQUEST', 'NOT_FOUND']),
+          },
+        },
+      },
+      (request) => drafts.setExpiry(principalOf(request), request.params.websiteId, request.params.draftId, request.body.expiresAt),
     )
 
     app.delete(

@@ -1,7 +1,7 @@
 /** Shapes of drafts and their files: the single source for validation, types and OpenAPI. */
 import { type Static, Type } from 'typebox'
-import { DRAFTS_PER_SITE, ID_MAX_CHARS, MAX_PATH_CHARS, VERSION_MESSAGE_MAX_CHARS } from '../core/limits.ts'
-import { ref, Timestamp, WarningSchema } from '../core/schemas.ts'
+import { DATE_TIME_MAX_CHARS, DRAFTS_PER_SITE, ID_MAX_CHARS, MAX_PATH_CHARS, VERSION_MESSAGE_MAX_CHARS } from '../core/limits.ts'
+import { Nullable, ref, Timestamp, WarningSchema } from '../core/schemas.ts'
 import { TextEditsField } from '../editing/editing.schemas.ts'
 import { PublishFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
 
@@ -10,12 +10,22 @@ export const DraftIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS,
 /** A version as a draft names its base: by id or number, as everywhere versions are named. */
 const versionRef = (description: string) => Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], { description })
 
+/** An expiry a caller sets on a draft. */
+const draftExpiry = Type.String({
+  minLength: 1,
+  maxLength: DATE_TIME_MAX_CHARS,
+  description: 'Latest expiry (ISO-8601 with a time zone, within a year); writes never move it past this. null: none.',
+})
+
 export const CreateDraftRequestSchema = Type.Object(
   {
     baseVersion: Type.Optional(versionRef('The version the draft starts from, by id (job_...) or number. Default: the live version.')),
+    expiresAt: Type.Optional(draftExpiry),
   },
   { $id: 'CreateDraftRequest', additionalProperties: false },
 )
+
+export const UpdateDraftRequestSchema = Type.Object({ expiresAt: Nullable(draftExpiry) }, { $id: 'UpdateDraftRequest', additionalProperties: false })
 
 const FILE_CHANGES = ['unchanged', 'added', 'changed', 'moved'] as const
 
@@ -125,6 +135,7 @@ export const PublishDraftRequestSchema = Type.Object(
 /** The named schemas of drafts. */
 export const DRAFT_SCHEMAS = [
   CreateDraftRequestSchema,
+  UpdateDraftRequestSchema,
   DraftFileSchema,
   DraftSummarySchema,
   DraftSchema,

@@ -7,6 +7,7 @@
  * start and hourly, on a server) removes it and the blobs only it held.
  */
 import type { Config } from '../config.ts'
+import { futureTime } from '../core/future-time.ts'
 import { AppError, notFound, type RateLimitState } from '../core/errors.ts'
 import { newLabelId } from '../core/ids.ts'
 import { DRAFT_SWEEP_INTERVAL_MS, DRAFTS_PER_SITE } from '../core/limits.ts'
@@ -60,6 +61,7 @@ export class DraftsService {
     const site = await access.requireSite(principal, websiteId, 'edit')
     const base = input.baseVersion === undefined ? await this.liveVersion(site) : await requireVersion(versions, site.id, input.baseVersion)
     const now = records.nowIso()
+    const expiresBy = input.expiresAt === undefined ? null : futureTime(input.expiresAt, records.options.now(), 'expiresAt').toISOString()
     const draft = {
       id: newLabelId('drf'),
       website_id: site.id,
@@ -67,7 +69,8 @@ export class DraftsService {
       created_by: principal.userId,
       created_at: now,
       updated_at: now,
-      expires_at: records.expiryFrom(now),
+      expires_at: records.expiryFrom(now, expiresBy),
+      expires_by: expiresBy,
     }
     await repo.transaction(async (trx) => {
       // The site's row, locked as a publish locks it, counts its drafts one create at a time.
@@ -117,6 +120,20 @@ export class DraftsService {
   }
 
   /** Discards a draft and the blobs only it held. */
+  /**
+   * Sets when the draft expires at the latest (its preview answers 404 from then on): writes still
+   * move its expiry on by PLINTH_DRAFT_TTL_DAYS, never past this. null: only that rule again.
+   */
+  async setExpiry(principal: Principal, websiteId: string, draftId: string, expiresAt: string | null): Promise<Draft> {
+    const { records } = this.options
+    const { site, draft } = await records.require(principal, websiteId, draftId)
+    const now = records.nowIso()
+    const by = expiresAt === null ? null : futureTime(expiresAt, records.options.now(), 'expiresAt').toISOString()
+    if (!(await records.options.repo.setExpiry(draft.id, now, records.expiryFrom(now, by), by))) throw notFound('Draft')
+    await records.changed(draftLabel(site.slug, draft.id), [])
+    return this.get(principal, websiteId, draftId)
+  }
+
   async discard(principal: Principal, websiteId: string, draftId: string): Promise<void> {
     const { records } = this.options
     const { site, draft } = await records.require(principal, websiteId, draftId)

@@ -57,7 +57,8 @@ export function draftsTools(
       description: `Start a draft: a working copy of a version's files (baseVersion, a number or id; default the live version), changed one file per call and published as the next version. The way to change a few files of a site, or to build a site too big for one call: publish_website a placeholder index.html, then fill a draft.
 Workflow: start_draft -> write_file / edit_file / move_file / delete_file (each checked at once: PUBLISH_INVALID lists every violation and nothing is written) -> list_files, read_file, diff_versions to check -> open previewUrl, the draft as it is now -> publish_draft, or discard_draft.
 Answers draftId, previewUrl, expiresAt (${ttlDays} days after the last write) and files (path, size, change). At most ${DRAFTS_PER_SITE} open drafts a site (DRAFT_LIMIT_REACHED).`,
-      input: toolArgs({ websiteId: WebsiteIdParam, ...CreateDraftRequestSchema.properties }),
+      // No expiresAt over MCP: an agent's drafts live by the TTL; a person or a REST caller caps them.
+      input: toolArgs({ websiteId: WebsiteIdParam, baseVersion: CreateDraftRequestSchema.properties.baseVersion }),
       output: DraftOutlineSchema,
       hints: DRAFT_CHANGE,
       run: async (principal, { websiteId, ...input }) => outline(await drafts.create(principal, websiteId, input)),

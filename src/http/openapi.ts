@@ -75,6 +75,8 @@ const MEANING: Record<ErrorCode, string> = {
     'the version has files where a collection created since serves its entries, listing or feeds ({name}-*, {name}, {name}.html, {name}/, {name}.json, {name}.xml); the message names the files and the collection',
   VERSION_CONFLICT:
     'a version newer than the base of the draft or patch exists; the message and error.fields name the newer versions and the files they changed (publish anyway with overwrite: true, or rebase on the newest)',
+  ALREADY_LIVE: 'the version asked for is the live one already',
+  NOT_PENDING: 'the promotion request or schedule is no longer pending: decided, run or cancelled already',
   UPLOAD_COMPLETED: 'the bytes of this upload were already received; an upload is written once',
   PAYLOAD_TOO_LARGE: 'the body is larger than the service accepts',
   UNSUPPORTED_MEDIA_TYPE: 'the body is not application/json',

@@ -33,6 +33,10 @@ const lines = (siteUrls: string): Line[] => [
     'content',
     '- Collection content (posts, products...): list_collections, get_collection (its fields say what entry data holds), create_collection, update_collection; entries with upsert_entries, put_entry, list_entries, get_entry, delete_entry. Entries are served on the live site at /{collection}-{slug} as soon as they are written.',
   ],
+  [
+    'approvals',
+    '- When a person must approve before a version goes live: publish with promote false, request_promotion with a note, then get_promotion_request for the outcome (approved: it is live; declined: read the reason).',
+  ],
   ['images', "- Images for pages and entries: import_asset copies one into the site's library, from a URL or an uploadId."],
 ]
 

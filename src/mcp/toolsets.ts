@@ -16,6 +16,7 @@ export const TOOLSETS = {
   images: "the site's image library",
   forms: "the submissions visitors send through a site's forms",
   browser: "a real browser's look at a version's or a draft's page: screenshot and report",
+  approvals: 'asking a person to make a version live, and reading their decision',
 } as const
 
 export type ToolsetName = keyof typeof TOOLSETS

@@ -30,13 +30,24 @@ export class DbSiteLookup implements SiteLookup {
     let query = this.db
       .selectFrom('websites')
       .innerJoin('versions', 'versions.website_id', 'websites.id')
-      .select(['websites.id as websiteId', 'websites.slug', 'versions.id as versionId', 'versions.number', 'websites.password_set_at as lockedSince'])
+      .select([
+        'websites.id as websiteId',
+        'websites.slug',
+        'versions.id as versionId',
+        'versions.number',
+        'websites.password_set_at as lockedSince',
+        'versions.preview_expires_at as previewExpiresAt',
+        'websites.current_version_id as currentVersionId',
+      ])
       .where('websites.slug', '=', slug)
       .where('websites.status', '!=', 'deleted')
       .where('versions.status', '=', 'ready')
     query = number === null ? query.whereRef('versions.id', '=', 'websites.current_version_id') : query.where('versions.number', '=', number)
-    const version = await query.executeTakeFirst()
-    if (!version) return null
+    const found = await query.executeTakeFirst()
+    if (!found) return null
+    const { previewExpiresAt, currentVersionId, ...version } = found
+    // A preview may have an expiry (approvals/promotion-schedules.ts); the live version is served as long as it is live.
+    const expiresAt = number !== null && version.versionId !== currentVersionId ? previewExpiresAt : null
     const [rows, forms] = await Promise.all([
       this.db
         .selectFrom('version_files as f')
@@ -46,7 +57,7 @@ export class DbSiteLookup implements SiteLookup {
         .execute(),
       this.db.selectFrom('version_forms').select('name').where('version_id', '=', version.versionId).execute(),
     ])
-    return { ...version, number: Number(version.number), files: servedFiles(rows), forms: forms.map((form) => form.name) }
+    return { ...version, number: Number(version.number), files: servedFiles(rows), forms: forms.map((form) => form.name), expiresAt }
   }
 
   /** The draft of this slug's site, expired or not (serving compares `expiresAt` with its own clock). */

@@ -4,6 +4,8 @@
  * entries, and its deletion. Every action calls the same service as REST and MCP, as the signed-in person.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { PromotionRequests } from '../approvals/promotion-requests.ts'
+import type { PromotionSchedules } from '../approvals/promotion-schedules.ts'
 import type { Account } from '../auth/accounts.service.ts'
 import type { Principal } from '../core/principal.ts'
 import type { CollectionsService } from '../content/collections.service.ts'
@@ -39,10 +41,15 @@ export interface DashboardServices {
   entries: EntriesService
   /** Whether pages show thumbnails: only when the instance has a browser. */
   pageViews: PageViews
+  /** The requests waiting for a person's decision, listed on the site's page. */
+  promotionRequests: PromotionRequests
+  /** The promotions scheduled for later, listed on the site's page. */
+  schedules: PromotionSchedules
 }
 
 const NOTICES: Record<string, string> = {
   promoted: 'The version is live now.',
+  'schedule-cancelled': 'The scheduled promotion is cancelled.',
   'editor-removed': 'The editor was removed.',
   'invitation-removed': 'The invitation was withdrawn.',
   deleted: 'The site was deleted. Its address is free again.',
@@ -72,7 +79,7 @@ type DiffLineKind = 'meta' | 'hunk' | 'add' | 'del' | 'ctx'
  * inside a hunk a line is told by its first character alone, so a removed `-- x` (`--- x`) or an
  * added `++ x` (`+++ x`) is a line of the file, not a file name.
  */
-function diffLines(diff: string): Array<{ kind: DiffLineKind; text: string }> {
+export function diffLines(diff: string): Array<{ kind: DiffLineKind; text: string }> {
   const lines = diff.endsWith('\n') ? diff.slice(0, -1).split('\n') : diff.split('\n')
   let inHunk = false
   return lines.map((text) => {
@@ -116,11 +123,13 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
   const sitePage = async (request: FastifyRequest<SiteParams>, reply: FastifyReply, account: Account, extra: Record<string, unknown> = {}, status = 200) => {
     const principal = principalOf(account)
     const websiteId = request.params.websiteId
-    const [site, history, people, collectionList] = await Promise.all([
+    const [site, history, people, collectionList, requests, schedules] = await Promise.all([
       siteOf(principal, websiteId),
       websites.history(principal, websiteId),
       members.members(principal, websiteId),
       collections.list(principal, websiteId),
+      services.promotionRequests.list(principal, websiteId, 'pending'),
+      services.schedules.list(principal, websiteId),
     ])
     const invitations = site.role === 'owner' ? await members.pendingInvitations(principal, websiteId) : []
     // Only an email the site lists is repeated on the page: a link cannot make it say anything else.
@@ -133,6 +142,8 @@ export function dashboardRoutes(web: WebContext, services: DashboardServices) {
       members: people,
       invitations,
       collections: collectionList.items,
+      requests: requests.items,
+      schedules: schedules.items.filter((s) => s.status === 'pending').reverse(),
       notice: listed ? invitedNotice(invited) : request.query.done ? NOTICES[request.query.done] : undefined,
       passwordLength: { min: SITE_PASSWORD_MIN, max: SITE_PASSWORD_MAX },
       ...deployArea(web.config.bundleLimits),

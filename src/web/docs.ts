@@ -33,6 +33,7 @@ const ORDER = [
   'scaling',
   'custom-domains',
   'webhooks',
+  'approvals',
 ]
 /** Where the site's own pages are; the rest of `http://localhost:8080/...` is the API. */
 const SITE_PATHS = /^\/(?:$|docs|sign-up|sign-in|dashboard|account|llms)/

@@ -11,7 +11,9 @@
  * - `site.deleted`: `{slug}`;
  * - `entry.changed`: `{collection, slug, entryId, change: created|updated|deleted}`;
  * - `form.submitted`: `{form, submissionId, versionId, createdAt, fields, files}` for each stored
- *   submission (forms/form-intake.ts), files described without their bytes.
+ *   submission (forms/form-intake.ts), files described without their bytes;
+ * - `promotion.requested`, `promotion.decided`: the promotion request as getPromotionRequest answers
+ *   it (approvals/promotion-requests.ts), pending, then approved or declined.
  *
  * Implemented by webhooks/webhook-outbox.ts; features take it as an option from compose.ts.
  */

@@ -10,7 +10,7 @@ export const DeliveryIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHA
 export const WebhookEventTypeSchema = Type.Enum(WEBHOOK_EVENT_TYPES, {
   $id: 'WebhookEventType',
   description:
-    '`version.published` (every new version), `version.promoted` (a version went live: a publish that promotes, a promotion, a rollback), `site.deleted`, `entry.changed` (an entry created, updated or deleted), `form.submitted`.',
+    '`version.published` (every new version), `version.promoted` (a version went live: a publish that promotes, a promotion, a rollback), `site.deleted`, `entry.changed` (an entry created, updated or deleted), `form.submitted`, `promotion.requested` (a version asked to go live) and `promotion.decided` (a person approved or declined it).',
 })
 
 const url = Type.String({

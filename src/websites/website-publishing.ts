@@ -330,6 +330,7 @@ function newVersionRow(
     bytes: bundle.totalBytes,
     created_by: userId,
     created_at: nowIso(),
+    preview_expires_at: null,
   }
 }
 

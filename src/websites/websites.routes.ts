@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
+import { PromoteRequestSchema, ScheduleSchema } from '../approvals/approvals.schemas.ts'
+import type { PromotionSchedules } from '../approvals/promotion-schedules.ts'
 import { principalOf } from '../auth/auth.routes.ts'
 import { WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import { ref } from '../core/schemas.ts'
-import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, success } from '../http/openapi.ts'
+import { AUTH_ERRORS, BEARER_AUTH as security, BODY_ERRORS, errorResponses, OPTIONAL_BODY, success } from '../http/openapi.ts'
 import { rateLimitHeaders } from '../http/rate-limit-headers.ts'
 import {
   JobIdParam,
@@ -47,6 +49,8 @@ export interface WebsiteServices {
   jobDetails: JobDetails
   slugs: SlugClaims
   sitePasswords: SitePasswords
+  /** Scheduled promotions (promoteWebsiteVersion with promoteAt). */
+  schedules: PromotionSchedules
 }
 
 /**
@@ -54,7 +58,7 @@ export interface WebsiteServices {
  * /v1 (authenticated). `publish`: the publish requests with this instance's bundle limits.
  */
 export function websitesRoutes(services: WebsiteServices, publish: PublishRequestSchemas): FastifyPluginAsyncTypebox {
-  const { websites, publishing, patches, promotion, deletion, jobDetails, slugs, sitePasswords } = services
+  const { websites, publishing, patches, promotion, deletion, jobDetails, slugs, sitePasswords, schedules } = services
   // eslint-disable-next-line @typescript-eslint/require-await -- Fastify awaits an async plugin, so a throw while registering rejects register()
   return async (app) => {
     app.get(
@@ -231,22 +235,30 @@ export function websitesRoutes(services: WebsiteServices, publish: PublishReques
     app.post(
       '/websites/:websiteId/versions/:versionId/promote',
       {
+        preValidation: OPTIONAL_BODY.preValidation,
         schema: {
+          ...OPTIONAL_BODY.schema,
           operationId: 'promoteWebsiteVersion',
           tags,
           security,
           summary: 'Make a stored version live (review or instant rollback)',
           description:
-            'Serves the given version at the live URL from the next request on. Works for any stored version: one published with promote false, or an older one to roll back to. versionId is the version id (job_...) or its number (`/versions/2/promote`). A version with files where a collection created since serves its entries, listing or feeds is refused (409 PROMOTE_CONFLICT, naming the files and the collection). Owners and editors may promote.',
+            'Serves the given version at the live URL from the next request on. Works for any stored version: one published with promote false, or an older one to roll back to. versionId is the version id (job_...) or its number (`/versions/2/promote`). A version with files where a collection created since serves its entries, listing or feeds is refused (409 PROMOTE_CONFLICT, naming the files and the collection). Owners and editors may promote. With promoteAt, the promotion is scheduled instead (202): it happens within a minute after that time, on one instance, after a restart too; list schedules with listSchedules and cancel one with cancelSchedule. promoteAt in the past, unparseable or more than a year ahead is 400 BAD_REQUEST.',
           params: Type.Object({ websiteId: WebsiteIdParam, versionId: VersionIdParam }),
+          body: ref(PromoteRequestSchema),
           // A POST: a body, though not needed, is still parsed, so the body errors apply too.
           response: {
             200: success(VersionSchema, 'The version, now live.'),
-            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'PROMOTE_CONFLICT']),
+            202: success(ScheduleSchema, 'The promotion, scheduled: scheduleId, versionId, promoteAt.'),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'PROMOTE_CONFLICT']),
           },
         },
       },
-      (request) => promotion.promote(principalOf(request), request.params.websiteId, request.params.versionId),
+      async (request, reply) => {
+        const { params, body } = request
+        if (body.promoteAt === undefined) return promotion.promote(principalOf(request), params.websiteId, params.versionId)
+        return reply.code(202).send(await schedules.schedule(principalOf(request), params.websiteId, params.versionId, body.promoteAt))
+      },
     )
 
     app.get(

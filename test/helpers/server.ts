@@ -138,12 +138,17 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
   })
 }
 
-/** Starts a server with `config` over `store`; if it fails to start, the store is disposed of. */
-export async function startOnStore(store: TestStore, config: Config, log: Logger = createLogger('silent')): Promise<TestServer> {
+/** Starts a server with `config` over `store` (on the clock `now`, when given); if it fails to start, the store is disposed of. */
+export async function startOnStore(
+  store: TestStore,
+  config: Config,
+  log: Logger = createLogger('silent'),
+  { now }: { now?: () => Date } = {},
+): Promise<TestServer> {
   try {
     // Loaded on first use: a suite that takes only fixtures from the helpers does not load all of Plinth.
     const [{ startServer }, { createWorkerPools }] = await Promise.all([import('../../src/server.ts'), import('../../src/worker-pools.ts')])
-    return new TestServer(await startServer(config, log, { pools: (sharedPools ??= createWorkerPools()) }), config, store)
+    return new TestServer(await startServer(config, log, { pools: (sharedPools ??= createWorkerPools()), ...(now ? { now } : {}) }), config, store)
   } catch (error) {
     await store.dispose()
     throw error
@@ -151,10 +156,15 @@ export async function startOnStore(store: TestStore, config: Config, log: Logger
 }
 
 /** A server over a new store of `storeName`, logging nowhere unless given a logger. */
-export async function startTestServer(storeName: StoreName, env: Record<string, string> = {}, log?: Logger): Promise<TestServer> {
+export async function startTestServer(
+  storeName: StoreName,
+  env: Record<string, string> = {},
+  log?: Logger,
+  options: { now?: () => Date } = {},
+): Promise<TestServer> {
   const store = await createStore(storeName)
   const config = testConfig(store.dataDir, { ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}), ...env })
-  return startOnStore(store, config, log)
+  return startOnStore(store, config, log, options)
 }
 
 /**

@@ -71,6 +71,13 @@ const OPERATION_IDS = [
   'deleteWebhook',
   'listWebhookDeliveries',
   'redeliverWebhookDelivery',
+  'requestPromotion',
+  'listPromotionRequests',
+  'getPromotionRequest',
+  'listSchedules',
+  'cancelSchedule',
+  'setPreviewExpiry',
+  'updateDraft',
 ]
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const
 const DOC_ID = 'urn:plinth:openapi'
@@ -402,8 +409,8 @@ for (const store of STORES) {
       assert.ok(!JSON.stringify(doc).includes('x-client-only'), 'the annotation itself is not published')
     })
 
-    test('a body is required exactly where the API needs one: starting and publishing a draft take none', () => {
-      const optional = new Set(['createDraft', 'publishDraft'])
+    test('a body is required exactly where the API needs one: starting and publishing a draft, promoting and asking for a promotion take none', () => {
+      const optional = new Set(['createDraft', 'publishDraft', 'promoteWebsiteVersion', 'requestPromotion'])
       for (const operations of Object.values(doc.paths) as any[]) {
         for (const operation of Object.values<any>(operations)) {
           if (!operation?.requestBody) continue

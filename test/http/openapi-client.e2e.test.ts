@@ -53,11 +53,14 @@ const stored = ok(
 
 const before = ok(await client.GET('/v1/websites/{websiteId}', { params: { path: { websiteId } } }))
 
-const promoted = ok(
+const promotion = ok(
   await client.POST('/v1/websites/{websiteId}/versions/{versionId}/promote', {
     params: { path: { websiteId, versionId: stored.jobId } },
   }),
 )
+// The same operation schedules a promote when given promoteAt (202, a Schedule): without it, the version.
+if (!('isCurrent' in promotion)) throw new Error('a promote without promoteAt answers the version')
+const promoted = promotion
 
 const patched = ok(
   await client.POST('/v1/websites/{websiteId}/versions', {

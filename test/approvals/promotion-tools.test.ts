@@ -1,0 +1,88 @@
+/**
+ * Promotion requests over MCP (the `approvals` toolset), with the SDK's v2 and 1.x clients on every store: an agent asks
+ * with request_promotion and reads the outcome with get_promotion_request, approved or declined,
+ * and gets the same errors as REST.
+ */
+import assert from 'node:assert/strict'
+import { after, before, describe, it } from 'node:test'
+import type { Principal } from '../../src/core/principal.ts'
+import { createSite, createUser, createVersion, type TestUser } from '../helpers/factories.ts'
+import { CLIENTS, call, connect, type McpClient } from '../helpers/mcp.ts'
+import { bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
+import { STORES } from '../helpers/stores.ts'
+
+const sharedServer = sharedTestServers()
+
+for (const store of STORES) {
+  for (const kind of CLIENTS) {
+    describe(`promotion requests over MCP (${store.name}, ${kind} client)`, { skip: store.skip }, () => {
+      let server: TestServer
+      let owner: TestUser
+      let client: McpClient
+      const person = (user: TestUser): Principal => ({
+        userId: user.id,
+        email: user.email,
+        name: null,
+        tokenId: 'web-session',
+        access: 'both',
+        capabilities: null,
+        sites: null,
+      })
+
+      before(async () => {
+        server = await sharedServer(store.name)
+        owner = await createUser(server)
+        client = await connect(server, owner.token, { client: kind, toolsets: 'default,approvals' })
+      })
+      after(() => client?.close())
+
+      it('asks, and reads approved once a person approves; the version is live', async () => {
+        const site = await createSite(server, { owner, files: bundle('One') })
+        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        const asked = await call(client, 'request_promotion', { websiteId: site.websiteId, versionId: preview.jobId, note: 'Spring menu' })
+        assert.equal(asked.isError, false, JSON.stringify(asked.data))
+        assert.match(asked.data.requestId, /^prq_/)
+        assert.equal(asked.data.status, 'pending')
+        assert.equal(asked.data.note, 'Spring menu')
+        const again = await call(client, 'request_promotion', { websiteId: site.websiteId, versionId: preview.jobId })
+        assert.equal(again.data.requestId, asked.data.requestId, 'the pending request is answered again')
+        const pending = await call(client, 'get_promotion_request', { websiteId: site.websiteId, requestId: asked.data.requestId })
+        assert.equal(pending.data.status, 'pending')
+
+        await server.server.services.promotionRequests.approve(person(owner), site.websiteId, asked.data.requestId)
+        const outcome = await call(client, 'get_promotion_request', { websiteId: site.websiteId, requestId: asked.data.requestId })
+        assert.equal(outcome.data.status, 'approved')
+        assert.ok(outcome.data.decidedAt)
+        assert.match((await server.site(site.slug)).body.toString(), /<title>Two<\/title>/)
+      })
+
+      it('reads declined with the reason; the live version stays', async () => {
+        const site = await createSite(server, { owner, files: bundle('One') })
+        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        const asked = await call(client, 'request_promotion', { websiteId: site.websiteId, versionId: String(preview.version) })
+        assert.equal(asked.data.note, null)
+        await server.server.services.promotionRequests.decline(person(owner), site.websiteId, asked.data.requestId, 'Wrong prices')
+        const outcome = await call(client, 'get_promotion_request', { websiteId: site.websiteId, requestId: asked.data.requestId })
+        assert.equal(outcome.data.status, 'declined')
+        assert.equal(outcome.data.reason, 'Wrong prices')
+        assert.match((await server.site(site.slug)).body.toString(), /<title>One<\/title>/)
+      })
+
+      it('answers the live version with ALREADY_LIVE and a stranger with NOT_FOUND', async () => {
+        const site = await createSite(server, { owner })
+        const live = await call(client, 'request_promotion', { websiteId: site.websiteId, versionId: site.jobId })
+        assert.equal(live.isError, true)
+        assert.equal(live.data.error.code, 'ALREADY_LIVE')
+        const stranger = await connect(server, (await createUser(server)).token, { client: kind, toolsets: 'approvals' })
+        try {
+          const hidden = await call(stranger, 'request_promotion', { websiteId: site.websiteId, versionId: site.jobId })
+          assert.equal(hidden.data.error.code, 'NOT_FOUND')
+          const unknown = await call(client, 'get_promotion_request', { websiteId: site.websiteId, requestId: 'prq_none' })
+          assert.equal(unknown.data.error.code, 'NOT_FOUND')
+        } finally {
+          await stranger.close()
+        }
+      })
+    })
+  }
+}

@@ -324,7 +324,7 @@ for (const store of STORES) {
         { type: doc.components.securitySchemes.bearerAuth?.type, scheme: doc.components.securitySchemes.bearerAuth?.scheme },
         { type: 'http', scheme: 'bearer' },
       )
-      assert.match(doc.components.securitySchemes.bearerAuth.description, /single scope `mcp`/, 'the scheme states the scope')
+      assert.match(doc.components.securitySchemes.bearerAuth.description, /carries the scope `mcp`/, 'the scheme states the scope')
       for (const [path, item] of Object.entries(doc.paths)) {
         for (const method of METHODS) {
           const operation = item[method]

@@ -97,6 +97,8 @@ export class BrowserPool {
         })
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve))
+      // Woken by close(): no browser is launched again for a page that waited.
+      if (this.closed) throw browserUnavailable('The browser is shutting down.')
     } else this.running++
     this.mostRunning = Math.max(this.mostRunning, this.running)
     try {
@@ -111,6 +113,7 @@ export class BrowserPool {
 
   /** The browser, launched on first use and again after it died. */
   private launched(): Promise<Browser> {
+    if (this.closed) return Promise.reject(browserUnavailable('The browser is shutting down.'))
     if (this.browser === null) {
       const launching = this.launch()
       this.browser = launching
@@ -155,6 +158,7 @@ export class BrowserPool {
   /** Stops the browser; pages asked for afterwards are BROWSER_UNAVAILABLE. */
   async close(): Promise<void> {
     this.closed = true
+    for (const wake of this.waiting.splice(0)) wake()
     const browser = this.browser
     this.browser = null
     // A browser that never started has nothing to stop.

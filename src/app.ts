@@ -50,6 +50,9 @@ import { ApiIndexSchema } from './http/api-index.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts'
 import { WEBHOOK_SCHEMAS } from './webhooks/webhooks.schemas.ts'
+import { trafficRoutes } from './traffic/traffic.routes.ts'
+import { TRAFFIC_SCHEMAS } from './traffic/traffic.schemas.ts'
+import { trafficTools } from './traffic/traffic.tools.ts'
 import { createWebSite } from './web/web.routes.ts'
 import { siteUrlPattern } from './core/site-address.ts'
 
@@ -143,6 +146,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...FORM_DECLARATION_SCHEMAS,
     ...FORM_SCHEMAS,
     ...WEBHOOK_SCHEMAS,
+    ...TRAFFIC_SCHEMAS,
     ApiIndexSchema,
   ])
     app.addSchema(schema)
@@ -214,6 +218,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       await v1.register(assetsRoutes(services.assets, limits.maxFileBytes))
       await v1.register(formsRoutes(services))
       await v1.register(webhooksRoutes(services.webhooks))
+      await v1.register(trafficRoutes(services.traffic))
     },
     { prefix: '/v1' },
   )
@@ -231,6 +236,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...contentTools({ uploads: services.uploads, collections: services.collections, entries: services.entries, limits }),
     ...imagesTools(services.assets, limits.maxFileBytes),
     ...formsTools(services),
+    ...trafficTools(services.traffic),
   ]
   await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit, tokenPage: webSite.tokenPage }))
   await app.register(webSite.routes)

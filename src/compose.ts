@@ -79,6 +79,7 @@ import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import type { Services } from './services.ts'
 import { createWebhooks } from './webhooks/webhooks.ts'
+import { createTraffic, type Traffic } from './traffic/traffic.ts'
 import { closeWorkerPools, createWorkerPools, type WorkerPools } from './worker-pools.ts'
 
 export type { Services } from './services.ts'
@@ -106,6 +107,8 @@ export interface Composition {
   sweepBlobs(): Promise<SweepResult>
   /** The daily digest of form submissions (null without SMTP): sent by whichever instance claims the day. */
   formDigest: FormDigest | null
+  /** Site traffic: what the site server counts, written every few seconds (`flush()` writes it at once). */
+  traffic: Traffic
   /** Stops listening for site changes, stops the worker threads (unless shared) and closes the database. */
   close(): Promise<void>
 }
@@ -169,7 +172,9 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   const webhooks = await createWebhooks({ db, config, access, secrets, ca: fetchCa, log })
   const { outbox: webhookEvents } = webhooks
   const forms = setUpForms({ config, db, access, blobs, blobRows, variants: blobVariants, webhookEvents, log })
+  const traffic = createTraffic({ db, config, access, clientAddress: clientAddressOf(config.trustProxy), now: Date.now, log })
   const siteServer = createSiteServer({
+    traffic: traffic.counter,
     lock: siteLock,
     customHosts,
     forms: forms.intake,
@@ -290,7 +295,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   }
   // A server sweeps expired OAuth rows, drafts and uploads at start and hourly, and sends webhook deliveries; a CLI command leaves that to it.
   if (options.sweepAtStart !== false) {
-    await Promise.all([oauth.startSweeps(), drafts.startSweeps(), uploads.startSweeps(), forms.startSweeps(), webhooks.sender.start()])
+    await Promise.all([oauth.startSweeps(), drafts.startSweeps(), uploads.startSweeps(), forms.startSweeps(), webhooks.sender.start(), traffic.start()])
   }
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
@@ -327,6 +332,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     pageViews: new PageViews({ config, access, versions: websitesRepo, drafts, site: siteServer, log }),
     forms: forms.service,
     webhooks: webhooks.service,
+    traffic: traffic.service,
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
   const startSweep =
@@ -356,6 +362,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     siteEvents,
     sweepBlobs: sweep,
     formDigest: forms.digest,
+    traffic,
     async close() {
       await startSweep
       // Closed first, so that taking up what an earlier process left pending stops between batches.
@@ -369,6 +376,8 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       await forms.close()
       await webhooks.sender.close()
       await siteEvents.close()
+      // Written last of all the requests served: a clean stop loses no count.
+      await traffic.close().catch((error: unknown) => log.error({ err: error }, 'writing the last traffic counts failed'))
       if (!options.pools) await closeWorkerPools(pools)
       await db.close()
       await blobs.close()

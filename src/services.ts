@@ -28,6 +28,7 @@ import type { WebsiteDeletion } from './websites/website-deletion.ts'
 import type { WebsitePublishing } from './websites/website-publishing.ts'
 import type { WebsiteQueries } from './websites/website-queries.ts'
 import type { Webhooks } from './webhooks/webhooks.ts'
+import type { TrafficService } from './traffic/traffic.service.ts'
 
 /** The services every surface (REST, MCP, CLI) calls. */
 export interface Services {
@@ -77,4 +78,6 @@ export interface Services {
   forms: FormsSetup['service']
   /** A site's webhooks and their delivery logs (owner only). */
   webhooks: Webhooks['service']
+  /** A site's traffic, as the site server counted it (owners and editors). */
+  traffic: TrafficService
 }

@@ -44,6 +44,7 @@ const LAYER_OF: Record<string, Layer> = {
   browser: 'feature',
   forms: 'feature',
   webhooks: 'feature',
+  traffic: 'feature',
   mcp: 'surface',
   web: 'surface',
   client: 'surface',

@@ -2,10 +2,12 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { Category, JobStatus, MemberRole, TokenAccess, UploadStatus, VersionKind, WebsiteStatus } from '../core/enums.ts'
 import type { FormDigestDaysTable, FormFilesTable, FormSubmissionsTable, VersionFormsTable } from './form-tables.ts'
+import type { TrafficHoursTable, TrafficKeysTable, TrafficSaltsTable, TrafficVisitorsTable } from './traffic-tables.ts'
 import type { WebhookDeliveriesTable, WebhookEventsTable, WebhooksTable } from './webhook-tables.ts'
 
 export type * from './form-tables.ts'
 export type * from './webhook-tables.ts'
+export type * from './traffic-tables.ts'
 
 export interface UsersTable {
   id: string
@@ -299,6 +301,10 @@ export interface Database {
   webhooks: WebhooksTable
   webhook_events: WebhookEventsTable
   webhook_deliveries: WebhookDeliveriesTable
+  traffic_salts: TrafficSaltsTable
+  traffic_hours: TrafficHoursTable
+  traffic_keys: TrafficKeysTable
+  traffic_visitors: TrafficVisitorsTable
 }
 
 export type UserRow = Selectable<UsersTable>

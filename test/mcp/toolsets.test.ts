@@ -45,7 +45,7 @@ const DEFAULT_TOOLS = [
   'suggest_slug',
   'write_file',
 ]
-const ALL_TOOLS = [...DEFAULT_TOOLS, ...CONTENT_TOOLS, 'import_asset', 'list_forms', 'list_form_submissions', 'screenshot_page'].sort()
+const ALL_TOOLS = [...DEFAULT_TOOLS, ...CONTENT_TOOLS, 'import_asset', 'list_forms', 'list_form_submissions', 'get_site_traffic', 'screenshot_page'].sort()
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 const INIT = JSON.stringify({
@@ -129,7 +129,7 @@ for (const store of STORES) {
         const byHeader = await server.api('POST', '/mcp', { token: user.token, body: INIT, headers: { ...MCP_HEADERS, 'x-mcp-toolsets': 'default,billing' } })
         assert.equal(byHeader.status, 422, byHeader.text)
         assert.equal(byHeader.body.error.code, 'VALIDATION_FAILED')
-        assert.match(byHeader.body.error.fields['X-MCP-Toolsets'], /"billing".*publishing, drafts, content, images, forms, browser, default, all/)
+        assert.match(byHeader.body.error.fields['X-MCP-Toolsets'], /"billing".*publishing, drafts, content, images, forms, traffic, browser, default, all/)
         assert.match(byHeader.body.error.message, /Unknown toolset "billing"/)
 
         const byQuery = await server.api('POST', `/mcp?toolsets=${'x'.repeat(500)}`, { token: user.token, body: INIT, headers: MCP_HEADERS })

@@ -131,6 +131,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     pageViews: services.pageViews,
     forms: services.forms,
     webhooks: services.webhooks,
+    traffic: services.traffic,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })

@@ -1,9 +1,9 @@
 /**
  * The counting side of traffic, on the site server's path: each finished answer to a live site is
  * added to an in-memory bucket of its site and UTC hour (plain counters, bounded top lists and the
- * set of visitor hashes), which the flusher (traffic-flush.ts) takes away and adds to the database
+ * set of visitors), which the flusher (traffic-flush.ts) takes away and adds to the database
  * every few seconds. No cookie, no script: a visitor is a hash of the address and user agent under
- * the day's random salt, made here and never kept in any other form.
+ * the day's random salt, made at the flush; the address and agent are kept in no other form.
  */
 import { hash } from 'node:crypto'
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http'
@@ -11,7 +11,7 @@ import { isbot } from 'isbot'
 import { type FinishedResponses, PlinthResponse } from '../ops/request-tracking.ts'
 import type { SiteTraffic } from '../serving/site-traffic.ts'
 
-import { DAY_MS, HOUR_MS } from './traffic-range.ts'
+import { HOUR_MS } from './traffic-range.ts'
 
 /** Distinct keys of one kind a bucket keeps; the rest are counted under OTHER_KEY. */
 export const MAX_KEYS_PER_HOUR = 100
@@ -19,8 +19,8 @@ export const MAX_KEYS_PER_HOUR = 100
 export const OTHER_KEY = '(other)'
 /** Paths and referring pages are cut to this many characters. */
 const MAX_KEY_CHARS = 300
-/** User agents whose bot verdict is remembered (the memo starts over when full). */
-const BOT_MEMO_SIZE = 2000
+/** User agents remembered with their bot verdict (the memo starts over when full). */
+const AGENT_MEMO_SIZE = 2000
 
 /** One site's counts in one UTC hour, as this instance saw them since its last flush. */
 export interface TrafficBucket {
@@ -38,10 +38,18 @@ export interface TrafficBucket {
   referrers: Map<string, number>
   /** Paths answered 404, keyed `path\nreferring page`. */
   missing: Map<string, number>
-  /** Visitor hashes. */
-  visitors: Set<string>
-  /** Visitors seen before their day's salt was known (address and agent), hashed at the next flush. */
-  unsalted: string[]
+  /**
+   * The visitors of the page views: address to user agents, held in memory only until the next
+   * flush (a few seconds), which writes each as its hash under the day's salt and nothing else.
+   * Hashing at the flush costs once per visitor and flush, not once per page view.
+   */
+  visitors: Map<string, Set<Agent>>
+}
+
+/** A user agent as the counter knows it: one object per distinct value, so sets of them hash by identity, not by a long string. */
+export interface Agent {
+  agent: string
+  bot: boolean
 }
 
 export interface TrafficCounterOptions {
@@ -62,8 +70,7 @@ export const newBucket = (websiteId: string, hour: number): TrafficBucket => ({
   paths: new Map(),
   referrers: new Map(),
   missing: new Map(),
-  visitors: new Set(),
-  unsalted: [],
+  visitors: new Map(),
 })
 
 /** Adds `n` to a key of a bounded top list. */
@@ -74,6 +81,13 @@ export function addKey(keys: Map<string, number>, key: string, n = 1): void {
   else keys.set(OTHER_KEY, (keys.get(OTHER_KEY) ?? 0) + n)
 }
 
+/** Adds a visitor (an address and a user agent) to a bucket. */
+function addVisitor(bucket: TrafficBucket, address: string, agent: Agent): void {
+  const agents = bucket.visitors.get(address)
+  if (agents === undefined) bucket.visitors.set(address, new Set([agent]))
+  else agents.add(agent)
+}
+
 /** A visitor's hash: the day's salt, the address and the user agent, SHA-256, cut to 128 bits. */
 export const visitorHash = (salt: string, raw: string): string => hash('sha256', salt + raw, 'base64url').slice(0, 22)
 
@@ -82,10 +96,17 @@ function answerOf(headers: readonly OutgoingHttpHeader[] | undefined): { length:
   let length = 0
   let html = false
   if (headers === undefined) return { length, html }
-  for (let i = 0; i < headers.length - 1; i += 2) {
+  let found = 0
+  // The site server's lists start with both (response-headers.ts): the loop ends after two names.
+  for (let i = 0; i < headers.length - 1 && found < 2; i += 2) {
     const name = headers[i]
-    if (name === 'Content-Length') length = Number(headers[i + 1]) || 0
-    else if (name === 'Content-Type') html = String(headers[i + 1]).startsWith('text/html')
+    if (name === 'Content-Length') {
+      length = Number(headers[i + 1]) || 0
+      found++
+    } else if (name === 'Content-Type') {
+      html = String(headers[i + 1]).startsWith('text/html')
+      found++
+    }
   }
   return { length, html }
 }
@@ -111,9 +132,11 @@ const pageOf = (url: string): string => {
 
 export class TrafficCounter implements SiteTraffic {
   private buckets = new Map<string, TrafficBucket>()
+  /** The bucket counted into last (in `buckets` until the next drain). */
+  private last: TrafficBucket | null = null
   /** Salts by day (days since the epoch), set by the flusher. */
   private readonly salts = new Map<number, string>()
-  private readonly botMemo = new Map<string, boolean>()
+  private readonly agents = new Map<string, Agent>()
   private readonly finisher: FinishedResponses = { finished: (res) => this.finished(res) }
 
   constructor(private readonly options: TrafficCounterOptions) {}
@@ -133,6 +156,7 @@ export class TrafficCounter implements SiteTraffic {
     if (this.buckets.size === 0) return []
     const taken = [...this.buckets.values()]
     this.buckets = new Map()
+    this.last = null
     return taken
   }
 
@@ -149,8 +173,7 @@ export class TrafficCounter implements SiteTraffic {
       for (const [key, n] of old.paths) addKey(into.paths, key, n)
       for (const [key, n] of old.referrers) addKey(into.referrers, key, n)
       for (const [key, n] of old.missing) addKey(into.missing, key, n)
-      for (const visitor of old.visitors) into.visitors.add(visitor)
-      into.unsalted.push(...old.unsalted)
+      for (const [address, agents] of old.visitors) for (const agent of agents) addVisitor(into, address, agent)
     }
   }
 
@@ -170,21 +193,25 @@ export class TrafficCounter implements SiteTraffic {
   }
 
   private bucket(websiteId: string, hour: number): TrafficBucket {
+    // Requests come in runs to one site: the last bucket is most often the one.
+    const last = this.last
+    if (last !== null && last.websiteId === websiteId && last.hour === hour) return last
     const key = `${websiteId} ${hour}`
     let bucket = this.buckets.get(key)
     if (bucket === undefined) this.buckets.set(key, (bucket = newBucket(websiteId, hour)))
-    return bucket
+    return (this.last = bucket)
   }
 
-  private isBot(agent: string): boolean {
-    let bot = this.botMemo.get(agent)
-    if (bot === undefined) {
+  /** The user agent's entry, with whether it is a bot's (isbot's patterns are costly: each value is judged once). */
+  private agentOf(agent: string): Agent {
+    let known = this.agents.get(agent)
+    if (known === undefined) {
       // No user agent at all is a script's request, not a person's browser.
-      bot = agent === '' || isbot(agent)
-      if (this.botMemo.size >= BOT_MEMO_SIZE) this.botMemo.clear()
-      this.botMemo.set(agent, bot)
+      known = { agent, bot: agent === '' || isbot(agent) }
+      if (this.agents.size >= AGENT_MEMO_SIZE) this.agents.clear()
+      this.agents.set(agent, known)
     }
-    return bot
+    return known
   }
 
   /** Adds one finished answer to its site's bucket of the current hour. */
@@ -198,8 +225,8 @@ export class TrafficCounter implements SiteTraffic {
     if (!head && status !== 304 && status !== 204) bucket.bytes += length
     const statusClass = Math.floor(status / 100) - 2
     if (statusClass >= 0 && statusClass < 4) bucket.statuses[statusClass]!++
-    const agent = req.headers['user-agent'] ?? ''
-    if (this.isBot(agent)) {
+    const agent = this.agentOf(req.headers['user-agent'] ?? '')
+    if (agent.bot) {
       bucket.bots++
       return
     }
@@ -220,9 +247,6 @@ export class TrafficCounter implements SiteTraffic {
       const host = hostOf(referer)
       if (host !== null && host !== hostName(req.headers.host)) addKey(bucket.referrers, host)
     }
-    const raw = `${this.options.clientAddress(req)}\n${agent}`
-    const salt = this.salts.get(Math.floor(now / DAY_MS))
-    if (salt !== undefined) bucket.visitors.add(visitorHash(salt, raw))
-    else bucket.unsalted.push(raw)
+    addVisitor(bucket, this.options.clientAddress(req), agent)
   }
 }

@@ -52,10 +52,11 @@ export function incrementsOf(buckets: readonly TrafficBucket[], saltOf: (day: nu
       const cut = both.indexOf('\n')
       out.keys.push(key('missing', both.slice(0, cut), both.slice(cut + 1), n))
     }
-    const visitors = new Set(b.visitors)
     const salt = saltOf(Math.floor((b.hour * HOUR_MS) / DAY_MS))
-    if (salt !== undefined) for (const raw of b.unsalted) visitors.add(visitorHash(salt, raw))
-    for (const visitor of visitors) out.visitors.push({ website_id: b.websiteId, hour, visitor })
+    if (salt === undefined) throw new Error(`no salt for the visitors of ${hour}`)
+    const hashes = new Set<string>()
+    for (const [address, agents] of b.visitors) for (const { agent } of agents) hashes.add(visitorHash(salt, `${address}\n${agent}`))
+    for (const visitor of hashes) out.visitors.push({ website_id: b.websiteId, hour, visitor })
   }
   return out
 }
@@ -109,10 +110,10 @@ export class TrafficFlusher {
     const buckets = counter.drain()
     if (buckets.length === 0) return
     try {
-      // Visitors counted before their day's salt was loaded (at most the first moments of a start).
+      // A bucket of a day whose salt this process no longer holds (a flush that failed for a day or more).
       for (const b of buckets) {
         const day = Math.floor((b.hour * HOUR_MS) / DAY_MS)
-        if (b.unsalted.length > 0 && counter.saltOf(day) === undefined) counter.setSalt(day, await repo.saltOf(dayKey(day)))
+        if (b.visitors.size > 0 && counter.saltOf(day) === undefined) counter.setSalt(day, await repo.saltOf(dayKey(day)))
       }
       await repo.add(incrementsOf(buckets, (day) => counter.saltOf(day)))
     } catch (error) {

@@ -10,7 +10,8 @@ export const TrafficQuery = Type.Object(
     from: Type.Optional(
       Type.String({
         maxLength: 40,
-        description: 'Start of the range: an ISO date (`2026-11-01`, UTC) or date-time, rounded down to its hour or day. Default: 6 days before `to`, by day.',
+        description:
+          'Start of the range: an ISO date (`2026-11-01`, UTC) or date-time, rounded down to its hour or day. Default: the 7 days ending with `to` by day, the 24 hours ending with it by hour.',
       }),
     ),
     to: Type.Optional(

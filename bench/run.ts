@@ -10,10 +10,10 @@
  * server's cold start to its first GET /v1 answer beside a bare node:http server's, its idle
  * memory, and `plinth user create` (startup.ts); and a one-word change to a 40-file site through a
  * draft (the edit and the publish; the draft's start apart) against a one-file publish, with the
- * blob bytes it adds (drafts.ts). Servers run in child processes on temp data dirs, listening on 127.0.0.1 only;
+ * blob bytes it adds (drafts.ts); serving with traffic counting on and off side by side (traffic.ts). Servers run in child processes on temp data dirs, listening on 127.0.0.1 only;
  * everything is cleaned up at the end, on failure and on Ctrl-C.
  *
- * `npm run bench -- serving`, `npm run bench -- publishing`, `npm run bench -- startup` and `npm run bench -- drafts` run one phase alone.
+ * `npm run bench -- serving`, `npm run bench -- publishing`, `npm run bench -- startup`, `npm run bench -- drafts` and `npm run bench -- traffic` run one phase alone.
  * Quick runs: BENCH_DURATION=3 BENCH_WARMUP=1 BENCH_PUBLISH_ITERATIONS=3 BENCH_SITES=100 npm run bench
  * Other knobs: BENCH_CONNECTIONS (50), BENCH_SLICES (5), BENCH_BR=0, BENCH_PROFILE=auto|1|0,
  * BENCH_PROFILE_SECONDS (5), BENCH_PROFILE_OUT=/path/file.cpuprofile, BENCH_DIAGNOSE=1,
@@ -44,6 +44,7 @@ import {
   servingPhase,
 } from './serving.ts'
 import { IDLE_RSS_TARGET_BYTES, START_TARGET_MS, type StartupResult, startupPhase, USER_CREATE_TARGET_MS } from './startup.ts'
+import { TRAFFIC_SERVING_TARGET, type TrafficResult, trafficPhase } from './traffic.ts'
 
 /** A markdown table: the first row is the header; a row shorter than it has empty cells. */
 function table(rows: string[][]): string {
@@ -181,6 +182,15 @@ function servingRows(r: ServingResult): string[][] {
   return rows
 }
 
+function trafficRows(r: TrafficResult): string[][] {
+  return [
+    ['Traffic counting, 4 KB page', 'req/s counting off / on', `${fmtInt(r.off.rps)} / ${fmtInt(r.on.rps)} req/s`, '', ''],
+    ['', 'ratio on / off', r.ratio.toFixed(3), `>= ${TRAFFIC_SERVING_TARGET}`, passFail(r.ratio >= TRAFFIC_SERVING_TARGET)],
+    ['', 'same, per server CPU-second', r.cpuRatio.toFixed(3), '(info)', ''],
+    ['', 'requests the counting servers stored', fmtInt(r.counted), `>= ${fmtInt(r.answered)}`, passFail(r.counted >= r.answered)],
+  ]
+}
+
 function startupRows(r: StartupResult): string[][] {
   const ms = (n: number) => `${n.toFixed(0)} ms`
   return [
@@ -253,6 +263,7 @@ const ALONE: Record<string, () => Promise<string[][]>> = {
     return servingRows(serving)
   },
   startup: async () => startupRows(await startupPhase()),
+  traffic: async () => trafficRows(await trafficPhase()),
   drafts: async () => {
     const drafts = await draftsPhase()
     if (draftsFailed(drafts)) process.exitCode = 1
@@ -371,8 +382,10 @@ async function main(): Promise<void> {
     const startup = await startupPhase()
     const drafts = await draftsPhase()
     const screenshots = await screenshotsPhase()
+    const traffic = await trafficPhase()
     console.log('\n== Summary ==')
     console.log(summary(serving, publishing, memory, content, scaleOut, fuzz, startup, drafts, screenshots))
+    console.log(table([['Benchmark', 'Figure', 'Value', 'Target', 'Result'], ...trafficRows(traffic)]))
     if (!serving.clean || !content.clean) console.log('!! load runs had errors or non-2xx responses (see above)')
     const scaleOutClean = scaleOut.skipped !== null || scaleOut.clean
     if (!scaleOutClean) console.log('!! the two-instance run had 5xx responses, failed requests or lost publishes (see above)')

@@ -53,6 +53,9 @@ import { ApiIndexSchema } from './http/api-index.schemas.ts'
 import { websitesTools } from './websites/websites.tools.ts'
 import { webhooksRoutes } from './webhooks/webhooks.routes.ts'
 import { WEBHOOK_SCHEMAS } from './webhooks/webhooks.schemas.ts'
+import { trafficRoutes } from './traffic/traffic.routes.ts'
+import { TRAFFIC_SCHEMAS } from './traffic/traffic.schemas.ts'
+import { trafficTools } from './traffic/traffic.tools.ts'
 import { createWebSite } from './web/web.routes.ts'
 import { siteUrlPattern } from './core/site-address.ts'
 
@@ -133,6 +136,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     webhooks: services.webhooks,
     promotionRequests: services.promotionRequests,
     schedules: services.schedules,
+    traffic: services.traffic,
     csrfKey: await services.secrets.key('csrf_key'),
   })
   registerErrorHandling(app, { notFound: webSite.notFound })
@@ -149,6 +153,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...FORM_SCHEMAS,
     ...WEBHOOK_SCHEMAS,
     ...APPROVAL_SCHEMAS,
+    ...TRAFFIC_SCHEMAS,
     ApiIndexSchema,
   ])
     app.addSchema(schema)
@@ -221,6 +226,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       await v1.register(formsRoutes(services))
       await v1.register(webhooksRoutes(services.webhooks))
       await v1.register(approvalsRoutes(services))
+      await v1.register(trafficRoutes(services.traffic))
     },
     { prefix: '/v1' },
   )
@@ -239,6 +245,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     ...imagesTools(services.assets, limits.maxFileBytes),
     ...formsTools(services),
     ...approvalsTools(services),
+    ...trafficTools(services.traffic),
   ]
   await app.register(mcpRoutes({ config, tokens: services.tokens, tools: mcpTools, version: API_VERSION, bodyLimit, tokenPage: webSite.tokenPage }))
   await app.register(webSite.routes)

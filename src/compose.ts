@@ -50,7 +50,7 @@ import { CONTENT_SCAN_RESULTS_KEPT, ContentScanResults } from './publishing/cont
 import { PublishPipeline } from './publishing/publish-pipeline.ts'
 import { safeVendorFetch } from './publishing/bundle-vendoring.ts'
 import { DbSiteLookup } from './serving/db-site-lookup.ts'
-import { createSiteEvents, type SiteEventBus } from './serving/site-events.ts'
+import { createSiteEvents, servingHandlers, type SiteEventBus } from './serving/site-events.ts'
 import { CustomHosts } from './serving/custom-hosts.ts'
 import { SiteLock } from './serving/site-lock.ts'
 import { MANIFEST_CACHE_LIMITS } from './serving/site-cache.ts'
@@ -80,6 +80,7 @@ import { WebsiteQueries } from './websites/website-queries.ts'
 import { WebsitesRepository } from './websites/websites.repository.ts'
 import type { Services } from './services.ts'
 import { createWebhooks } from './webhooks/webhooks.ts'
+import { createTraffic, type Traffic } from './traffic/traffic.ts'
 import { closeWorkerPools, createWorkerPools, type WorkerPools } from './worker-pools.ts'
 
 export type { Services } from './services.ts'
@@ -109,6 +110,8 @@ export interface Composition {
   formDigest: FormDigest | null
   /** Promotion requests, scheduled promotions and preview expiry; `schedules.runDue()` is the scheduler's tick. */
   approvals: Approvals
+  /** Site traffic: what the site server counts, written every few seconds (`flush()` writes it at once). */
+  traffic: Traffic
   /** Stops listening for site changes, stops the worker threads (unless shared) and closes the database. */
   close(): Promise<void>
 }
@@ -175,7 +178,9 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   const webhooks = await createWebhooks({ db, config, access, secrets, ca: fetchCa, log })
   const { outbox: webhookEvents } = webhooks
   const forms = setUpForms({ config, db, access, blobs, blobRows, variants: blobVariants, webhookEvents, log })
+  const traffic = createTraffic({ db, config, access, clientAddress: clientAddressOf(config.trustProxy), now: () => now().getTime(), log })
   const siteServer = createSiteServer({
+    traffic: traffic.counter,
     lock: siteLock,
     customHosts,
     forms: forms.intake,
@@ -201,23 +206,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   })
   metrics.watchServing(siteServer)
   if (db.poolUse) metrics.watchDatabasePool(db.poolUse)
-  const reportFailure = (what: string) => (err: unknown) => log.warn({ err }, `reading custom domains again failed (${what})`)
-  const siteEvents = await createSiteEvents(
-    db,
-    config.databaseUrl,
-    {
-      siteChanged: (slug) => {
-        siteServer.invalidate(slug)
-        return customHosts.refreshSlug(slug).catch(reportFailure(slug))
-      },
-      domainChanged: (domain) => customHosts.refresh(domain).catch(reportFailure(domain)),
-      resync: () => {
-        siteServer.invalidateAll()
-        customHosts.load().catch(reportFailure('all'))
-      },
-    },
-    log,
-  )
+  const siteEvents = await createSiteEvents(db, config.databaseUrl, servingHandlers(siteServer, customHosts, log), log)
 
   const purge = createPurgeHook(config.purgeUrl, config, log)
   const sitePasswords = new SitePasswords({ access, repo: websitesRepo, siteEvents, purge })
@@ -300,7 +289,15 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   const approvals = setUpApprovals({ ...approvalsWith, now, log })
   // A server sweeps expired OAuth rows, drafts and uploads at start and hourly, and sends webhook deliveries; a CLI command leaves that to it.
   if (options.sweepAtStart !== false) {
-    await Promise.all([oauth.startSweeps(), drafts.startSweeps(), uploads.startSweeps(), forms.startSweeps(), webhooks.sender.start(), approvals.start()])
+    await Promise.all([
+      oauth.startSweeps(),
+      drafts.startSweeps(),
+      uploads.startSweeps(),
+      forms.startSweeps(),
+      webhooks.sender.start(),
+      approvals.start(),
+      traffic.start(),
+    ])
   }
   const members = new MembersService({ access, sites: websitesRepo, invitations: new InvitationsRepository(db.kysely), throttle: guesses })
   const services: Services = {
@@ -339,6 +336,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     webhooks: webhooks.service,
     promotionRequests: approvals.requests,
     schedules: approvals.schedules,
+    traffic: traffic.service,
   }
   const sweep = () => sweepBlobs(blobs, blobRows, {})
   const startSweep =
@@ -369,6 +367,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     sweepBlobs: sweep,
     formDigest: forms.digest,
     approvals,
+    traffic,
     async close() {
       await startSweep
       // Closed first, so that taking up what an earlier process left pending stops between batches.
@@ -383,6 +382,8 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
       await forms.close()
       await webhooks.sender.close()
       await siteEvents.close()
+      // Written last of all the requests served: a clean stop loses no count.
+      await traffic.close().catch((error: unknown) => log.error({ err: error }, 'writing the last traffic counts failed'))
       if (!options.pools) await closeWorkerPools(pools)
       await db.close()
       await blobs.close()

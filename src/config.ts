@@ -82,6 +82,8 @@ export interface Config {
   formRates: Readonly<{ perSitePerMinute: number; perAddressPerMinute: number }>
   /** Webhook deliveries: the waits between attempts, in ms, one attempt's time limit, and how often each instance looks for due ones. */
   webhooks: Readonly<WebhookSettings>
+  /** Counting site traffic (`PLINTH_TRAFFIC=on|off`) and how often each instance writes its counts (`PLINTH_TRAFFIC_FLUSH_SECONDS`). */
+  traffic: Readonly<{ enabled: boolean; flushSeconds: number }>
 }
 
 export interface WebhookSettings {
@@ -244,6 +246,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     )
   }
 
+  const trafficSetting = env.PLINTH_TRAFFIC || 'on'
+  if (trafficSetting !== 'on' && trafficSetting !== 'off') problems.push(`PLINTH_TRAFFIC must be on or off, got "${trafficSetting}"`)
+
   const config: Config = {
     port,
     host,
@@ -282,6 +287,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
       timeoutMs: int('PLINTH_WEBHOOK_TIMEOUT_MS', WEBHOOK_TIMEOUT_MS_DEFAULT, 100, 60_000),
       pollMs: int('PLINTH_WEBHOOK_POLL_MS', WEBHOOK_POLL_MS_DEFAULT, 10, 60_000),
     }),
+    traffic: Object.freeze({ enabled: trafficSetting !== 'off', flushSeconds: int('PLINTH_TRAFFIC_FLUSH_SECONDS', 10, 1, 3600) }),
   }
   if (problems.length) throw new ConfigError(`Invalid settings:\n  - ${problems.join('\n  - ')}`)
   return Object.freeze(config)

@@ -30,6 +30,7 @@ import type { WebsiteDeletion } from './websites/website-deletion.ts'
 import type { WebsitePublishing } from './websites/website-publishing.ts'
 import type { WebsiteQueries } from './websites/website-queries.ts'
 import type { Webhooks } from './webhooks/webhooks.ts'
+import type { TrafficService } from './traffic/traffic.service.ts'
 
 /** The services every surface (REST, MCP, CLI) calls. */
 export interface Services {
@@ -83,4 +84,6 @@ export interface Services {
   promotionRequests: PromotionRequests
   /** Promotions at a set time, and preview expiry. */
   schedules: PromotionSchedules
+  /** A site's traffic, as the site server counted it (owners and editors). */
+  traffic: TrafficService
 }

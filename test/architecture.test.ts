@@ -45,6 +45,7 @@ const LAYER_OF: Record<string, Layer> = {
   forms: 'feature',
   webhooks: 'feature',
   approvals: 'feature',
+  traffic: 'feature',
   mcp: 'surface',
   web: 'surface',
   client: 'surface',

@@ -20,6 +20,7 @@ import * as forms from './migrations/0013_forms.ts'
 import * as webhooks from './migrations/0017_webhooks.ts'
 import * as versionWarnings from './migrations/0018_version_warnings.ts'
 import * as formDigests from './migrations/0020_form_digests.ts'
+import * as traffic from './migrations/0021_traffic.ts'
 import * as tokenScopes from './migrations/0022_token_scopes.ts'
 import * as promotions from './migrations/0023_promotions.ts'
 import type { Database } from './types.ts'
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017_webhooks': webhooks,
   '0018_version_warnings': versionWarnings,
   '0020_form_digests': formDigests,
+  '0021_traffic': traffic,
   '0022_token_scopes': tokenScopes,
   '0023_promotions': promotions,
 }

@@ -2,12 +2,14 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { Category, JobStatus, MemberRole, TokenAccess, UploadStatus, VersionKind, WebsiteStatus } from '../core/enums.ts'
 import type { FormDigestDaysTable, FormFilesTable, FormSubmissionsTable, VersionFormsTable } from './form-tables.ts'
+import type { TrafficHoursTable, TrafficKeysTable, TrafficSaltsTable, TrafficVisitorsTable } from './traffic-tables.ts'
 import type { WebhookDeliveriesTable, WebhookEventsTable, WebhooksTable } from './webhook-tables.ts'
 import type { PromotionRequestsTable, SchedulesTable } from './promotion-tables.ts'
 
 export type * from './form-tables.ts'
 export type * from './webhook-tables.ts'
 export type * from './promotion-tables.ts'
+export type * from './traffic-tables.ts'
 
 export interface UsersTable {
   id: string
@@ -307,6 +309,10 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   promotion_requests: PromotionRequestsTable
   schedules: SchedulesTable
+  traffic_salts: TrafficSaltsTable
+  traffic_hours: TrafficHoursTable
+  traffic_keys: TrafficKeysTable
+  traffic_visitors: TrafficVisitorsTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -15,6 +15,7 @@ export const TOOLSETS = {
   content: 'collections and their entries, rendered as pages of the live site',
   images: "the site's image library",
   forms: "the submissions visitors send through a site's forms",
+  traffic: "a live site's visits, counted by the server: page views, visitors, top paths, referrers, 404s",
   browser: "a real browser's look at a version's or a draft's page: screenshot and report",
   approvals: 'asking a person to make a version live, and reading their decision',
 } as const

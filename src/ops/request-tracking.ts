@@ -74,6 +74,12 @@ export class PlinthResponse<Request extends IncomingMessage = IncomingMessage> e
   startedAt = 0
   /** Counts the response once it has finished (requests answered before Fastify). */
   tracker: FinishedResponses | undefined = undefined
+  /** A second party told when it has finished: the traffic counter of a site's requests (serving/site-traffic.ts). */
+  observer: FinishedResponses | undefined = undefined
+  /** The site it answered for, set with `observer`. */
+  observedSite: string | undefined = undefined
+  /** The flat header list it was written with, when it was one (the site server's answers): what the observer reads. */
+  headerList: readonly OutgoingHttpHeader[] | undefined = undefined
 
   /**
    * node:http detaches the socket from a response in its own `finish` listener, the one every
@@ -83,6 +89,7 @@ export class PlinthResponse<Request extends IncomingMessage = IncomingMessage> e
   override detachSocket(socket: Socket): void {
     super.detachSocket(socket)
     this.tracker?.finished(this)
+    this.observer?.finished(this)
   }
 
   override writeHead(statusCode: number, statusMessage?: string, headers?: ResponseHeaders): this
@@ -94,7 +101,10 @@ export class PlinthResponse<Request extends IncomingMessage = IncomingMessage> e
     const message = typeof messageOrHeaders === 'string' ? messageOrHeaders : undefined
     const given = message === undefined ? (headers ?? (messageOrHeaders as ResponseHeaders | undefined)) : headers
     // A flat [name, value, ...] list (the site server's); anything else gets the header the usual way.
-    if (Array.isArray(given) && !Array.isArray(given[0])) return super.writeHead(statusCode, message, withRequestId(given, id))
+    if (Array.isArray(given) && !Array.isArray(given[0])) {
+      this.headerList = given
+      return super.writeHead(statusCode, message, withRequestId(given, id))
+    }
     if (!this.hasHeader(RESPONSE_HEADER)) this.setHeader(RESPONSE_HEADER, id)
     return super.writeHead(statusCode, message, given)
   }
@@ -122,7 +132,7 @@ export interface RawRequestTracking {
 }
 
 /** What counts a finished response (PlinthResponse.detachSocket calls it). */
-interface FinishedResponses {
+export interface FinishedResponses {
   finished(res: PlinthResponse): void
 }
 

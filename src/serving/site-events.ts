@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type pg from 'pg'
 import { type Db, pgDriver } from '../db/connect.ts'
+import type { CustomHosts } from './custom-hosts.ts'
+import type { SiteServer } from './site-handler.ts'
 
 const CHANNEL = 'plinth_site_changed'
 
@@ -142,6 +144,29 @@ export async function createSiteEvents(
       closed = true
       if (resyncing) clearInterval(resyncing)
       await listener?.end()
+    },
+  }
+}
+
+/**
+ * The handlers of a server's site events: a change drops what the site server holds for the slug
+ * (or everything, on a resync) and reads the custom domains that serve it again.
+ */
+export function servingHandlers(
+  siteServer: Pick<SiteServer, 'invalidate' | 'invalidateAll'>,
+  customHosts: Pick<CustomHosts, 'load' | 'refresh' | 'refreshSlug'>,
+  log: { warn(obj: unknown, msg?: string): void },
+): SiteEventHandlers {
+  const reportFailure = (what: string) => (err: unknown) => log.warn({ err }, `reading custom domains again failed (${what})`)
+  return {
+    siteChanged: (slug) => {
+      siteServer.invalidate(slug)
+      return customHosts.refreshSlug(slug).catch(reportFailure(slug))
+    },
+    domainChanged: (domain) => customHosts.refresh(domain).catch(reportFailure(domain)),
+    resync: () => {
+      siteServer.invalidateAll()
+      customHosts.load().catch(reportFailure('all'))
     },
   }
 }

@@ -20,6 +20,7 @@ import { BlobCache, ManifestCache, type ManifestCacheLimits } from './site-cache
 import { type HostEntry, SiteHosts } from './site-host.ts'
 import { type SiteLock, UNLOCK_PATH } from './site-lock.ts'
 import type { SiteLookup } from './site-lookup.ts'
+import type { SiteTraffic } from './site-traffic.ts'
 import { SiteRouter } from './site-routing.ts'
 import type { PreparedVersion } from './site-version.ts'
 
@@ -74,6 +75,8 @@ export interface SiteServerOptions {
   forms?: FormReceiver | null
   /** The client's address (what form posts are counted by): the connection's, or what trusted proxies report. */
   clientAddress?: (req: IncomingMessage) => string
+  /** Counts the requests to live sites (site-traffic.ts); without it nothing is counted. */
+  traffic?: SiteTraffic | null
 }
 
 /** The path of a request target, without its query. */
@@ -98,6 +101,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
   const files = new FileResponder(blobs, log)
   const router = new SiteRouter(content, files)
   const invalidated: Array<(key: string | null) => void> = []
+  const traffic = options.traffic ?? null
   const forms = options.forms ? new FormPosts(options.forms, options.clientAddress ?? ((req) => req.socket.remoteAddress ?? 'unknown')) : null
 
   /** What a request to a version gets once past its password gate: a form post, a form's thank-you page, or what routing answers. */
@@ -121,6 +125,8 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     owner: boolean,
     form: string | null,
   ): void {
+    // Visitors' requests to the live site are counted; previews and the owner's own views are not.
+    if (traffic !== null && !owner && !version.preview) traffic.observe(version.websiteId, req, res)
     if (unlocking && !owner) {
       lock!.unlock(req, res, version).catch((error) => files.fail(req, res, error))
       return

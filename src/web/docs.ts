@@ -28,6 +28,7 @@ const ORDER = [
   'migrating',
   'content',
   'forms',
+  'traffic',
   'errors',
   'self-hosting',
   'scaling',

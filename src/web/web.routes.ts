@@ -35,10 +35,19 @@ import { pageViewRoutes } from './page-views.routes.ts'
 import { tokenRoutes } from './tokens.routes.ts'
 import { type WebhookPageServices, webhookRoutes } from './webhooks.routes.ts'
 import { type ApprovalPageServices, approvalRoutes } from './approvals.routes.ts'
+import { type TrafficPageServices, trafficPageRoutes } from './traffic-page.routes.ts'
 import { cookieOptions, csrfUserInfo, webContext } from './web-context.ts'
 
 export interface WebSiteOptions
-  extends DashboardServices, DeployServices, DomainPageServices, JobPageServices, FormInboxServices, WebhookPageServices, ApprovalPageServices {
+  extends
+    DashboardServices,
+    DeployServices,
+    DomainPageServices,
+    JobPageServices,
+    FormInboxServices,
+    WebhookPageServices,
+    ApprovalPageServices,
+    TrafficPageServices {
   config: Config
   accounts: AccountsService
   tokens: TokensService
@@ -138,6 +147,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
         await signedIn.register(formInboxRoutes(web, options))
         await signedIn.register(webhookRoutes(web, options))
         await signedIn.register(approvalRoutes(web, options))
+        await signedIn.register(trafficPageRoutes(web, options))
         await signedIn.register(
           connectRoutes(web, { oauth: options.oauth, endpoint: options.oauthEndpoint, tokens: options.tokens, websites: options.websites }),
         )

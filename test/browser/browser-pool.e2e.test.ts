@@ -20,7 +20,7 @@ describe('the browser pool closing', { skip: browserSkip }, () => {
       return browser.version()
     })
     await running
-    const waiting = pool.run((browser) => browser.version())
+    const waiting = pool.run((browser) => Promise.resolve(browser.version()))
     assert.equal(pool.stats().queued, 1)
     const closing = pool.close()
     release()
@@ -29,7 +29,7 @@ describe('the browser pool closing', { skip: browserSkip }, () => {
     await closing
     assert.equal(pool.stats().launches, 1, 'no browser was launched for the page that waited')
     await assert.rejects(
-      pool.run((browser) => browser.version()),
+      pool.run((browser) => Promise.resolve(browser.version())),
       (error: { code?: string }) => error.code === 'BROWSER_UNAVAILABLE',
     )
   })

@@ -32,6 +32,7 @@ const OPERATION_IDS = [
   'diffWebsiteVersions',
   'getPageScreenshot',
   'getBrowserReport',
+  'getSiteTraffic',
   'listCollections',
   'createCollection',
   'getCollection',

@@ -52,6 +52,7 @@ const ALL_TOOLS = [
   'list_forms',
   'list_form_submissions',
   'screenshot_page',
+  'get_site_traffic',
   'request_promotion',
   'get_promotion_request',
 ].sort()
@@ -138,7 +139,10 @@ for (const store of STORES) {
         const byHeader = await server.api('POST', '/mcp', { token: user.token, body: INIT, headers: { ...MCP_HEADERS, 'x-mcp-toolsets': 'default,billing' } })
         assert.equal(byHeader.status, 422, byHeader.text)
         assert.equal(byHeader.body.error.code, 'VALIDATION_FAILED')
-        assert.match(byHeader.body.error.fields['X-MCP-Toolsets'], /"billing".*publishing, drafts, content, images, forms, browser, approvals, default, all/)
+        assert.match(
+          byHeader.body.error.fields['X-MCP-Toolsets'],
+          /"billing".*publishing, drafts, content, images, forms, traffic, browser, approvals, default, all/,
+        )
         assert.match(byHeader.body.error.message, /Unknown toolset "billing"/)
 
         const byQuery = await server.api('POST', `/mcp?toolsets=${'x'.repeat(500)}`, { token: user.token, body: INIT, headers: MCP_HEADERS })

@@ -147,6 +147,13 @@ for (const store of STORES) {
       // Emptied, the addresses fall back to the owner's; "until they are deleted" keeps submissions.
       assert.equal((await visitor.post(`${formsPage}/settings`, { notify: ' ', notifyMode: 'each', retention: 'forever', retentionDays: '30' })).status, 303)
       assert.deepEqual((await server.api('GET', settingsUrl, { token: owner.token })).body, { notify: null, retentionDays: null, notifyMode: 'each' })
+      const defaults = (await editorVisitor.get(formsPage)).text
+      assert.ok(defaults.includes('the owner&#39;s address') || defaults.includes("the owner's address"), 'null: the owner')
+      assert.ok(defaults.includes('until they are deleted') && defaults.includes('each submission'))
+      // Nobody e-mailed, which only the API sets, is said to the owner.
+      assert.equal((await server.api('PUT', settingsUrl, { token: owner.token, body: { notify: [], retentionDays: null } })).status, 200)
+      assert.match((await visitor.get(formsPage)).text, /Nobody is e-mailed now/)
+      assert.match((await editorVisitor.get(formsPage)).text, /<dd>nobody<\/dd>/)
     })
 
     test('the owner erases exactly the submissions a visitor sent from one address', async () => {

@@ -10,7 +10,8 @@ import { removeUnreferencedBlobs } from '../blobs/blob-removal.ts'
 import type { BlobsRepository } from '../blobs/blobs.repository.ts'
 import { notFound, validationFailed } from '../core/errors.ts'
 import { isFormName } from '../core/form-names.ts'
-import { FORM_SUBMISSIONS_PAGE_DEFAULT } from '../core/limits.ts'
+import { FORM_NOTIFY_MODES, type Role } from '../core/enums.ts'
+import { FORM_NOTIFY_MAX_ADDRESSES, FORM_RETENTION_MAX_DAYS, FORM_SUBMISSIONS_PAGE_DEFAULT } from '../core/limits.ts'
 import type { Principal } from '../core/principal.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import type { FormFileRow, FormSubmissionRow } from '../db/types.ts'
@@ -129,12 +130,20 @@ export class FormsService {
   }
 
   async settings(principal: Principal, websiteId: string): Promise<FormSettings> {
+    return (await this.settingsAndRole(principal, websiteId)).settings
+  }
+
+  /** The settings with the caller's role on the site: only an owner may change them. */
+  async settingsAndRole(principal: Principal, websiteId: string): Promise<{ settings: FormSettings; role: Role }> {
     const site = await this.options.access.requireSite(principal, websiteId, 'see')
     const settings = (await this.options.repo.settingsOf(site.id))!
     return {
-      notify: settings.notify === null ? null : (JSON.parse(settings.notify) as string[]),
-      retentionDays: settings.retentionDays,
-      notifyMode: settings.notifyMode,
+      settings: {
+        notify: settings.notify === null ? null : (JSON.parse(settings.notify) as string[]),
+        retentionDays: settings.retentionDays,
+        notifyMode: settings.notifyMode,
+      },
+      role: site.role,
     }
   }
 
@@ -145,8 +154,7 @@ export class FormsService {
   async updateSettings(principal: Principal, websiteId: string, settings: FormSettings): Promise<FormSettings> {
     const site = await this.options.access.requireSite(principal, websiteId, 'own', 'change its form settings')
     const notify = settings.notify === null ? null : [...new Set(settings.notify.map(normalizeEmail))]
-    const bad = notify?.find((address) => !isEmailAddress(address))
-    if (bad !== undefined) throw validationFailed({ notify: `holds ${JSON.stringify(bad.slice(0, 60))}, which is not an e-mail address` })
+    checkSettings(notify, settings)
     const notifyMode = settings.notifyMode ?? (await this.options.repo.settingsOf(site.id))!.notifyMode
     await this.options.repo.setSettings(site.id, { notify: notify === null ? null : JSON.stringify(notify), retentionDays: settings.retentionDays, notifyMode })
     if (settings.retentionDays !== null) await this.expire(site.id, settings.retentionDays)
@@ -194,6 +202,25 @@ export class FormsService {
     const url = `${this.options.baseUrl}/v1/websites/${row.website_id}/forms/${row.form}/submissions/${row.id}/files/${file.position}`
     return { field: file.field, filename: file.filename, contentType: file.content_type, size: file.size, url }
   }
+}
+
+/**
+ * What the API's schema also bounds, checked here too for callers that build settings from a
+ * page's fields: every address an address, at most FORM_NOTIFY_MAX_ADDRESSES of them, a whole
+ * number of days in range, a known mode. Each problem is named by its field.
+ */
+function checkSettings(notify: string[] | null, settings: FormSettings): void {
+  const fields: Record<string, string> = {}
+  const bad = notify?.find((address) => !isEmailAddress(address))
+  if (bad !== undefined) fields.notify = `holds ${JSON.stringify(bad.slice(0, 60))}, which is not an e-mail address`
+  else if (notify !== null && notify.length > FORM_NOTIFY_MAX_ADDRESSES)
+    fields.notify = `holds ${notify.length} addresses; at most ${FORM_NOTIFY_MAX_ADDRESSES}`
+  const days = settings.retentionDays
+  if (days !== null && !(Number.isInteger(days) && days >= 1 && days <= FORM_RETENTION_MAX_DAYS)) {
+    fields.retentionDays = `must be a whole number of days from 1 to ${FORM_RETENTION_MAX_DAYS}`
+  }
+  if (settings.notifyMode !== undefined && !FORM_NOTIFY_MODES.includes(settings.notifyMode)) fields.notifyMode = `must be ${FORM_NOTIFY_MODES.join(' or ')}`
+  if (Object.keys(fields).length > 0) throw validationFailed(fields)
 }
 
 /** A cursor back to the position it names; anything else is VALIDATION_FAILED. */

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { addEditor } from '../helpers/factories.ts'
+import { addEditor, createUser } from '../helpers/factories.ts'
 import { postForm, restaurantBundle, urlencoded } from '../helpers/forms.ts'
 import { sharedTestServers } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
@@ -138,7 +138,7 @@ for (const store of STORES) {
         readOnly.text.includes('bookings@example.com, chef@example.com') && readOnly.text.includes('one digest a day') && readOnly.text.includes('30 days'),
       )
       assert.ok(!readOnly.text.includes(`action="${formsPage}/settings"`), 'no settings form for an editor')
-      assert.ok(!readOnly.text.includes(`action="${formsPage}/erasures"`), 'no erasure form for an editor')
+      assert.ok(readOnly.text.includes(`action="${formsPage}/erasures"`), 'an editor erases a visitor, as they delete submissions')
       const refused = await editorVisitor.post(`${formsPage}/settings`, { notify: '', notifyMode: 'each', retention: 'forever' })
       assert.equal(refused.status, 403)
       assert.match(refused.text, /Only the site(&#39;|')s owner can change its form settings/)
@@ -186,7 +186,12 @@ for (const store of STORES) {
       const editorVisitor = new WebVisitor(server)
       assert.equal((await editorVisitor.signIn(editor.email)).status, 303)
       await editorVisitor.get(formsPage)
-      assert.equal((await editorVisitor.post(`${formsPage}/erasures`, { email: 'ada@example.com' })).status, 403)
+      const byEditor = await editorVisitor.post(`${formsPage}/erasures`, { email: 'someone-else@example.com' })
+      assert.equal(byEditor.headers.get('location'), `${formsPage}?erased=0`, 'an editor may erase, as over the API')
+      const stranger = new WebVisitor(server)
+      assert.equal((await stranger.signIn((await createUser(server)).email)).status, 303)
+      await stranger.get('/dashboard')
+      assert.equal((await stranger.post(`${formsPage}/erasures`, { email: 'ada@example.com' })).status, 404)
       assert.deepEqual(await names(), ['Ada', 'Ada again', 'Bob', 'Nobody'])
 
       const erased = await visitor.post(`${formsPage}/erasures`, { email: 'ADA@example.com' })

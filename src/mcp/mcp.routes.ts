@@ -15,7 +15,7 @@ import type { McpEndpoint } from './mcp.endpoint.ts'
 import { preferredMediaType } from '../http/negotiation.ts'
 import { checkOrigin } from '../http/origins.ts'
 import type { AnyMcpTool } from './tool-definition.ts'
-import { chosenToolsets, TOOLSETS_HEADER, TOOLSETS_QUERY, type ToolsetName } from './toolsets.ts'
+import { chosenToolsets, defaultToolsetsFor, TOOLSETS_HEADER, TOOLSETS_QUERY, type ToolsetName } from './toolsets.ts'
 import { siteUrlPattern } from '../core/site-address.ts'
 
 export interface McpRoutesOptions {
@@ -82,7 +82,12 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
     const parseJson = jsonParser(app)
 
     app.post('/mcp', { onRequest: requireToken, schema: { hide: true } }, async (request, reply) => {
-      const toolsets = chosenToolsets(request.headers[TOOLSETS_HEADER], (request.query as Record<string, unknown>)[TOOLSETS_QUERY])
+      const principal = principalOf(request)
+      const toolsets = chosenToolsets(
+        request.headers[TOOLSETS_HEADER],
+        (request.query as Record<string, unknown>)[TOOLSETS_QUERY],
+        defaultToolsetsFor(principal.capabilities),
+      )
       const raw = Buffer.isBuffer(request.body) ? request.body : undefined
       let parsedBody: unknown
       if (raw !== undefined && raw.length > 0 && isJsonRequest(request)) {
@@ -95,7 +100,7 @@ export function mcpRoutes({ config, tokens, tools, version, bodyLimit, tokenPage
       }
       const refused = refusedToolCall(parsedBody, tools, toolsets)
       if (refused) return sendResponse(reply, refused)
-      const caller = { principal: principalOf(request), toolsets, calling: toolCalled(parsedBody) }
+      const caller = { principal, toolsets, calling: toolCalled(parsedBody) }
       const response = await (await endpoint()).handle(toWebRequest(config, request, reply, raw), caller, parsedBody)
       return sendResponse(reply, response)
     })

@@ -5,6 +5,7 @@
  * parameter of the MCP URL (comma-separated names; `default` for the default sets, `all` for
  * every one). A tool outside the chosen sets is neither listed nor callable.
  */
+import type { Capability } from '../core/enums.ts'
 import { validationFailed } from '../core/errors.ts'
 import { quoted } from '../core/text.ts'
 
@@ -27,8 +28,17 @@ export const TOOLSET_NAMES = Object.keys(TOOLSETS) as ToolsetName[]
 /** What a client gets without naming a toolset. */
 export const DEFAULT_TOOLSETS: readonly ToolsetName[] = ['publishing', 'drafts']
 
-/** Names that stand for several toolsets. */
-const GROUPS: Record<string, readonly ToolsetName[]> = { default: DEFAULT_TOOLSETS, all: TOOLSET_NAMES }
+/**
+ * What `default` means for a token: DEFAULT_TOOLSETS, and the approvals toolset for a token that
+ * may publish previews but not promote, which has to ask a person to make a version live.
+ */
+export function defaultToolsetsFor(capabilities: readonly Capability[] | null): ToolsetName[] {
+  const asks = capabilities !== null && capabilities.includes('preview') && !capabilities.includes('promote')
+  return TOOLSET_NAMES.filter((name) => DEFAULT_TOOLSETS.includes(name) || (asks && name === 'approvals'))
+}
+
+/** Names that stand for several toolsets (`default` is the token's, see defaultToolsetsFor). */
+const GROUP_NAMES = ['default', 'all']
 
 export const TOOLSETS_HEADER = 'x-mcp-toolsets'
 export const TOOLSETS_QUERY = 'toolsets'
@@ -44,14 +54,14 @@ const namesIn = (value: unknown): string[] =>
     .map((name) => name.trim().toLowerCase())
     .filter((name) => name !== '')
 
-const isKnown = (name: string): boolean => isToolset(name) || Object.hasOwn(GROUPS, name)
+const isKnown = (name: string): boolean => isToolset(name) || GROUP_NAMES.includes(name)
 
 /**
  * The toolsets a request chose, in listing order: the names of the header and of the query
- * parameter together, or the default ones when it names none. An unknown name is
- * VALIDATION_FAILED naming the field that gave it and the known names.
+ * parameter together, or `defaults` (defaultToolsetsFor the caller's token) when it names none.
+ * An unknown name is VALIDATION_FAILED naming the field that gave it and the known names.
  */
-export function chosenToolsets(header: unknown, query: unknown): ToolsetName[] {
+export function chosenToolsets(header: unknown, query: unknown, defaults: readonly ToolsetName[]): ToolsetName[] {
   const sources = [
     { field: 'X-MCP-Toolsets', names: namesIn(header) },
     { field: TOOLSETS_QUERY, names: namesIn(query) },
@@ -65,7 +75,7 @@ export function chosenToolsets(header: unknown, query: unknown): ToolsetName[] {
     )
   }
   const named = sources.flatMap((source) => source.names)
-  if (named.length === 0) return [...DEFAULT_TOOLSETS]
-  const chosen = new Set(named.flatMap((name) => (isToolset(name) ? [name] : GROUPS[name]!)))
+  if (named.length === 0) return [...defaults]
+  const chosen = new Set(named.flatMap((name) => (isToolset(name) ? [name] : name === 'all' ? TOOLSET_NAMES : defaults)))
   return TOOLSET_NAMES.filter((name) => chosen.has(name))
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Principal } from '../../src/core/principal.ts'
-import { createSite, createUser, createVersion, type TestUser } from '../helpers/factories.ts'
+import { createSite, createToken, createUser, createVersion, type TestUser } from '../helpers/factories.ts'
 import { CLIENTS, call, connect, type McpClient } from '../helpers/mcp.ts'
 import { bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
@@ -66,6 +66,25 @@ for (const store of STORES) {
         assert.equal(outcome.data.status, 'declined')
         assert.equal(outcome.data.reason, 'Wrong prices')
         assert.match((await server.site(site.slug)).body.toString(), /<title>One<\/title>/)
+      })
+
+      it('a token that may preview but not promote finds the tools to ask without choosing a toolset', async () => {
+        const site = await createSite(server, { owner, files: bundle('One') })
+        const asking = await connect(server, (await createToken(server, owner, { capabilities: ['read', 'preview'] })).token, { client: kind })
+        const unscoped = await connect(server, owner.token, { client: kind })
+        try {
+          const names = (await asking.listTools()).tools.map((tool) => tool.name)
+          assert.ok(names.includes('request_promotion') && names.includes('get_promotion_request'), names.join(', '))
+          assert.ok(!names.includes('promote_version'))
+          const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+          const asked = await call(asking, 'request_promotion', { websiteId: site.websiteId, versionId: String(preview.version) })
+          assert.equal(asked.data.status, 'pending')
+          const own = (await unscoped.listTools()).tools.map((tool) => tool.name)
+          assert.ok(!own.includes('request_promotion'), 'a token that promotes keeps the default toolsets')
+        } finally {
+          await asking.close()
+          await unscoped.close()
+        }
       })
 
       it('answers the live version with ALREADY_LIVE and a stranger with NOT_FOUND', async () => {

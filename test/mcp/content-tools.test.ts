@@ -26,6 +26,7 @@ const TOOLS = [
   'get_entry',
   'get_job_status',
   'get_promotion_request',
+  'get_site_traffic',
   'get_website',
   'import_asset',
   'list_collections',
@@ -79,7 +80,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 
-    it('lists exactly the thirty-four tools of all toolsets, with the hints of what each changes', async () => {
+    it('lists exactly the thirty-five tools of all toolsets, with the hints of what each changes', async () => {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
       const hints = (name: string) => {

@@ -2,24 +2,13 @@
 import { randomBytes } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
 import type { Executor } from '../db/access.ts'
-import type { Database, TrafficKeyKind } from '../db/types.ts'
+import type { Database, TrafficHoursTable, TrafficKeyKind } from '../db/types.ts'
 
 /** Rows written per statement (well under both dialects' limits on bound parameters). */
 const CHUNK = 400
 
-export interface HourRow {
-  website_id: string
-  hour: string
-  requests: number
-  page_views: number
-  bytes: number
-  bots: number
-  not_found: number
-  status_2xx: number
-  status_3xx: number
-  status_4xx: number
-  status_5xx: number
-}
+/** A site's counts in one UTC hour, as stored. */
+export type HourRow = TrafficHoursTable
 
 export interface KeyRow {
   website_id: string

@@ -38,6 +38,7 @@ function launchArgs(pages: number): string[] {
     '--disable-gpu',
     '--disable-dev-shm-usage',
     '--disable-quic',
+    '--disable-renderer-priority-management',
     '--no-first-run',
     '--disable-background-networking',
     '--disable-component-update',
@@ -51,9 +52,6 @@ function launchArgs(pages: number): string[] {
     `--renderer-process-limit=${pages + 1}`,
   ]
 }
-
-/** The nice value the browser's processes run at (0 is the server's; 19 the lowest). */
-const BROWSER_NICENESS = 10
 
 export const browserUnavailable = (why: string): AppError =>
   new AppError(
@@ -151,7 +149,7 @@ export class BrowserPool {
       this.options.log.warn({ err: error }, 'the browser did not start')
       throw browserUnavailable(`The browser at ${this.options.executable} did not start.`)
     }
-    lowerBrowserPriority(BROWSER_NICENESS)
+    lowerBrowserPriority()
     return browser
   }
 

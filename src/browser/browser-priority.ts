@@ -52,11 +52,15 @@ function isDrivenBrowser(pid: number): boolean {
   }
 }
 
+/** The nice value the browser's processes run at (0 is the server's; 19 the lowest). */
+export const BROWSER_NICENESS = 10
+
 /**
  * Gives every thread of the browsers this process started, and of every process they started,
- * the nice value `niceness`. Returns how many threads it lowered.
+ * the nice value `niceness`. Returns how many threads it lowered. Chromium sets the priority of a
+ * renderer it starts (0 or 5, whatever its parent's), so this runs again for each page.
  */
-export function lowerBrowserPriority(niceness: number): number {
+export function lowerBrowserPriority(niceness = BROWSER_NICENESS): number {
   if (process.platform !== 'linux') return 0
   let parents: Map<number, number>
   try {

@@ -14,6 +14,7 @@ import { clipped } from '../core/text.ts'
 import type { BrowserReport } from './browser.schemas.ts'
 import type { SiteAnswer, SiteRequest } from './site-requests.ts'
 import { VIEWPORT_SIZES } from './viewports.ts'
+import { lowerBrowserPriority } from './browser-priority.ts'
 
 export interface CaptureTarget {
   /** The site's origin as visitors reach it (`http://my-site--v2.localhost:8080`). */
@@ -121,6 +122,8 @@ function watch(page: Page, findings: Findings, document: () => Request | null) {
 async function loadAndLook(context: BrowserContext, target: CaptureTarget, findings: Findings): Promise<Capture> {
   const size = VIEWPORT_SIZES[target.viewport]
   const page = await context.newPage()
+  // The page's renderer was just started, at the priority Chromium gives it: lowered like the rest.
+  lowerBrowserPriority()
   let documentRequest: Request | null = null
   watch(page, findings, () => documentRequest)
   const started = performance.now()

@@ -248,6 +248,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     limits: config.bundleLimits,
   })
   const publishing = new WebsitePublishing({
+    now,
     config,
     access,
     repo: websitesRepo,

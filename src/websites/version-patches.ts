@@ -41,15 +41,15 @@ export class VersionPatches {
   async publish(principal: Principal, websiteId: string, request: PublishVersionRequest): Promise<Published<PublishVersionResult>> {
     const { access, repo, publishing } = this.options
     assertOneWay(request)
-    const { files, changes, baseVersion, overwrite = false, message, promote, vendor } = request
-    if (baseVersion === undefined) return publishing.publishVersion(principal, websiteId, { files: files!, message, promote, vendor })
+    const { files, changes, baseVersion, overwrite = false, message, promote, vendor, expiresAt } = request
+    if (baseVersion === undefined) return publishing.publishVersion(principal, websiteId, { files: files!, message, promote, vendor, expiresAt })
     const site = await access.requireSite(principal, websiteId, 'edit')
     const base = await requireVersion(repo, site.id, baseVersion)
     const on: PublishBase = { number: base.number, overwrite }
-    if (changes === undefined) return publishing.publishVersionOf(principal, site, { files: files!, message, promote, vendor }, on)
+    if (changes === undefined) return publishing.publishVersionOf(principal, site, { files: files!, message, promote, vendor, expiresAt }, on)
     // Said before any change is applied: a change that fails on a stale base is better made again on the newest.
     if (!overwrite && site.last_version_number > base.number) throw await publishing.versionConflict(site.id, base.number, site.last_version_number)
-    return publishing.publishVersionOf(principal, site, { files: await this.patched(base, changes), message, promote, vendor }, on)
+    return publishing.publishVersionOf(principal, site, { files: await this.patched(base, changes), message, promote, vendor, expiresAt }, on)
   }
 
   /** The files of `base` with the changes applied in order; the first that does not apply refuses them all. */

@@ -6,6 +6,7 @@
  */
 import type { Config } from '../config.ts'
 import { AppError, notFound, type RateLimitState } from '../core/errors.ts'
+import { futureTime } from '../core/future-time.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
@@ -31,6 +32,8 @@ export interface CollectionNames {
 
 export interface WebsitePublishingOptions {
   config: Config
+  /** The clock a preview's expiry is checked against (the server's, or a test's). */
+  now: () => Date
   access: WebsiteAccess
   repo: WebsitesRepository
   blobRows: BlobsRepository
@@ -70,7 +73,7 @@ class StaleBase extends Error {
 }
 
 /** A version as publishVersion takes it: the complete bundle. */
-export type VersionFilesInput = Pick<PublishVersionRequest, 'message' | 'promote' | 'vendor'> & { files: PipelineFileInput[] }
+export type VersionFilesInput = Pick<PublishVersionRequest, 'message' | 'promote' | 'vendor' | 'expiresAt'> & { files: PipelineFileInput[] }
 
 export interface Published<T> {
   result: T
@@ -127,12 +130,13 @@ export class WebsitePublishing {
   ): Promise<Published<PublishVersionResult>> {
     const { config, pipeline, rateLimiter, siteEvents, purge, collections } = this.options
     if (base && !base.overwrite && site.last_version_number > base.number) throw await this.versionConflict(site.id, base.number, site.last_version_number)
+    const promote = input.promote ?? true
+    const expiresAt = previewExpiryOf(input.expiresAt, promote, this.options.now())
     await rateLimiter.take(principal.userId)
     const target = { userId: principal.userId, sites: principal.sites, collectionNames: await collections.namesOf(site.id) }
     const { files, vendored } = await this.vendored(input.files, input.vendor, target)
     const bundle = await pipeline.store(files, target)
-    const promote = input.promote ?? true
-    const recording = this.recordVersion(principal, site, input.message ?? null, promote, bundle, base, alsoRecord)
+    const recording = this.recordVersion(principal, site, { message: input.message ?? null, promote, expiresAt }, bundle, base, alsoRecord)
     let recorded: Awaited<typeof recording>
     try {
       recorded = await this.confirmOrAbandon(bundle, recording, () => site.slug)
@@ -266,8 +270,7 @@ export class WebsitePublishing {
   private recordVersion(
     principal: Principal,
     site: Pick<VisibleWebsite, 'id' | 'slug'>,
-    message: string | null,
-    promote: boolean,
+    { message, promote, expiresAt }: { message: string | null; promote: boolean; expiresAt: string | null },
     bundle: StoredBundle,
     base?: PublishBase,
     alsoRecord?: AlsoRecord,
@@ -281,7 +284,7 @@ export class WebsitePublishing {
       if (number === undefined) throw notFound('Website')
       // Checked again under the row lock the number took: another publish may have come between.
       if (base && !base.overwrite && number - 1 > base.number) throw new StaleBase(number - 1)
-      const row = newVersionRow(websiteId, number, 'refinement', message, bundle, principal.userId)
+      const row = { ...newVersionRow(websiteId, number, 'refinement', message, bundle, principal.userId), preview_expires_at: expiresAt }
       await this.insertVersionRows(trx, row, bundle)
       if (promote) await repo.setCurrentVersion(trx, websiteId, row.id, row.created_at)
       else await repo.markUpdated(trx, websiteId, row.created_at)
@@ -332,6 +335,16 @@ function newVersionRow(
     created_at: nowIso(),
     preview_expires_at: null,
   }
+}
+
+/** A preview's expiry as stored (null: none), for a version that does not go live; BAD_REQUEST otherwise. */
+function previewExpiryOf(expiresAt: string | undefined, promote: boolean, now: Date): string | null {
+  if (expiresAt === undefined) return null
+  if (promote) {
+    const why = 'is only for a version that does not go live (promote: false): the live version never expires'
+    throw new AppError('BAD_REQUEST', `expiresAt ${why}.`, { fields: { expiresAt: why } })
+  }
+  return futureTime(expiresAt, now, 'expiresAt').toISOString()
 }
 
 /** Paths for a message: the first few, then how many more. */

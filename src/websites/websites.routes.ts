@@ -217,6 +217,7 @@ export function websitesRoutes(services: WebsiteServices, publish: PublishReques
               ...AUTH_ERRORS,
               ...BODY_ERRORS,
               'NOT_FOUND',
+              'BAD_REQUEST',
               'VERSION_CONFLICT',
               'PUBLISH_INVALID',
               'EDIT_NO_MATCH',

@@ -94,6 +94,12 @@ export function publishRequestSchemas(limits: BundleLimits) {
             'Default true: the new version goes live at once. When false, the live version stays live and the new one is only stored (reviewable at its previewUrl).',
         }),
       ),
+      expiresAt: Type.Optional(
+        Type.String({
+          description:
+            'Only with promote false: from this time on (ISO 8601 with a time zone, within a year) the version is no longer served at its previewUrl (404); it stays, and can still be promoted. In the past or unparseable: 400 BAD_REQUEST.',
+        }),
+      ),
       vendor: VendorField,
     },
     {

@@ -115,6 +115,30 @@ for (const store of STORES) {
       assert.deepEqual(list.body.items, [])
     })
 
+    test('a version published with promote false takes its expiry at once; a live one refuses one', async () => {
+      const owner = await createUser(server)
+      const site = await createSite(server, { owner, files: bundle('One') })
+      const path = `/v1/websites/${site.websiteId}/versions`
+      const expiresAt = clock.iso(20 * MINUTE)
+      const preview = await server.api('POST', path, { token: owner.token, body: { files: bundle('Two'), promote: false, expiresAt } })
+      assert.equal(preview.status, 201, preview.text)
+      const label = `${site.slug}--v${preview.body.version}`
+      assert.equal((await server.site(label)).status, 200)
+      clock.advance(21 * MINUTE)
+      assert.equal((await server.site(label)).status, 404, 'gone from its preview URL after the expiry')
+      assert.equal(await liveTitle(server, site.slug), 'One')
+
+      const versionsBefore = (await server.api('GET', path, { token: owner.token })).body.versions.length
+      assertError(await server.api('POST', path, { token: owner.token, body: { files: bundle('Live'), expiresAt: clock.iso(MINUTE) } }), 400, 'BAD_REQUEST')
+      assertError(
+        await server.api('POST', path, { token: owner.token, body: { files: bundle('Past'), promote: false, expiresAt: clock.iso(-MINUTE) } }),
+        400,
+        'BAD_REQUEST',
+      )
+      assertError(await server.api('POST', path, { token: owner.token, body: { files: bundle('Bad'), promote: false, expiresAt: 'soon' } }), 400, 'BAD_REQUEST')
+      assert.equal((await server.api('GET', path, { token: owner.token })).body.versions.length, versionsBefore, 'a refused expiry stores no version')
+    })
+
     test('a preview given an expiry answers 404 from then on; the version itself stays', async () => {
       const { owner, site, preview } = await siteWithPreview(server)
       const label = `${site.slug}--v${preview.version}`

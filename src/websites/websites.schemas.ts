@@ -96,8 +96,7 @@ export function publishRequestSchemas(limits: BundleLimits) {
       ),
       expiresAt: Type.Optional(
         Type.String({
-          description:
-            'Only with promote false: from this time on (ISO 8601 with a time zone, within a year) the version is no longer served at its previewUrl (404); it stays, and can still be promoted. In the past or unparseable: 400 BAD_REQUEST.',
+          description: 'Only with promote false: from this time on (ISO 8601, within a year) previewUrl answers 404; the version stays.',
         }),
       ),
       vendor: VendorField,

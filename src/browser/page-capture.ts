@@ -130,6 +130,8 @@ async function loadAndLook(context: BrowserContext, target: CaptureTarget, findi
   let status = 0
   try {
     const response = await page.goto(`${target.origin}${target.path}`, { waitUntil: 'load', timeout: BROWSER_LOAD_TIME_LIMIT_MS })
+    // The navigation may have started a renderer of its own.
+    lowerBrowserPriority()
     documentRequest = response?.request() ?? null
     status = response?.status() ?? 0
   } catch (error) {

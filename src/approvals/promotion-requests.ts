@@ -10,7 +10,7 @@
  */
 import type { Config } from '../config.ts'
 import type { PromotionRequestStatus } from '../core/enums.ts'
-import { AppError } from '../core/errors.ts'
+import { AppError, notFound } from '../core/errors.ts'
 import { newId } from '../core/ids.ts'
 import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
@@ -152,7 +152,7 @@ export class PromotionRequests {
 
   private async find(websiteId: string, requestId: string): Promise<PromotionRequestRow> {
     const row = await this.options.repo.findRequest(websiteId, requestId)
-    if (!row) throw new AppError('NOT_FOUND', 'Promotion request not found.')
+    if (!row) throw notFound('Promotion request')
     return row
   }
 

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Config } from '../config.ts'
-import { AppError } from '../core/errors.ts'
+import { AppError, notFound } from '../core/errors.ts'
 import { futureTime } from '../core/future-time.ts'
 import { newId } from '../core/ids.ts'
 import type { Principal } from '../core/principal.ts'
@@ -78,7 +78,7 @@ export class PromotionSchedules {
     const { access, repo, now } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
     const row = await repo.findSchedule(site.id, scheduleId)
-    if (!row) throw new AppError('NOT_FOUND', 'Schedule not found.')
+    if (!row) throw notFound('Schedule')
     if (!(await repo.cancel(row.id, now().toISOString())))
       throw new AppError('NOT_PENDING', `This schedule is ${row.status === 'pending' ? 'running' : row.status} already.`)
   }

@@ -1,8 +1,8 @@
 /**
- * What each operation needs of a token, and the check of it. Every REST route of `/v1` declares
- * its need in its `config.capability` (auth/auth.routes.ts checks it in one preHandler) and every
- * MCP tool in its `capability` field (mcp/mcp.server.ts lists and calls only what the token may);
- * a route or tool without one is refused at start and by test/core/capabilities.test.ts.
+ * What each operation needs of a token, and the check of it. Every REST operation of `/v1` and
+ * every MCP tool has its need in the one table of core/capability-map.ts; auth/auth.routes.ts
+ * checks a route's in one preHandler, and mcp/mcp.server.ts lists and calls only the tools the
+ * token may. An operation missing from the table is refused at start.
  *
  * A token that names no capability has them all, and one that names no site reaches every site
  * its person sees: tokens made before scopes existed keep working as they did.

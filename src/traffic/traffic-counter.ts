@@ -9,6 +9,7 @@ import { hash } from 'node:crypto'
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http'
 import { isbot } from 'isbot'
 import { type FinishedResponses, PlinthResponse } from '../ops/request-tracking.ts'
+import { hostName } from '../serving/site-host.ts'
 import type { SiteTraffic } from '../serving/site-traffic.ts'
 
 import { HOUR_MS } from './traffic-range.ts'
@@ -115,13 +116,6 @@ function answerOf(headers: readonly OutgoingHttpHeader[] | undefined): { length:
 export function hostOf(url: string): string | null {
   const match = /^https?:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]+)/i.exec(url)
   return match ? match[1]!.toLowerCase() : null
-}
-
-/** A Host header's name, without its port. */
-const hostName = (host: string | undefined): string => {
-  if (host === undefined) return ''
-  const colon = host.lastIndexOf(':')
-  return (colon > host.lastIndexOf(']') ? host.slice(0, colon) : host).toLowerCase()
 }
 
 /** A referring page as kept: scheme, host and path, no query or fragment, bounded. */
@@ -245,7 +239,7 @@ export class TrafficCounter implements SiteTraffic {
     addKey(bucket.paths, path)
     if (referer !== undefined) {
       const host = hostOf(referer)
-      if (host !== null && host !== hostName(req.headers.host)) addKey(bucket.referrers, host)
+      if (host !== null && host !== hostName(req.headers.host ?? '')) addKey(bucket.referrers, host)
     }
     addVisitor(bucket, this.options.clientAddress(req), agent)
   }

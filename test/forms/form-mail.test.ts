@@ -4,67 +4,33 @@
  * validated address as Reply-To; every value escaped in the HTML part.
  */
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { after, before, describe, test } from 'node:test'
-import { SMTPServer } from 'smtp-server'
 import { postForm, restaurantBundle, urlencoded } from '../helpers/forms.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
+import { type Mail, quotedPrintable, TestSmtp } from '../helpers/smtp.ts'
 import { STORES } from '../helpers/stores.ts'
-
-interface Received {
-  from: string
-  to: string[]
-  raw: string
-}
-
-/** The text of a quoted-printable body part, soft line breaks joined. */
-const quotedPrintable = (text: string): string =>
-  Buffer.from(
-    text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
-    'latin1',
-  ).toString('utf8')
 
 for (const store of STORES) {
   describe(`form submission e-mail (${store.name})`, { skip: store.skip }, () => {
-    const received: Received[] = []
-    let smtp: SMTPServer
+    let smtp: TestSmtp
+    let received: Mail[]
     let server: TestServer
     before(async () => {
-      smtp = new SMTPServer({
-        disabledCommands: ['STARTTLS'],
-        allowInsecureAuth: true,
-        authMethods: ['PLAIN', 'LOGIN'],
-        onAuth: (auth, _session, callback) =>
-          auth.username === 'mailer' && auth.password === 's3cret' ? callback(null, { user: 'mailer' }) : callback(new Error('bad credentials')),
-        onData: (stream, session, callback) => {
-          const chunks: Buffer[] = []
-          stream.on('data', (c: Buffer) => chunks.push(c))
-          stream.on('end', () => {
-            received.push({
-              from: session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address,
-              to: session.envelope.rcptTo.map((r) => r.address),
-              raw: Buffer.concat(chunks).toString('utf8'),
-            })
-            callback()
-          })
-        },
-        logger: false,
-      })
-      await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
-      const { port } = smtp.server.address() as AddressInfo
+      smtp = await TestSmtp.start()
+      received = smtp.received
       server = await startTestServer(store.name, {
-        PLINTH_SMTP_URL: `smtp://mailer:s3cret@127.0.0.1:${port}`,
+        PLINTH_SMTP_URL: smtp.url,
         PLINTH_MAIL_FROM: 'Plinth Forms <forms@plinth.test>',
         PLINTH_FORM_RATE_PER_ADDRESS: '1000',
       })
     })
     after(async () => {
       await server?.close()
-      await new Promise<void>((resolve) => smtp.close(() => resolve()))
+      await smtp?.close()
     })
 
-    const nextMessage = async (count: number): Promise<Received> => {
+    const nextMessage = async (count: number): Promise<Mail> => {
       for (let i = 0; i < 500 && received.length < count; i++) await sleep(20)
       assert.ok(received.length >= count, 'the message arrived')
       return received[count - 1]!

@@ -190,7 +190,9 @@ export class PublishPipeline {
       throw checked.status === 'rejected' ? checked.reason : publishInvalid(check!.violations, refused)
     }
     const { files, written } = stored.value!
-    const forms = refused === 'bundle' ? await this.formsOf(inspection.scans, files, reads) : []
+    // A file stored alone (a draft's write) has its forms found too, while its text is in hand:
+    // they are remembered by its hash, so its draft's publish reads none of it back.
+    const forms = await this.formsOf(inspection.scans, files, reads)
     return {
       files,
       newBlobs: written.map((w) => w.row),
@@ -198,7 +200,7 @@ export class PublishPipeline {
       totalBytes: check.totalBytes,
       newBlobBytes: written.reduce((sum, { row }) => sum + row.size, 0),
       warnings: (checked as PromiseFulfilledResult<{ warnings: Warning[] }>).value.warnings,
-      forms,
+      forms: refused === 'bundle' ? forms : [],
     }
   }
 

@@ -186,6 +186,29 @@ for (const store of STORES) {
       assert.equal(again.totalBytes, first.totalBytes)
     })
 
+    test('a page stored alone (a draft write) has its forms remembered: the publish of its draft reads none of it back', async () => {
+      const reads: string[] = []
+      const counted = new (class extends FsBlobStore {
+        override get(hash: string, encoding?: BlobEncoding): Promise<Buffer> {
+          reads.push(hash)
+          return super.get(hash, encoding)
+        }
+      })(path.join(testStore.dataDir, 'blobs'))
+      const drafting = pipelineOn(counted, rows, variants)
+      const page = `<h1>Book</h1><form method="post" action="/_forms/booking"><input name="guests" type="number"></form>${Math.random()}`
+      const written = await drafting.storeFile({ path: 'index.html', content: page }, target)
+      await rows.insertMissing(db.kysely, written.newBlobs)
+      await drafting.confirm(written)
+      assert.deepEqual(written.forms, [], 'a file stored alone declares no forms of a version')
+      const [file] = written.files
+      const published = await drafting.store([{ path: file!.path, contentType: file!.contentType, stored: { hash: file!.hash, size: file!.size } }], target)
+      assert.deepEqual(
+        published.forms.map((form) => [form.name, form.fields.map((field) => field.name)]),
+        [['booking', ['guests']]],
+      )
+      assert.deepEqual(reads, [], 'the page was not read back')
+    })
+
     test('a large bundle lets the event loop turn while it is inspected and hashed, before its first write', async () => {
       // Counts the event loop's turns from just before the publish starts to its first write.
       let turns = 0

@@ -1,8 +1,10 @@
 /**
  * The site check of a bundle that breaks no authoring rule (site-check/site-check.ts), as the
  * publish pipeline runs it: on the facts its files' scans gathered, with the pixel sizes of the
- * images its pages show at a stated size, in a content-scan thread (or on the calling thread for
- * a pipeline without one).
+ * images its pages show at a stated size. A check whose input is small runs on the calling
+ * thread: its work is bounded by that size (a fraction of a millisecond for an ordinary site), less
+ * than handing the input to a content-scan thread and back costs. A larger one runs in a thread
+ * (or on the calling thread for a pipeline without threads).
  */
 import type { BlobStore, StoredFile } from '../blobs/blob-store.ts'
 import { pixelSize } from '../core/image-size.ts'
@@ -12,6 +14,13 @@ import type { BundleInspection, DecodedFile } from './authoring-rules.ts'
 import type { Finding } from './bundle-paths.ts'
 import type { ScanOutcome } from './content-rules.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
+
+/**
+ * The most facts (files, references, anchors, mentions and page items, times the _redirects rules
+ * each reference may be matched against) a check runs with on the calling thread. The check's
+ * work grows with them; at this bound it stays about a millisecond.
+ */
+export const INLINE_SITE_CHECK_WEIGHT = 500
 
 /** Stored images whose pixel sizes are remembered by blob hash, so a publish that sends them again reads none of them. */
 const SIZES_REMEMBERED = 10_000
@@ -45,7 +54,7 @@ export class BundleSiteCheck {
     const collectionNames = [...collections]
     const pixels = await this.pixelsOf(imagesToMeasure({ files, facts, collectionNames }), inspection.files)
     const input: SiteCheckInput = { files, facts, ruleWarnings, collectionNames, pixels }
-    return this.scans ? this.scans.checkSite(input) : checkSite(input)
+    return this.scans && siteCheckWeight(input) > INLINE_SITE_CHECK_WEIGHT ? this.scans.checkSite(input) : checkSite(input)
   }
 
   /** The pixel sizes of these images of the bundle, from their headers (a stored image's read once, then remembered by its hash). */
@@ -65,4 +74,16 @@ export class BundleSiteCheck {
     this.pixelsByHash.set(file.hash, size)
     return size
   }
+}
+
+/** How much work a site check of this input is, in the units of INLINE_SITE_CHECK_WEIGHT. */
+export function siteCheckWeight(input: SiteCheckInput): number {
+  let items = input.files.length + input.ruleWarnings.length + input.pixels.length
+  let redirectRules = 0
+  for (const { facts } of input.facts) {
+    items += facts.refs.length + facts.anchors.length + facts.mentions.length
+    if (facts.page) items += facts.page.duplicateIds.length + facts.page.missingAlt.length + facts.page.shown.length
+    if (facts.redirects) redirectRules += facts.redirects.list.length
+  }
+  return items * Math.max(1, redirectRules)
 }

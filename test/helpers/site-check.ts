@@ -1,7 +1,7 @@
 /**
  * The site check of a bundle as a publish runs it, in this thread: the authoring rules with the
- * files' facts, then the pipeline's site check step (publishing/bundle-site-check.ts) with no
- * worker pool. Bundles given here are inline, so no blob is read.
+ * files' facts, then the pipeline's site check step (publishing/bundle-site-check.ts), with no
+ * worker pool unless one is given. Bundles given here are inline, so no blob is read.
  */
 import assert from 'node:assert/strict'
 import type { BlobStore } from '../../src/blobs/blob-store.ts'
@@ -10,13 +10,17 @@ import type { Warning } from '../../src/core/schemas.ts'
 import { type BundleFileInput, finishCheck, inspectBundle } from '../../src/publishing/authoring-rules.ts'
 import { BundleSiteCheck } from '../../src/publishing/bundle-site-check.ts'
 import { scanTexts } from '../../src/publishing/content-rules.ts'
+import type { ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
 
 const NO_BLOBS = new Proxy({} as BlobStore, {
   get: () => () => Promise.reject(new Error('an inline bundle reads no blob')),
 })
 
 /** The warnings of a bundle that breaks no rule (asserted), as a publish gives them. */
-export async function siteWarnings(files: BundleFileInput[], options: { collectionNames?: string[]; httpsSites?: boolean } = {}): Promise<Warning[]> {
+export async function siteWarnings(
+  files: BundleFileInput[],
+  options: { collectionNames?: string[]; httpsSites?: boolean; scans?: ContentScanPool } = {},
+): Promise<Warning[]> {
   const collectionNames = options.collectionNames ?? []
   const inspection = inspectBundle(files, BUNDLE_LIMITS, { collectionNames, httpsSites: options.httpsSites ?? false })
   const outcomes = scanTexts(
@@ -29,7 +33,7 @@ export async function siteWarnings(files: BundleFileInput[], options: { collecti
     outcomes.map((outcome) => outcome.found),
   )
   assert.deepEqual(check.violations, [], 'the bundle breaks no authoring rule')
-  return new BundleSiteCheck(NO_BLOBS, null).check(inspection, outcomes, check.warnings, collectionNames)
+  return new BundleSiteCheck(NO_BLOBS, options.scans ?? null).check(inspection, outcomes, check.warnings, collectionNames)
 }
 
 /** A page's head that gives the site check nothing to say: language, viewport and title. */

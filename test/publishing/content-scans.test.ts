@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import { type ScanOutcome, scanText } from '../../src/publishing/content-rules.ts'
 import { batchesOf, CONTENT_SCAN_BATCH_CHARS, ContentScanPool } from '../../src/publishing/content-scans.pool.ts'
+import type { SiteCheckInput } from '../../src/site-check/site-check.ts'
 import { useCompiledThreadModules } from '../helpers/build.ts'
+import { page as sitePage, siteWarnings } from '../helpers/site-check.ts'
 
 await useCompiledThreadModules()
 
@@ -22,6 +24,36 @@ describe('content rules in worker threads', () => {
     await strict.close()
     await strictWide.close()
     await twoThreads.close()
+  })
+
+  test('a small site check runs on the calling thread, a large one in a thread, each finding what the other would', async () => {
+    const checked: SiteCheckInput[] = []
+    const counting = new (class extends ContentScanPool {
+      override checkSite(input: SiteCheckInput) {
+        checked.push(input)
+        return super.checkSite(input)
+      }
+    })({ threads: 1, timeLimitMs: 10_000, memoryMb: 256, idleTimeoutMs: 5_000, batchChars: CONTENT_SCAN_BATCH_CHARS })
+    try {
+      const small = [
+        sitePage('index.html', '<a href="gone.html">gone</a> <a href="about.html">about</a>'),
+        sitePage('about.html', '<a href="index.html">home</a>'),
+      ]
+      const large = [sitePage('index.html', Array.from({ length: 600 }, (_, i) => `<a href="p${i}.html">${i}</a>`).join(' '))]
+      const smallWarnings = await siteWarnings(small, { scans: counting })
+      assert.equal(checked.length, 0, 'the small check did not go to a thread')
+      assert.deepEqual(smallWarnings, await siteWarnings(small))
+      assert.deepEqual(
+        smallWarnings.map((w) => w.code),
+        ['BROKEN_LINK'],
+      )
+      const largeWarnings = await siteWarnings(large, { scans: counting })
+      assert.equal(checked.length, 1, 'the large check went to a thread')
+      assert.deepEqual(largeWarnings, await siteWarnings(large))
+      assert.ok(largeWarnings.some((w) => w.code === 'BROKEN_LINK'))
+    } finally {
+      await counting.close()
+    }
   })
 
   test('a thread finds exactly what the same rules find on the calling thread, file by file', async () => {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type SQLite from 'better-sqlite3'
-import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely'
+import { Kysely, type Migration, type MigrationProvider, Migrator, SqliteDialect, sql } from 'kysely'
 import type pg from 'pg'
 import type { Config } from '../config.ts'
 import * as initial from './migrations/0001_initial.ts'
@@ -23,6 +23,7 @@ import * as formDigests from './migrations/0020_form_digests.ts'
 import * as traffic from './migrations/0021_traffic.ts'
 import * as tokenScopes from './migrations/0022_token_scopes.ts'
 import * as promotions from './migrations/0023_promotions.ts'
+import { OwnSchemaPostgresDialect } from './own-schema-introspector.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -104,7 +105,7 @@ export function openDb(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Db {
   if (config.databaseUrl) {
     const pg = pgDriver()
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: POOL_MAX })
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    const kysely = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) })
     const poolUse = (): PoolUse => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: POOL_MAX })
     return { kysely, dialect: 'postgres', poolUse, close: () => kysely.destroy() }
   }

@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -156,6 +156,53 @@ function typecheck(dir: string): string {
   })
 }
 
+/** A folder for a client project, with the project's own installation (openapi-fetch, tsx, @types/node), holding the types of `document` and the client script. */
+async function clientProject(document: unknown): Promise<string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'plinth-openapi-client-'))
+  symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }))
+  writeFileSync(path.join(dir, 'api.ts'), astToString(await openapiTS(document as Parameters<typeof openapiTS>[0])))
+  writeFileSync(path.join(dir, 'client.ts'), CLIENT)
+  return dir
+}
+
+// The document is the same whatever the store, so its types are checked once; the calls are made on each store.
+describe('Types generated from the OpenAPI document', () => {
+  let server: TestServer
+  let document: Record<string, any>
+
+  before(async () => {
+    server = await startTestServer('sqlite')
+    const res = await server.api('GET', '/openapi.json')
+    assert.equal(res.status, 200, res.text)
+    document = res.body
+  })
+  after(() => server?.close())
+
+  test('let an openapi-fetch client script call the API without a cast: it typechecks', async () => {
+    assert.doesNotMatch(CLIENT, /\bas\s+[A-Za-z{[(]|\bany\b|@ts-|<unknown>|!\./, 'the client script itself uses no cast, any or non-null assertion')
+    const dir = await clientProject(document)
+    try {
+      assert.equal(typecheck(dir), '', 'the client script typechecks against the generated types')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a document whose types would need a cast fails the typecheck', async () => {
+    // The same script against types of a batch whose items are untyped objects, as the
+    // document once declared them: sending an entry then needs a cast.
+    const loose = structuredClone(document)
+    loose.components.schemas.EntryBatchRequest.properties.entries.items = { type: 'object' }
+    const dir = await clientProject(loose)
+    try {
+      assert.match(typecheck(dir), /client\.ts\(\d+,\d+\): error TS\d+/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 for (const store of STORES) {
   describe(`A typed client generated from the OpenAPI document (${store.name})`, { skip: store.skip }, () => {
     let server: TestServer
@@ -163,26 +210,16 @@ for (const store of STORES) {
 
     before(async () => {
       server = await startTestServer(store.name)
-      dir = mkdtempSync(path.join(os.tmpdir(), 'plinth-openapi-client-'))
-      // Packages (openapi-fetch, tsx, @types/node) resolve from the project's own installation.
-      symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir')
-      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }))
+      const res = await server.api('GET', '/openapi.json')
+      assert.equal(res.status, 200, res.text)
+      dir = await clientProject(res.body)
     })
     after(async () => {
       await server?.close()
       if (dir) rmSync(dir, { recursive: true, force: true })
     })
 
-    test('openapi-typescript types let openapi-fetch call the API without a cast, and the calls work', async () => {
-      const res = await server.api('GET', '/openapi.json')
-      assert.equal(res.status, 200, res.text)
-      const types = astToString(await openapiTS(res.body))
-      writeFileSync(path.join(dir, 'api.ts'), types)
-      writeFileSync(path.join(dir, 'client.ts'), CLIENT)
-      assert.doesNotMatch(CLIENT, /\bas\s+[A-Za-z{[(]|\bany\b|@ts-|<unknown>|!\./, 'the client script itself uses no cast, any or non-null assertion')
-
-      assert.equal(typecheck(dir), '', 'the client script typechecks against the generated types')
-
+    test('the client script, run on types generated from the served document, makes its calls and they work', async () => {
       const user = await server.user()
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(dir, 'client.ts')], {
         cwd: dir,
@@ -203,24 +240,6 @@ for (const store of STORES) {
       assert.deepEqual(out.entries, ['second', 'hello'], 'newest publishedAt first')
       assert.deepEqual(out.firstPage, { slugs: ['second'], more: true }, 'limit is honoured; without it the default page holds both')
       assert.deepEqual(out.missing, { status: 404, code: 'NOT_FOUND' }, 'errors are typed as the envelope')
-    })
-
-    test('a document whose types would need a cast fails the typecheck', async () => {
-      // The same script against types of a batch whose items are untyped objects, as the
-      // document once declared them: sending an entry then needs a cast.
-      const res = await server.api('GET', '/openapi.json')
-      const loose = structuredClone(res.body)
-      loose.components.schemas.EntryBatchRequest.properties.entries.items = { type: 'object' }
-      const check = mkdtempSync(path.join(os.tmpdir(), 'plinth-openapi-client-'))
-      try {
-        symlinkSync(path.join(ROOT, 'node_modules'), path.join(check, 'node_modules'), 'dir')
-        writeFileSync(path.join(check, 'package.json'), readFileSync(path.join(dir, 'package.json')))
-        writeFileSync(path.join(check, 'api.ts'), astToString(await openapiTS(loose)))
-        writeFileSync(path.join(check, 'client.ts'), CLIENT)
-        assert.match(typecheck(check), /client\.ts\(\d+,\d+\): error TS\d+/)
-      } finally {
-        rmSync(check, { recursive: true, force: true })
-      }
     })
   })
 }

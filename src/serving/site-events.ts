@@ -65,13 +65,23 @@ export async function createSiteEvents(
   }
 
   // Our own notifications come back to us: the change was applied locally already, and applying
-  // it again later would drop caches rebuilt in between. The payload is `{instance} {slug}`.
+  // it again later would drop caches rebuilt in between. And the channel is the database's: an
+  // install in another schema of it hears ours, and we theirs. So the payload is
+  // `{instance}@{schema} {key}`, and a change is applied by the other instances of this schema
+  // alone. A payload without a schema (`{instance} {key}`, as instances of earlier versions send it
+  // during an upgrade) is applied by every other instance.
   const instance = randomUUID()
+  const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0]!.schema
+  const sender = `${instance}@${schema}`
   const received = (payload: string): void => {
-    const space = payload.indexOf(' ')
+    // A key has no space; a schema's name may.
+    const space = payload.lastIndexOf(' ')
     // Another instance's change: nobody waits for it here (the handlers report their own failures).
-    if (space === -1) void onChange(payload)
-    else if (payload.slice(0, space) !== instance) void onChange(payload.slice(space + 1))
+    if (space === -1) return void onChange(payload)
+    const from = payload.slice(0, space)
+    const at = from.indexOf('@')
+    const applies = at === -1 ? from !== instance : from.slice(0, at) !== instance && from.slice(at + 1) === schema
+    if (applies) void onChange(payload.slice(space + 1))
   }
   let listener: pg.Client | null = null
   let closed = false
@@ -129,7 +139,7 @@ export async function createSiteEvents(
   const announce = async (key: string): Promise<void> => {
     await onChange(key)
     try {
-      await sql`select pg_notify(${CHANNEL}, ${`${instance} ${key}`})`.execute(db.kysely)
+      await sql`select pg_notify(${CHANNEL}, ${`${sender} ${key}`})`.execute(db.kysely)
     } catch (err) {
       // A notify fails when the database is out of reach, so the other instances' listeners are lost
       // too and they drop their caches until it is back (see onLost); logged here for callers who do not wait.

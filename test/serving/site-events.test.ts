@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
+import { sql } from 'kysely'
 import { type Db, migrate, openDb } from '../../src/db/connect.ts'
 import { createSiteEvents, type SiteEventBus } from '../../src/serving/site-events.ts'
 import { createStore, STORES, type TestStore } from '../helpers/stores.ts'
@@ -11,11 +13,7 @@ for (const { name, skip } of STORES) {
     let store: TestStore
     let db: Db
     let events: SiteEventBus
-    /**
-     * What the handlers finished applying of this test's own changes, in order; each handler takes
-     * a while to finish. Other test files' servers share the database, and with it the channel
-     * changes are announced on: their changes come here too, and are not this test's.
-     */
+    /** What the handlers finished applying of this test's own changes, in order; each handler takes a while to finish. */
     const applied: string[] = []
     const ours = new Set(['domain www.example.com', 'site cafe'])
     const slowly = (what: string) =>
@@ -51,3 +49,55 @@ for (const { name, skip } of STORES) {
     })
   })
 }
+
+const postgres = STORES.find((store) => store.name === 'postgres')!
+
+describe('site events between instances (postgres)', { skip: postgres.skip }, () => {
+  const stores: TestStore[] = []
+  const dbs: Db[] = []
+  const buses: SiteEventBus[] = []
+  after(async () => {
+    for (const bus of buses) await bus.close()
+    for (const db of dbs) await db.close()
+    for (const store of stores) await store.dispose()
+  })
+
+  /** An instance on `store`'s schema, noting the slugs it is told of. */
+  async function instance(store: TestStore): Promise<{ bus: SiteEventBus; heard: string[] }> {
+    const db = openDb({ databaseUrl: store.databaseUrl, dataDir: store.dataDir })
+    dbs.push(db)
+    await migrate(db)
+    const heard: string[] = []
+    const bus = await createSiteEvents(db, store.databaseUrl, { siteChanged: (slug) => void heard.push(slug), domainChanged() {}, resync() {} }, quiet)
+    buses.push(bus)
+    return { bus, heard }
+  }
+
+  test("a change reaches the other instances of its schema, and none of another install's schema in the same database", async () => {
+    const [mine, theirs] = [await createStore('postgres'), await createStore('postgres')]
+    stores.push(mine, theirs)
+    const first = await instance(mine)
+    const second = await instance(mine)
+    const elsewhere = await instance(theirs)
+    const watcher = await instance(theirs)
+    await first.bus.siteChanged('shared-slug')
+    await elsewhere.bus.siteChanged('their-slug')
+    await elsewhere.bus.siteChanged('marker')
+    // A connection receives notifications in commit order: once the watcher has heard the marker,
+    // it has been handed our change before it, and applied it or not.
+    for (let i = 0; i < 500 && !(watcher.heard.includes('marker') && second.heard.includes('shared-slug')); i++) await new Promise((r) => setTimeout(r, 10))
+    assert.deepEqual(second.heard, ['shared-slug'], 'the other instance of the schema applied the change, and nothing of the other schema')
+    assert.deepEqual(first.heard, ['shared-slug'], 'the announcing instance applied its change once, itself')
+    assert.deepEqual(watcher.heard, ['their-slug', 'marker'], "an instance of the other install applied only that install's changes")
+    assert.deepEqual(elsewhere.heard, ['their-slug', 'marker'])
+
+    // A payload without a schema, as an instance of an earlier version sends it during an upgrade, is applied by every other instance.
+    await sql`select pg_notify('plinth_site_changed', ${`${randomUUID()} from-before`})`.execute(dbs[0]!.kysely)
+    for (let i = 0; i < 500 && !(watcher.heard.includes('from-before') && second.heard.includes('from-before')); i++)
+      await new Promise((r) => setTimeout(r, 10))
+    assert.deepEqual(
+      [first, second, elsewhere, watcher].map(({ heard }) => heard.at(-1)),
+      ['from-before', 'from-before', 'from-before', 'from-before'],
+    )
+  })
+})

@@ -147,9 +147,14 @@ reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tapCopy)
 const compiled = await compileTests()
 const compiledFile = (file) => path.join(compiled, `${file.slice(0, -'.ts'.length)}.js`)
 const shared = values.isolate === true ? [] : files.filter((file) => !isEndToEnd(file))
+// The end-to-end files run largest first: the largest take the longest, and one started last
+// would run on alone at the end while the other processes have finished.
 const entries = [
   ...batches(shared).map((batch, index) => (batch.length === 1 ? compiledFile(batch[0]) : batchEntry(batch, index))),
-  ...files.filter((file) => !shared.includes(file)).map(compiledFile),
+  ...files
+    .filter((file) => !shared.includes(file))
+    .sort((a, b) => statSync(path.join(root, b)).size - statSync(path.join(root, a)).size)
+    .map(compiledFile),
 ]
 const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, ...reporters, ...entries], {
   cwd: root,

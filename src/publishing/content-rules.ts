@@ -17,6 +17,7 @@ import { JS_CONTENT_TYPES, scanJs } from './js-rules.ts'
 import { parseRedirects, REDIRECTS_FILE, type RuleViolation } from './redirect-rules.ts'
 import { noteRedirects } from '../site-check/redirect-facts.ts'
 import { isTemplateFile, scanTemplate } from './template-rules.ts'
+import { type FormDeclaration, formsOfPage } from './form-declarations.ts'
 import { ViolationCollector } from './violation-caps.ts'
 
 /** A file's text that the content rules read (html-rules, css-rules, js-rules, template-rules). */
@@ -35,6 +36,8 @@ export interface ScanOutcome {
   found: Finding[]
   /** What the site check needs of it, when asked for. */
   facts: FileFacts | null
+  /** The forms it declares: an HTML page's (form-declarations.ts), none for any other file. */
+  forms: FormDeclaration[]
 }
 
 /** The type of a site's pages: TOO_MANY_PAGES counts files of it. */
@@ -95,7 +98,11 @@ export function scanText(scan: TextScan, limit: number, withFacts = false): Scan
     found.forEach((v) => emit(withoutLine(v)))
     if (facts) noteRedirects(facts, rules)
   } else if (path === HEADERS_FILE) parseHeaders(text).violations.forEach((v) => emit(withoutLine(v)))
-  return { found: [...violations.list, ...warnings.list], facts: facts?.facts() ?? null }
+  return {
+    found: [...violations.list, ...warnings.list],
+    facts: facts?.facts() ?? null,
+    forms: contentType === HTML_CONTENT_TYPE ? formsOfPage(text) : [],
+  }
 }
 
 const withoutLine = ({ code, path, detail, message }: RuleViolation): Finding => ({ code, path, detail, message })

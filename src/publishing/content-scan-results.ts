@@ -59,7 +59,11 @@ export class ContentScanResults {
     if (key === null || outcome.found.some((v) => v.code === 'CONTENT_TOO_COMPLEX')) return
     this.results.set(
       key,
-      Object.freeze({ found: Object.freeze(outcome.found.map((v) => Object.freeze({ ...v }))) as ScanOutcome['found'], facts: outcome.facts }),
+      Object.freeze({
+        found: Object.freeze(outcome.found.map((v) => Object.freeze({ ...v }))) as ScanOutcome['found'],
+        facts: outcome.facts,
+        forms: outcome.forms,
+      }),
     )
   }
 
@@ -80,5 +84,6 @@ function sizeOf(outcome: Readonly<ScanOutcome>): number {
     if (facts.page !== null) chars += 64 * (facts.page.duplicateIds.length + facts.page.missingAlt.length + facts.page.shown.length)
     if (facts.redirects !== null) chars += 256 * facts.redirects.list.length
   }
+  for (const form of outcome.forms) chars += form.name.length + 32 * (form.fields.length + 1)
   return Math.max(1, 2 * chars + 64)
 }

@@ -96,7 +96,7 @@ export class ContentScanPool {
         await Promise.all(indexes.map((index) => this.scanBatch([index], scans, limit, facts, found)))
         return
       }
-      found[indexes[0]!] = { found: [this.tooComplex(scans[indexes[0]!]!.path, error)], facts: null }
+      found[indexes[0]!] = { found: [this.tooComplex(scans[indexes[0]!]!.path, error)], facts: null, forms: [] }
     }
   }
 

@@ -25,11 +25,11 @@ import { asWarning } from '../site-check/site-check.ts'
 import { type BundleInspection, type DecodedFile, type FileScan, finishCheck, inspectBundle, type StoredFileInput } from './authoring-rules.ts'
 import { BundleSiteCheck } from './bundle-site-check.ts'
 import { bytesToText } from './bundle-paths.ts'
-import { HTML_CONTENT_TYPE, type ScanOutcome, scanTexts, type TextScan } from './content-rules.ts'
+import { type ScanOutcome, scanTexts, type TextScan } from './content-rules.ts'
 import type { ContentScanResults } from './content-scan-results.ts'
 import type { ContentScanPool } from './content-scans.pool.ts'
 import { type ContentReferences, resolveFiles } from './file-references.ts'
-import { type FormDeclaration, formsOfPage, mergeForms } from './form-declarations.ts'
+import { type FormDeclaration, mergeForms } from './form-declarations.ts'
 import type { PublishFileInput } from './publishing.schemas.ts'
 import { vendorBundle } from './bundle-vendoring.ts'
 import type { VendoredFile, VendorFetch } from '../vendoring/vendoring.ts'
@@ -104,17 +104,12 @@ const WRITE_CONCURRENCY = 64
  */
 const HASH_SLICE_BYTES = 1024 * 1024
 
-/** Stored pages whose forms are remembered by blob hash, so a draft's publish reads no unchanged page again. */
-const FORMS_REMEMBERED = 2000
-
 export class PublishPipeline {
   /**
    * Whether a bundle's publish runs the site check (and its files' scans gather facts for it):
    * always, but where a benchmark measures what the check costs a publish (bench/publishing.ts).
    */
   siteCheck = true
-  /** The forms of stored pages, by blob hash (bounded, oldest forgotten first). */
-  private readonly formsByHash = new Map<string, FormDeclaration[]>()
   /** Runs the site check of a bundle that breaks no rule. */
   private readonly sites: BundleSiteCheck
 
@@ -167,17 +162,17 @@ export class PublishPipeline {
   private async checkAndStore(inspection: BundleInspection<DecodedFile | StoredFile>, target: PublishTarget, refused: Refused): Promise<StoredBundle> {
     const limit = inspection.limits.maxViolations
     const siteCheck = refused === 'bundle' && this.siteCheck
-    // Stored texts read for this bundle, by hash: each is read once, for the content rules and the forms alike.
-    const reads = new Map<string, Promise<string>>()
     // A file stored alone (a draft's edit) gathers its facts too: its draft's publish then finds
     // the file's scan remembered, and checks the site without scanning it again.
-    const checking = this.scanContent(inspection.scans, limit, target.userId, reads, this.siteCheck).then(async (outcomes) => {
+    const checking = this.scanContent(inspection.scans, limit, target.userId, this.siteCheck).then(async (outcomes) => {
       const check = finishCheck(
         inspection,
         outcomes.map((outcome) => outcome.found),
       )
-      if (check.violations.length > 0 || !siteCheck) return { check, warnings: check.warnings.map(asWarning) }
-      return { check, warnings: await this.sites.check(inspection, outcomes, check.warnings, target.collectionNames) }
+      // The forms the pages declare were found with their rules, in a content-scan thread.
+      const forms = refused === 'bundle' ? mergeForms(outcomes.flatMap((outcome) => outcome.forms)) : []
+      if (check.violations.length > 0 || !siteCheck) return { check, forms, warnings: check.warnings.map(asWarning) }
+      return { check, forms, warnings: await this.sites.check(inspection, outcomes, check.warnings, target.collectionNames) }
     })
     const fitsTheLimits = inspection.bundle.length === 0 && inspection.perFile.every((found) => found.length === 0)
     const storing = fitsTheLimits ? this.storeBytes(inspection.files) : Promise.resolve(null)
@@ -190,41 +185,16 @@ export class PublishPipeline {
       throw checked.status === 'rejected' ? checked.reason : publishInvalid(check!.violations, refused)
     }
     const { files, written } = stored.value!
-    // A file stored alone (a draft's write) has its forms found too, while its text is in hand:
-    // they are remembered by its hash, so its draft's publish reads none of it back.
-    const forms = await this.formsOf(inspection.scans, files, reads)
+    const { warnings, forms } = (checked as PromiseFulfilledResult<{ warnings: Warning[]; forms: FormDeclaration[] }>).value
     return {
       files,
       newBlobs: written.map((w) => w.row),
       written,
       totalBytes: check.totalBytes,
       newBlobBytes: written.reduce((sum, { row }) => sum + row.size, 0),
-      warnings: (checked as PromiseFulfilledResult<{ warnings: Warning[] }>).value.warnings,
-      forms: refused === 'bundle' ? forms : [],
+      warnings,
+      forms,
     }
-  }
-
-  /**
-   * The forms the bundle's HTML pages declare, remembered by the page's hash (a page sent whole
-   * too), so a stored page's text is read only when its hash is not remembered.
-   */
-  private async formsOf(scans: readonly FileScan[], files: readonly StoredFile[], reads: Map<string, Promise<string>>): Promise<FormDeclaration[]> {
-    const hashOf = new Map(files.map((file) => [file.path, file.hash]))
-    const found: FormDeclaration[] = []
-    for (const scan of scans) {
-      if (scan.contentType !== HTML_CONTENT_TYPE) continue
-      const hash = 'hash' in scan ? scan.hash : hashOf.get(scan.path)
-      let forms = hash === undefined ? undefined : this.formsByHash.get(hash)
-      if (forms === undefined) {
-        forms = formsOfPage(scan.text ?? (await this.readText((scan as { hash: string }).hash, reads)))
-        if (hash !== undefined) {
-          if (this.formsByHash.size >= FORMS_REMEMBERED) this.formsByHash.delete(this.formsByHash.keys().next().value!)
-          this.formsByHash.set(hash, forms)
-        }
-      }
-      found.push(...forms)
-    }
-    return mergeForms(found)
   }
 
   /**
@@ -232,21 +202,12 @@ export class PublishPipeline {
    * `facts`: remembered for the texts this user had checked before (see ContentScanResults),
    * checked now for the others, whose stored bytes are read only then.
    */
-  private async scanContent(
-    scans: readonly FileScan[],
-    limit: number,
-    owner: string,
-    reads: Map<string, Promise<string>>,
-    facts: boolean,
-  ): Promise<ScanOutcome[]> {
+  private async scanContent(scans: readonly FileScan[], limit: number, owner: string, facts: boolean): Promise<ScanOutcome[]> {
     const keys = scans.map((scan) => this.options.scanResults.keyOf(owner, scan, limit, facts))
     const found = keys.map((key) => this.options.scanResults.get(key))
     const unknown = scans.flatMap((_, i) => (found[i] === undefined ? [i] : []))
     if (unknown.length > 0) {
-      const texts = await this.textsOf(
-        unknown.map((i) => scans[i]!),
-        reads,
-      )
+      const texts = await this.textsOf(unknown.map((i) => scans[i]!))
       const checked = this.options.scans ? await this.options.scans.scan(texts, limit, facts) : scanTexts(texts, limit, facts)
       unknown.forEach((i, k) => {
         found[i] = checked[k]!
@@ -257,8 +218,13 @@ export class PublishPipeline {
   }
 
   /** The texts of these files, read from their blobs where they were not given (each blob once). */
-  private async textsOf(scans: readonly FileScan[], reads: Map<string, Promise<string>>): Promise<TextScan[]> {
-    const read = (hash: string) => this.readText(hash, reads)
+  private async textsOf(scans: readonly FileScan[]): Promise<TextScan[]> {
+    const reads = new Map<string, Promise<string>>()
+    const read = (hash: string) => {
+      let text = reads.get(hash)
+      if (!text) reads.set(hash, (text = this.options.blobs.get(hash).then(bytesToText)))
+      return text
+    }
     return Promise.all(
       scans.map(async (scan) => ({
         path: scan.path,
@@ -266,13 +232,6 @@ export class PublishPipeline {
         text: 'hash' in scan ? (scan.text ?? (await read(scan.hash))) : scan.text,
       })),
     )
-  }
-
-  /** A stored blob's text, read at most once into `reads`. */
-  private readText(hash: string, reads: Map<string, Promise<string>>): Promise<string> {
-    let text = reads.get(hash)
-    if (!text) reads.set(hash, (text = this.options.blobs.get(hash).then(bytesToText)))
-    return text
   }
 
   /** Hashes the inline files and writes the blobs no row knows yet; on a failure, removes what it wrote. */

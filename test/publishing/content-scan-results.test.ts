@@ -182,7 +182,7 @@ describe('content rules run once per text', () => {
     assert.equal(a, results.keyOf('usr_1', scan('<p>a'), 50, true))
     const stored: FileScan = { path: 'a.html', contentType: 'text/html', file: 0, hash: createHash('sha256').update('<p>a').digest('hex') }
     assert.equal(results.keyOf('usr_1', stored, 50, true), a, 'a stored file is known by the hash of its bytes, without its text')
-    const nothing: ScanOutcome = { found: [], facts: null }
+    const nothing: ScanOutcome = { found: [], facts: null, forms: [] }
     results.remember(a, nothing)
     results.remember(b!, nothing)
     assert.deepEqual(results.get(a), nothing)

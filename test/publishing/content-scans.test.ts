@@ -56,6 +56,19 @@ describe('content rules in worker threads', () => {
     }
   })
 
+  test("a page's forms are found in the thread with its rules, and no other file has any", async () => {
+    const scans = [
+      page('book.html', '<form method="post" action="/_forms/booking"><input name="guests" type="number" required><button>Book</button></form>'),
+      page('plain.html', '<form method="get" action="/search"><input name="q"></form>'),
+      { path: 'site.css', contentType: 'text/css', text: 'form { margin: 0 }' },
+    ]
+    const found = await pool.scan(scans, 50)
+    assert.deepEqual(
+      found.map((outcome) => outcome.forms),
+      [[{ name: 'booking', fields: [{ name: 'guests', type: 'number', required: true }] }], [], []],
+    )
+  })
+
   test('a thread finds exactly what the same rules find on the calling thread, file by file', async () => {
     const scans = [
       {

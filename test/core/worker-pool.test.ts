@@ -12,7 +12,7 @@ const THREAD = CONTENT_SCAN_THREAD
 
 const scan = { path: 'index.html', contentType: 'text/html', text: '<!doctype html><title>x</title><p>x</p>' }
 /** What the thread answers for a page that breaks no rule, when no site check is asked for. */
-const NOTHING_FOUND = { found: [], facts: null }
+const NOTHING_FOUND = { found: [], facts: null, forms: [] }
 
 describe('worker pool threads', () => {
   const pool = new WorkerPool(THREAD, 'test', { threads: 2, timeLimitMs: 10_000, memoryMb: 128, idleTimeoutMs: 300 })

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type SQLite from 'better-sqlite3'
-import { Kysely, type Migration, type MigrationProvider, Migrator, SqliteDialect, sql } from 'kysely'
+import { Kysely, type Migration, type MigrationProvider, Migrator, SqliteDialect } from 'kysely'
 import type pg from 'pg'
 import type { Config } from '../config.ts'
 import * as initial from './migrations/0001_initial.ts'
@@ -23,7 +23,7 @@ import * as formDigests from './migrations/0020_form_digests.ts'
 import * as traffic from './migrations/0021_traffic.ts'
 import * as tokenScopes from './migrations/0022_token_scopes.ts'
 import * as promotions from './migrations/0023_promotions.ts'
-import { OwnSchemaPostgresDialect } from './own-schema-introspector.ts'
+import { currentSchema, OwnSchemaPostgresDialect } from './own-schema-introspector.ts'
 import type { Database } from './types.ts'
 
 export type Dialect = 'sqlite' | 'postgres'
@@ -154,8 +154,7 @@ export async function migrate(db: Db): Promise<void> {
   // On PostgreSQL, name the schema of the migration tables: without it Kysely looks for them in
   // every schema, so another schema's kysely_migration_lock (a second install, or another app
   // sharing the database) makes it skip creating its own and then fail on it.
-  const migrationTableSchema =
-    db.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0]?.schema : undefined
+  const migrationTableSchema = db.dialect === 'postgres' ? await currentSchema(db.kysely) : null
   const migrator = new Migrator({ db: db.kysely, provider, ...(migrationTableSchema ? { migrationTableSchema } : {}) })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {

@@ -32,6 +32,12 @@ interface ColumnRow {
   description: string | null
 }
 
+/** The connection's current schema on PostgreSQL: the first of its search_path that exists (null: none does). */
+export async function currentSchema<DB>(db: Kysely<DB>): Promise<string | null> {
+  const { rows } = await sql<{ name: string | null }>`select current_schema() as name`.execute(db)
+  return rows[0]?.name ?? null
+}
+
 export class OwnSchemaIntrospector implements DatabaseIntrospector {
   // Kysely's introspectors take the database untyped: they read the catalog, not its tables.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -39,8 +45,8 @@ export class OwnSchemaIntrospector implements DatabaseIntrospector {
 
   /** The current schema, the one schema looked at. */
   async getSchemas(): Promise<SchemaMetadata[]> {
-    const { rows } = await sql<{ name: string | null }>`select current_schema() as name`.execute(this.db)
-    return rows.flatMap(({ name }) => (name === null ? [] : [{ name }]))
+    const name = await currentSchema(this.db)
+    return name === null ? [] : [{ name }]
   }
 
   /** The tables and views of the current schema, with their columns in order. */

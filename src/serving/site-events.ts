@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type pg from 'pg'
 import { type Db, pgDriver } from '../db/connect.ts'
+import { currentSchema } from '../db/own-schema-introspector.ts'
 import type { CustomHosts } from './custom-hosts.ts'
 import type { SiteServer } from './site-handler.ts'
 
@@ -71,7 +72,7 @@ export async function createSiteEvents(
   // alone. A payload without a schema (`{instance} {key}`, as instances of earlier versions send it
   // during an upgrade) is applied by every other instance.
   const instance = randomUUID()
-  const schema = (await sql<{ schema: string }>`select current_schema() as schema`.execute(db.kysely)).rows[0]!.schema
+  const schema = await currentSchema(db.kysely)
   const sender = `${instance}@${schema}`
   const received = (payload: string): void => {
     // A key has no space; a schema's name may.

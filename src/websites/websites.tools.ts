@@ -33,12 +33,6 @@ import { siteUrlPattern } from '../core/site-address.ts'
 
 const VERSION_PAGES = `paged: pass nextCursor as cursor for older ones (null on the last page).`
 
-/** A publish request's fields but expiresAt. */
-function withoutExpiry<T extends { expiresAt: unknown }>(properties: T): Omit<T, 'expiresAt'> {
-  const { expiresAt: _left, ...rest } = properties
-  return rest
-}
-
 // Said once, in the tool that creates a site: publish_version points here. The limits on files
 // and each file's fields (content, uploadId, sha256) are explained by the files schema.
 const BUNDLE_RULES = `Bundle rules (publish_version's too), all checked at once: a bundle breaking any is refused whole, nothing stored, with PUBLISH_INVALID listing every violation:
@@ -78,7 +72,7 @@ ${BUNDLE_RULES}`,
 - files: the COMPLETE replacement bundle. Resend an unchanged file as { path, sha256 } (files[].sha256 from get_website).
 With promote false, the version is served for review at its previewUrl (${preview}): show it to the user and, once approved, call promote_version with versionId = the jobId returned here.`,
       // A preview's expiry is REST's alone (createWebsiteVersion, setPreviewExpiry): the default tool list stays within its budget.
-      input: toolArgs({ websiteId: WebsiteIdParam, ...withoutExpiry(publish.PublishVersionRequestSchema.properties) }),
+      input: toolArgs({ websiteId: WebsiteIdParam, ...Type.Omit(publish.PublishVersionRequestSchema, ['expiresAt']).properties }),
       output: ref(PublishVersionResultSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
       run: async (principal, { websiteId, ...request }) => (await patches.publish(principal, websiteId, request)).result,

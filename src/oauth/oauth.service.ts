@@ -345,6 +345,9 @@ export class OAuthService implements OAuthTokens {
         },
       },
       fetch: (url, _options) => this.fetchDocument(typeof url === 'string' ? url : url instanceof URL ? url.href : url.url),
+      // A sign-in lasts as its tokens say (docs/guide/mcp.md), not as long as the browser visit
+      // that allowed it: the library's session is the visit, and Disconnect or logout ends a grant.
+      expiresWithSession: () => false,
       issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
       rotateRefreshToken: true,
       ttl: {

@@ -158,6 +158,13 @@ for (const { name, skip } of STORES) {
     }
 
     const rest = (token: string) => server.api('GET', '/v1/websites', { token })
+    /** Ends every browser session at the authorization server, as half an hour without a visit does. */
+    const endBrowserSessions = () =>
+      server.server.db.kysely
+        .updateTable('oauth_models')
+        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('model', '=', 'Session')
+        .execute()
     const mcp = async (token: string) => {
       const res = await fetch(`${base}/mcp`, {
         method: 'POST',
@@ -203,6 +210,10 @@ for (const { name, skip } of STORES) {
       )
       assert.equal((await rest(stored.accessToken)).status, 200, 'the token reaches /v1')
       assert.equal(await mcp(stored.accessToken), 200, 'and /mcp')
+
+      // A login outlives the person's browser session at the authorization server.
+      await endBrowserSessions()
+      assert.equal((await rest(stored.accessToken)).status, 200, 'the token works with the browser session over')
 
       // An expired access token is renewed with the refresh token before the command runs.
       writeFileSync(home.loginFile, JSON.stringify({ ...stored, expiresAt: new Date(Date.now() - 1000).toISOString() }))
@@ -257,6 +268,8 @@ for (const { name, skip } of STORES) {
       await page.waitForURL((url) => url.pathname.startsWith('/oauth/device/'))
       assert.match(await page.locator('h1').innerText(), /Device signed in/)
       await page.context().close()
+      // The command may poll only now: the code still turns into tokens with the browser session over.
+      await endBrowserSessions()
 
       assert.equal(await login.exited, 0, login.stderr)
       assert.equal(statSync(box.loginFile).mode & 0o777, 0o600)

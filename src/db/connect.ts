@@ -23,6 +23,7 @@ import * as formDigests from './migrations/0020_form_digests.ts'
 import * as traffic from './migrations/0021_traffic.ts'
 import * as tokenScopes from './migrations/0022_token_scopes.ts'
 import * as promotions from './migrations/0023_promotions.ts'
+import * as blobReferenceIndexes from './migrations/0024_blob_reference_indexes.ts'
 import { currentSchema, OwnSchemaPostgresDialect } from './own-schema-introspector.ts'
 import type { Database } from './types.ts'
 
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_traffic': traffic,
   '0022_token_scopes': tokenScopes,
   '0023_promotions': promotions,
+  '0024_blob_reference_indexes': blobReferenceIndexes,
 }
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) }

@@ -84,12 +84,33 @@ export function approvalsRoutes({
           tags,
           security,
           summary: 'Read a promotion request and its outcome',
-          description: '`status` is pending until a person decides; then approved (the version went live, decidedAt) or declined (decidedAt and reason).',
+          description:
+            '`status` is pending until a person decides; then approved (the version went live, decidedAt) or declined (decidedAt and reason); cancelled once withdrawn (decidedAt).',
           params: Type.Object({ websiteId: WebsiteIdParam, requestId: RequestIdParam }),
           response: { 200: success(PromotionRequestSchema, 'The request.'), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND']) },
         },
       },
       (request) => promotionRequests.get(principalOf(request), request.params.websiteId, request.params.requestId),
+    )
+
+    app.delete(
+      '/websites/:websiteId/promotion-requests/:requestId',
+      {
+        schema: {
+          operationId: 'withdrawPromotionRequest',
+          tags,
+          security,
+          summary: 'Withdraw a promotion request',
+          description:
+            'A pending request only (the requester, or anyone who edits the site): its status becomes cancelled, no one can approve it any more, and the live version stays. One decided or withdrawn already is 409 NOT_PENDING.',
+          params: Type.Object({ websiteId: WebsiteIdParam, requestId: RequestIdParam }),
+          response: { 204: Type.Null({ description: 'Withdrawn.' }), ...errorResponses([...AUTH_ERRORS, 'NOT_FOUND', 'NOT_PENDING']) },
+        },
+      },
+      async (request, reply) => {
+        await promotionRequests.withdraw(principalOf(request), request.params.websiteId, request.params.requestId)
+        return reply.code(204).send(null)
+      },
     )
 
     app.get(

@@ -12,7 +12,8 @@ export const ScheduleIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHA
 
 export const PromotionRequestStatusSchema = Type.Enum(PROMOTION_REQUEST_STATUSES, {
   $id: 'PromotionRequestStatus',
-  description: '`pending` until a person decides on the dashboard; `approved` (the version went live), `declined` (see reason) or `cancelled`.',
+  description:
+    '`pending` until a person decides on the dashboard; `approved` (the version went live), `declined` (see reason) or `cancelled` (withdrawn before anyone decided).',
 })
 
 export const PromotionRequestInputSchema = Type.Object(
@@ -30,7 +31,7 @@ export const PromotionRequestSchema = Type.Object(
     note: Nullable(Type.String()),
     previewUrl: Type.String({ description: 'Where the version is served for review.' }),
     createdAt: Timestamp,
-    decidedAt: Type.Optional(Timestamp),
+    decidedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When it was approved, declined or withdrawn (UTC).' })),
     reason: Type.Optional(Type.String({ description: 'Why it was declined.' })),
   },
   { $id: 'PromotionRequest' },

@@ -30,5 +30,16 @@ export function approvalsTools({ promotionRequests }: { promotionRequests: Promo
       hints: READ_ONLY,
       run: (principal, { websiteId, requestId }) => promotionRequests.get(principal, websiteId, requestId),
     }),
+    defineTool({
+      name: 'withdraw_promotion_request',
+      toolset: 'approvals',
+      title: 'Withdraw a promotion request',
+      description:
+        'When a pending request should no longer be approved (you found a mistake, or the user changed their mind): its status becomes cancelled and the live version stays. Fix the version, then request again.',
+      input: toolArgs({ websiteId: WebsiteIdParam, requestId: RequestIdParam }),
+      output: ref(PromotionRequestSchema),
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: (principal, { websiteId, requestId }) => promotionRequests.withdraw(principal, websiteId, requestId),
+    }),
   ]
 }

@@ -4,6 +4,8 @@
  * a reason. The requester reads the outcome. A second request for a version that already has a
  * pending one answers that one; a request for the live version is ALREADY_LIVE. An approval
  * promotes the very version asked for, even when another went live meanwhile: a person chose it.
+ * Anyone who edits the site (the requester among them) may withdraw a pending request: it is
+ * then `cancelled`, and no one can approve it.
  *
  * Each request and decision is recorded with its webhook event (`promotion.requested`,
  * `promotion.decided`) and, when SMTP is set up, mailed to the site's owner and editors.
@@ -137,14 +139,30 @@ export class PromotionRequests {
   }
 
   /** A person declines, saying why: the live version stays. */
-  async decline(principal: Principal, websiteId: string, requestId: string, reason: string): Promise<PromotionRequest> {
+  decline(principal: Principal, websiteId: string, requestId: string, reason: string): Promise<PromotionRequest> {
+    return this.close(principal, websiteId, requestId, 'declined', reason.trim() || 'Declined.')
+  }
+
+  /** Withdraws a pending request (an agent that found a mistake, or a person): `cancelled`; the live version stays. */
+  withdraw(principal: Principal, websiteId: string, requestId: string): Promise<PromotionRequest> {
+    return this.close(principal, websiteId, requestId, 'cancelled', null)
+  }
+
+  /** Ends a pending request without promoting it, with its webhook event; NOT_PENDING when it was decided or withdrawn already. */
+  private async close(
+    principal: Principal,
+    websiteId: string,
+    requestId: string,
+    status: 'declined' | 'cancelled',
+    reason: string | null,
+  ): Promise<PromotionRequest> {
     const { access, repo, webhookEvents, now } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
     const row = await this.find(site.id, requestId)
-    const decided = { status: 'declined' as const, decided_by: principal.userId, decided_at: now().toISOString(), reason: reason.trim() || 'Declined.' }
-    const view = this.view(site.slug, { ...row, ...decided })
+    const closed = { status, decided_by: principal.userId, decided_at: now().toISOString(), reason }
+    const view = this.view(site.slug, { ...row, ...closed })
     await repo.transaction(async (trx) => {
-      if (!(await repo.decide(trx, row.id, decided))) throw notPending(row)
+      if (!(await repo.decide(trx, row.id, closed))) throw notPending(row)
       await webhookEvents.emit(trx, site.id, 'promotion.decided', { ...view })
     })
     return view
@@ -172,4 +190,5 @@ export class PromotionRequests {
   }
 }
 
-const notPending = (row: PromotionRequestRow) => new AppError('NOT_PENDING', `This request is ${row.status === 'pending' ? 'decided' : row.status} already.`)
+const notPending = (row: PromotionRequestRow) =>
+  new AppError('NOT_PENDING', `This request is ${row.status === 'pending' ? 'decided or withdrawn' : row.status} already.`)

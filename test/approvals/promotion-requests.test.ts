@@ -1,7 +1,7 @@
 /**
  * Promotion requests over REST, on every store: a caller asks for a stored version to go live, a
- * person approves (it goes live) or declines (the live version stays, the reason is kept), and
- * the caller reads the outcome; one pending request per version; the live version cannot be
+ * person approves (it goes live) or declines (the live version stays, the reason is kept), or the
+ * requester withdraws it (cancelled), and the caller reads the outcome; one pending request per version; the live version cannot be
  * asked for; a stranger sees nothing; the webhook events are recorded.
  */
 import assert from 'node:assert/strict'
@@ -81,6 +81,56 @@ for (const store of STORES) {
       const again = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: owner.token })
       assert.equal(again.status, 201, 'a declined version may be asked for again')
       assert.notEqual(again.body.requestId, asked.body.requestId)
+    })
+
+    test('the requester withdraws a pending request: cancelled, no one approves it, the live version stays', async () => {
+      const { owner, site, preview } = await siteWithPreview()
+      const agent = await createToken(server, owner, { capabilities: ['read', 'preview'] })
+      const editor = await addEditor(server, site.websiteId)
+      const hook = await server.api('POST', `/v1/websites/${site.websiteId}/webhooks`, {
+        token: owner.token,
+        body: { url: 'https://hooks.example.com/plinth', events: ['promotion.decided'] },
+      })
+      assert.equal(hook.status, 201, hook.text)
+      const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: agent.token })
+      const path = `/v1/websites/${site.websiteId}/promotion-requests/${asked.body.requestId}`
+
+      const stranger = await createUser(server)
+      assertError(await server.api('DELETE', path, { token: stranger.token }), 404, 'NOT_FOUND')
+      const reader = await createToken(server, owner, { capabilities: ['read'] })
+      assertError(await server.api('DELETE', path, { token: reader.token }), 403, 'TOKEN_NOT_ALLOWED')
+      assert.equal((await server.api('GET', path, { token: owner.token })).body.status, 'pending', 'refused withdrawals change nothing')
+
+      const withdrawn = await server.api('DELETE', path, { token: agent.token })
+      assert.equal(withdrawn.status, 204, withdrawn.text)
+      const outcome = await server.api('GET', path, { token: agent.token })
+      assert.equal(outcome.body.status, 'cancelled')
+      assert.ok(Date.parse(outcome.body.decidedAt) <= Date.now())
+      assert.equal(outcome.body.reason, undefined)
+      const decided = await server.server.db.kysely.selectFrom('webhook_events').select('body').where('website_id', '=', site.websiteId).execute()
+      assert.deepEqual(
+        decided.map((event) => JSON.parse(event.body).data.status),
+        ['cancelled'],
+        'the withdrawal is the promotion.decided event',
+      )
+
+      assertError(await server.api('DELETE', path, { token: agent.token }), 409, 'NOT_PENDING')
+      await assert.rejects(server.server.services.promotionRequests.approve(await person(editor), site.websiteId, asked.body.requestId), /cancelled already/)
+      assert.equal(await liveTitle(site.slug), 'One', 'the live version stays')
+      const pending = await server.api('GET', `/v1/websites/${site.websiteId}/promotion-requests?status=pending`, { token: owner.token })
+      assert.deepEqual(pending.body.items, [])
+      const again = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: agent.token })
+      assert.equal(again.status, 201, 'a withdrawn version may be asked for again')
+    })
+
+    test('a decided request cannot be withdrawn; an unknown one is 404', async () => {
+      const { owner, site, preview } = await siteWithPreview()
+      const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: owner.token })
+      await server.server.services.promotionRequests.decline(await person(owner), site.websiteId, asked.body.requestId, 'Not yet')
+      const path = `/v1/websites/${site.websiteId}/promotion-requests/${asked.body.requestId}`
+      assertError(await server.api('DELETE', path, { token: owner.token }), 409, 'NOT_PENDING')
+      assert.equal((await server.api('GET', path, { token: owner.token })).body.reason, 'Not yet', 'the decision stays')
+      assertError(await server.api('DELETE', `/v1/websites/${site.websiteId}/promotion-requests/prq_none`, { token: owner.token }), 404, 'NOT_FOUND')
     })
 
     test('a second request for a version with a pending one answers that one; the list shows them', async () => {

@@ -1,7 +1,7 @@
 /**
  * Promotion requests over MCP (the `approvals` toolset), with the SDK's v2 and 1.x clients on every store: an agent asks
- * with request_promotion and reads the outcome with get_promotion_request, approved or declined,
- * and gets the same errors as REST.
+ * with request_promotion, reads the outcome with get_promotion_request, approved or declined,
+ * withdraws with withdraw_promotion_request, and gets the same errors as REST.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -68,13 +68,29 @@ for (const store of STORES) {
         assert.match((await server.site(site.slug)).body.toString(), /<title>One<\/title>/)
       })
 
+      it('withdraws a pending request: cancelled, and a second withdrawal is NOT_PENDING', async () => {
+        const site = await createSite(server, { owner, files: bundle('One') })
+        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        const asked = await call(client, 'request_promotion', { websiteId: site.websiteId, versionId: preview.jobId })
+        const withdrawn = await call(client, 'withdraw_promotion_request', { websiteId: site.websiteId, requestId: asked.data.requestId })
+        assert.equal(withdrawn.isError, false, JSON.stringify(withdrawn.data))
+        assert.equal(withdrawn.data.status, 'cancelled')
+        assert.ok(withdrawn.data.decidedAt)
+        const read = await call(client, 'get_promotion_request', { websiteId: site.websiteId, requestId: asked.data.requestId })
+        assert.deepEqual(read.data, withdrawn.data, 'what it answered is what is stored')
+        const twice = await call(client, 'withdraw_promotion_request', { websiteId: site.websiteId, requestId: asked.data.requestId })
+        assert.equal(twice.isError, true)
+        assert.equal(twice.data.error.code, 'NOT_PENDING')
+        assert.match((await server.site(site.slug)).body.toString(), /<title>One<\/title>/)
+      })
+
       it('a token that may preview but not promote finds the tools to ask without choosing a toolset', async () => {
         const site = await createSite(server, { owner, files: bundle('One') })
         const asking = await connect(server, (await createToken(server, owner, { capabilities: ['read', 'preview'] })).token, { client: kind })
         const unscoped = await connect(server, owner.token, { client: kind })
         try {
           const names = (await asking.listTools()).tools.map((tool) => tool.name)
-          assert.ok(names.includes('request_promotion') && names.includes('get_promotion_request'), names.join(', '))
+          for (const tool of ['request_promotion', 'get_promotion_request', 'withdraw_promotion_request']) assert.ok(names.includes(tool), names.join(', '))
           assert.ok(!names.includes('promote_version'))
           const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
           const asked = await call(asking, 'request_promotion', { websiteId: site.websiteId, versionId: String(preview.version) })

@@ -75,6 +75,7 @@ const OPERATION_IDS = [
   'requestPromotion',
   'listPromotionRequests',
   'getPromotionRequest',
+  'withdrawPromotionRequest',
   'listSchedules',
   'cancelSchedule',
   'setPreviewExpiry',

@@ -55,6 +55,7 @@ const ALL_TOOLS = [
   'get_site_traffic',
   'request_promotion',
   'get_promotion_request',
+  'withdraw_promotion_request',
 ].sort()
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }

@@ -112,6 +112,25 @@ describe('promotion requests on the dashboard, in Chromium', { skip: browserSkip
     assert.deepEqual(problems, [])
   })
 
+  test('a request the agent withdraws while the page is open cannot be approved; the page then says withdrawn', async () => {
+    const request = await agentAsks('Ada Bakes: draft prices', 'New prices')
+    const path = `${site}/dashboard/sites/${websiteId}/promotion-requests/${request.requestId}`
+    await page.goto(path)
+    const withdrawn = await server.api('DELETE', `/v1/websites/${websiteId}/promotion-requests/${request.requestId}`, { token: agentToken })
+    assert.equal(withdrawn.status, 204, withdrawn.text)
+    await page.getByRole('button', { name: `Approve: make v${request.version} live` }).click()
+    await page.getByText('This request is cancelled already.').waitFor()
+    assert.deepEqual(problems.splice(0), ['console: Failed to load resource: the server responded with a status of 409 (Conflict)'], 'the answer is a 409')
+    assert.equal(await liveTitle(), 'Ada Bakes: spring', 'the live version stays')
+    await page.goto(path)
+    const details = await page.getByRole('region', { name: 'Request details' }).innerText()
+    assert.match(details, /Status\s+cancelled/)
+    assert.match(details, /Withdrawn\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/)
+    assert.equal(await page.getByRole('button', { name: /Approve|Decline/ }).count(), 0, 'a withdrawn request has no buttons')
+    assert.deepEqual(await seriousAxeViolations(page), [])
+    assert.deepEqual(problems, [])
+  })
+
   test('a scheduled promotion is listed on the site page and cancelled there', async () => {
     const published = await server.api('POST', `/v1/websites/${websiteId}/versions`, {
       token: agentToken,

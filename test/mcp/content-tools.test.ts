@@ -50,6 +50,7 @@ const TOOLS = [
   'suggest_slug',
   'update_collection',
   'upsert_entries',
+  'withdraw_promotion_request',
   'write_file',
 ]
 
@@ -80,7 +81,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 
-    it('lists exactly the thirty-five tools of all toolsets, with the hints of what each changes', async () => {
+    it('lists exactly the thirty-six tools of all toolsets, with the hints of what each changes', async () => {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
       const hints = (name: string) => {

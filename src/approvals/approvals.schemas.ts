@@ -31,7 +31,7 @@ export const PromotionRequestSchema = Type.Object(
     note: Nullable(Type.String()),
     previewUrl: Type.String({ description: 'Where the version is served for review.' }),
     createdAt: Timestamp,
-    decidedAt: Type.Optional(Type.String({ format: 'date-time', description: 'When it was approved, declined or withdrawn (UTC).' })),
+    decidedAt: Type.Optional(Timestamp),
     reason: Type.Optional(Type.String({ description: 'Why it was declined.' })),
   },
   { $id: 'PromotionRequest' },

@@ -64,7 +64,8 @@ class Machine {
   readonly browser = path.join(this.root, 'browser.sh')
 
   constructor(readonly url: string) {
-    writeFileSync(this.browser, `#!/bin/sh\nprintf '%s' "$1" > "${this.opened}"\n`)
+    // Written aside and renamed: openedUrl reads the file as soon as it exists, never half-written.
+    writeFileSync(this.browser, `#!/bin/sh\nprintf '%s' "$1" > "${this.opened}.part" && mv "${this.opened}.part" "${this.opened}"\n`)
     chmodSync(this.browser, 0o755)
   }
 

@@ -18,7 +18,7 @@
 // loaded, its top-level `after` hooks run when the whole batch is done, and a crash ends the
 // files after it. `--isolate` runs every file in a process of its own.
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -144,6 +144,9 @@ const reportDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-test-report-'))
 const tapCopy = path.join(reportDir, 'report.tap')
 const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout']
 reporters.push('--test-reporter', 'tap', '--test-reporter-destination', tapCopy)
+// And the failed tests alone, printed again at the very end, where a long run's output is read.
+const failuresFile = path.join(reportDir, 'failures.txt')
+reporters.push('--test-reporter', pathToFileURL(path.join(root, 'scripts', 'failures-reporter.js')).href, '--test-reporter-destination', failuresFile)
 const compiled = await compileTests()
 const compiledFile = (file) => path.join(compiled, `${file.slice(0, -'.ts'.length)}.js`)
 const shared = values.isolate === true ? [] : files.filter((file) => !isEndToEnd(file))
@@ -162,6 +165,8 @@ const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `-
 })
 await dropTestSchemas()
 const skipped = skippedPostgresSuites(readFileSync(tapCopy, 'utf8'))
+const failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8') : ''
 rmSync(reportDir, { recursive: true, force: true })
 if (skipped > 0) console.log(`PostgreSQL: ${skipped} suite${skipped === 1 ? '' : 's'} skipped because DATABASE_URL is not set (set it to run them).`)
+if (failures !== '') console.log(failures)
 process.exit(result.status ?? 1)

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -14,6 +14,7 @@ import { run } from '../../src/client/main.ts'
 import { UPLOAD_FROM_BYTES } from '../../src/client/deploy.ts'
 import { createUser, PNG, sha256, type TestUser } from '../helpers/factories.ts'
 import { freePort } from '../helpers/net.ts'
+import { StandInBrowser } from '../helpers/stand-in-browser.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
@@ -207,15 +208,12 @@ for (const store of STORES) {
       assert.equal(badVersion.code, 1)
       assert.match(badVersion.err, /VERSION is a version number or id/)
 
-      // BROWSER names the program that opens the URL: here one that writes it to a file.
-      const opened = path.join(folder({}), 'opened.txt')
-      const opener = path.join(folder({ 'open.sh': `#!/bin/sh\necho "$1" > ${opened}\n` }), 'open.sh')
-      chmodSync(opener, 0o755)
-      const open = await plinth(server, user, ['open', first.slug], { BROWSER: opener })
+      // BROWSER names the program that opens the URL: here one that notes it in a file.
+      const browser = new StandInBrowser(folder({}))
+      const open = await plinth(server, user, ['open', first.slug], { BROWSER: browser.command })
       assert.equal(open.code, 0, open.err)
       assert.equal(open.out, first.pageUrl)
-      for (let i = 0; i < 100 && !existsSync(opened); i++) await new Promise((resolve) => setTimeout(resolve, 20))
-      assert.equal(readFileSync(opened, 'utf8').trim(), first.pageUrl)
+      assert.equal(await browser.openedUrl(), first.pageUrl)
       assert.equal((await plinth(server, user, ['frobnicate'])).code, 1)
     })
 

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict'
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -21,6 +21,7 @@ import type { Browser, Page } from 'playwright-core'
 import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { freePort } from '../helpers/net.ts'
 import { bundle, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
+import { StandInBrowser } from '../helpers/stand-in-browser.ts'
 import { STORES } from '../helpers/stores.ts'
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/plinth.js')
@@ -60,14 +61,9 @@ class Command {
 class Machine {
   readonly root = mkdtempSync(path.join(os.tmpdir(), 'plinth-login-'))
   readonly config = path.join(this.root, 'config')
-  readonly opened = path.join(this.root, 'opened-url')
-  readonly browser = path.join(this.root, 'browser.sh')
+  readonly browser = new StandInBrowser(this.root)
 
-  constructor(readonly url: string) {
-    // Written aside and renamed: openedUrl reads the file as soon as it exists, never half-written.
-    writeFileSync(this.browser, `#!/bin/sh\nprintf '%s' "$1" > "${this.opened}.part" && mv "${this.opened}.part" "${this.opened}"\n`)
-    chmodSync(this.browser, 0o755)
-  }
+  constructor(readonly url: string) {}
 
   get loginFile(): string {
     return path.join(this.config, 'plinth', 'login.json')
@@ -75,11 +71,11 @@ class Machine {
 
   /** No DISPLAY: without BROWSER this machine has no browser to open. */
   env(withBrowser: boolean): NodeJS.ProcessEnv {
-    return { PATH: process.env.PATH, HOME: this.root, XDG_CONFIG_HOME: this.config, ...(withBrowser && { BROWSER: this.browser }) }
+    return { PATH: process.env.PATH, HOME: this.root, XDG_CONFIG_HOME: this.config, ...(withBrowser && { BROWSER: this.browser.command }) }
   }
 
   start(args: string[], withBrowser = true): Command {
-    rmSync(this.opened, { force: true })
+    this.browser.reset()
     return new Command(spawn(process.execPath, [BIN, ...args], { env: this.env(withBrowser), cwd: this.root, stdio: ['ignore', 'pipe', 'pipe'] }))
   }
 
@@ -95,8 +91,7 @@ class Machine {
 
   /** The URL the command handed to BROWSER. */
   async openedUrl(): Promise<URL> {
-    for (let i = 0; i < 600 && !existsSync(this.opened); i++) await sleep(50)
-    return new URL(readFileSync(this.opened, 'utf8'))
+    return new URL(await this.browser.openedUrl())
   }
 
   stored(): any {

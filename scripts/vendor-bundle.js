@@ -13,7 +13,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 /** Packages bundled into dist/vendor/: every import of them or of a path inside them is rewritten. */
-const VENDORED = [
+export const VENDORED = [
   '@fastify/cookie',
   '@fastify/csrf-protection',
   '@fastify/formbody',
@@ -58,7 +58,7 @@ function modulesUnder(dir) {
 }
 
 /** The vendor file name of a specifier: `@fastify/cookie` -> `fastify__cookie.js`. */
-function vendorFileOf(specifier) {
+export function vendorFileOf(specifier) {
   return `${specifier.replace(/^@/, '').replace(/[^A-Za-z0-9._-]/g, '__')}.js`
 }
 

@@ -3,19 +3,29 @@
  * SDK, and `plinth --help` loads none of the service: each is loaded where a setting asks for it
  * (compose.ts, db/connect.ts). A started server has not loaded oidc-provider, jsdom, the MCP SDK
  * or playwright-core either, nor has `plinth user create`: they load on their first use (the OAuth
- * server, the rich-text threads, the first MCP request, the first screenshot). Checked in a process of its own, which records every
- * package an import resolves to (a module hook) and every file `require` loaded.
+ * server, the rich-text threads, the first MCP request, the first screenshot). Checked on the
+ * compiled Plinth that `npm start` runs (dist/), each time in a process of its own, which records
+ * every package an import resolves to (a module hook) and every file `require` loaded.
  */
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { after, describe, test } from 'node:test'
+import { after, before, describe, test } from 'node:test'
+import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import { ensureBuilt } from '../helpers/build.ts'
 
 const run = promisify(execFile)
 const ROOT = path.resolve(import.meta.dirname, '../..')
+
+/** The libraries the build bundles into dist/vendor/, with the name of each one's file there (without .js). */
+const { VENDORED, vendorFileOf } = (await import(pathToFileURL(path.join(ROOT, 'scripts/vendor-bundle.js')).href)) as {
+  VENDORED: string[]
+  vendorFileOf: (name: string) => string
+}
+const vendoredFiles = VENDORED.map((name) => ({ name, file: vendorFileOf(name).slice(0, -'.js'.length) }))
 
 /** Runs `body` (an async function's statements) in a new process; returns the packages it loaded, by name. */
 async function packagesLoadedBy(body: string, env: NodeJS.ProcessEnv): Promise<Set<string>> {
@@ -31,8 +41,6 @@ async function packagesLoadedBy(body: string, env: NodeJS.ProcessEnv): Promise<S
     const hook = 'let port; export function initialize(data) { port = data.port }' +
       ' export async function resolve(specifier, context, next) { const found = await next(specifier, context); port.postMessage(found.url); return found }'
     register('data:text/javascript,' + encodeURIComponent(hook), { data: { port: port2 }, transferList: [port2] })
-    const { register: registerTsx } = await import('tsx/esm/api')
-    registerTsx()
     ${body}
     await import(LAST)
     await allReported
@@ -43,20 +51,27 @@ async function packagesLoadedBy(body: string, env: NodeJS.ProcessEnv): Promise<S
   const urls = JSON.parse(stdout.trim().split('\n').at(-1)!) as string[]
   const names = urls.flatMap((url) => {
     const inPackage = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)
-    return inPackage ? [inPackage[1]!] : []
+    if (inPackage) return [inPackage[1]!]
+    // A library the build bundled: dist/vendor/{its file}.js, or {its file}__{a path in it}.js.
+    const bundled = /\/dist\/vendor\/([^/]+)\.js$/.exec(url)?.[1]
+    if (bundled === undefined) return []
+    // The longest match: @fastify/cookie's file is fastify__cookie, which also starts as fastify's.
+    const library = vendoredFiles.filter(({ file }) => bundled === file || bundled.startsWith(`${file}__`)).sort((a, b) => b.file.length - a.file.length)[0]
+    return library ? [library.name] : []
   })
   return new Set(names)
 }
 
 describe('modules a setting leaves unused are not loaded', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'plinth-loaded-'))
+  before(ensureBuilt)
   after(() => rmSync(dataDir, { recursive: true, force: true }))
 
   test('a composition on SQLite and the filesystem store loads neither pg nor the AWS SDK', async () => {
     const loaded = await packagesLoadedBy(
-      `const { compose } = await import('./src/compose.ts')
-       const { loadConfig } = await import('./src/config.ts')
-       const { createLogger } = await import('./src/log.ts')
+      `const { compose } = await import('./dist/compose.js')
+       const { loadConfig } = await import('./dist/config.js')
+       const { createLogger } = await import('./dist/log.js')
        const plinth = await compose(loadConfig(process.env), createLogger('silent', process.stderr), { sweepAtStart: false })
        await plinth.close()`,
       { PLINTH_DATA_DIR: dataDir, DATABASE_URL: '', PLINTH_BLOB_STORE: 'fs', PLINTH_S3_BUCKET: '' },
@@ -72,7 +87,7 @@ describe('modules a setting leaves unused are not loaded', () => {
 
   test('plinth --help loads nothing of the service', async () => {
     const loaded = await packagesLoadedBy(
-      `const { run } = await import('./src/cli/main.ts')
+      `const { run } = await import('./dist/cli/main.js')
        process.exitCode = await run(['--help'], { out: () => {}, err: () => {} })`,
       { PLINTH_DATA_DIR: dataDir },
     )
@@ -85,9 +100,9 @@ describe('modules a setting leaves unused are not loaded', () => {
   /** Packages that load on first use only, never at start. */
   const ON_FIRST_USE = ['oidc-provider', 'jsdom', '@modelcontextprotocol/server', 'undici', 'playwright-core']
   const serve = (then: string) => `
-    const { startServer } = await import('./src/server.ts')
-    const { loadConfig } = await import('./src/config.ts')
-    const { createLogger } = await import('./src/log.ts')
+    const { startServer } = await import('./dist/server.js')
+    const { loadConfig } = await import('./dist/config.js')
+    const { createLogger } = await import('./dist/log.js')
     const server = await startServer(loadConfig(process.env), createLogger('silent', process.stderr))
     const index = await fetch(server.address + '/v1')
     if (index.status !== 200) throw new Error('GET /v1 answered ' + index.status)
@@ -115,7 +130,7 @@ describe('modules a setting leaves unused are not loaded', () => {
 
   test('plinth user create loads neither oidc-provider nor jsdom nor the MCP SDK', async () => {
     const loaded = await packagesLoadedBy(
-      `const { run } = await import('./src/cli/main.ts')
+      `const { run } = await import('./dist/cli/main.js')
        const lines = []
        const code = await run(['user', 'create', '--email', 'loaded@example.com', '--password', 'long enough'], { out: (line) => lines.push(line), err: console.error })
        if (code !== 0 || !/^usr_/.test(lines.at(-1))) throw new Error('user create failed: ' + lines.join(' '))`,

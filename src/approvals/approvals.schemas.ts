@@ -43,17 +43,13 @@ export const PromotionRequestListQuery = Type.Object({ status: Type.Optional(ref
 
 const dateTimeText = (description: string) => Type.String({ minLength: 1, maxLength: DATE_TIME_MAX_CHARS, description })
 
-/** The body of promoteWebsiteVersion: none (or `{}`) promotes now; `promoteAt` schedules it. */
-export const PromoteRequestSchema = Type.Object(
-  {
-    promoteAt: Type.Optional(
-      dateTimeText(
-        'When to make the version live (ISO-8601 with a time zone, such as 2026-12-01T09:00:00Z): within the minute after it, at most a year ahead. Left out: now.',
-      ),
-    ),
-  },
-  { $id: 'PromoteRequest', additionalProperties: false },
+/** When a scheduled promotion makes its version live. */
+export const PromoteAtParam = dateTimeText(
+  'When to make the version live (ISO-8601 with a time zone, such as 2026-12-01T09:00:00Z): within the minute after it, at most a year ahead.',
 )
+
+/** The body of promoteWebsiteVersion: none (or `{}`) promotes now; `promoteAt` schedules it. */
+export const PromoteRequestSchema = Type.Object({ promoteAt: Type.Optional(PromoteAtParam) }, { $id: 'PromoteRequest', additionalProperties: false })
 
 export const ScheduleStatusSchema = Type.Enum(SCHEDULE_STATUSES, {
   $id: 'ScheduleStatus',

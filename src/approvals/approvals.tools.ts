@@ -1,11 +1,23 @@
-/** Promotion requests as MCP tools (the `approvals` toolset): the same service calls and schemas as approvals.routes.ts. */
+/**
+ * Promotion requests and scheduled promotions as MCP tools (the `approvals` toolset): the same
+ * service calls and schemas as approvals.routes.ts and promoteWebsiteVersion with promoteAt.
+ */
 import { ref } from '../core/schemas.ts'
 import { type AnyMcpTool, defineTool, READ_ONLY, toolArgs } from '../mcp/tool-definition.ts'
 import { VersionIdParam, WebsiteIdParam } from '../websites/websites.schemas.ts'
-import { PromotionRequestInputSchema, PromotionRequestSchema, RequestIdParam } from './approvals.schemas.ts'
+import {
+  PromoteAtParam,
+  PromotionRequestInputSchema,
+  PromotionRequestSchema,
+  RequestIdParam,
+  ScheduleIdParam,
+  ScheduleListSchema,
+  ScheduleSchema,
+} from './approvals.schemas.ts'
 import type { PromotionRequests } from './promotion-requests.ts'
+import type { PromotionSchedules } from './promotion-schedules.ts'
 
-export function approvalsTools({ promotionRequests }: { promotionRequests: PromotionRequests }): AnyMcpTool[] {
+export function approvalsTools({ promotionRequests, schedules }: { promotionRequests: PromotionRequests; schedules: PromotionSchedules }): AnyMcpTool[] {
   return [
     defineTool({
       name: 'request_promotion',
@@ -40,6 +52,38 @@ export function approvalsTools({ promotionRequests }: { promotionRequests: Promo
       output: ref(PromotionRequestSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       run: (principal, { websiteId, requestId }) => promotionRequests.withdraw(principal, websiteId, requestId),
+    }),
+    defineTool({
+      name: 'schedule_promotion',
+      toolset: 'approvals',
+      title: 'Make a version live at a set time',
+      description:
+        'When the user wants a version live at a given time (a launch, a menu from Monday): the version goes live within the minute after promoteAt, on the server, with nobody connected. versionId is its id or number (publish with promote false first). Until then the live version stays; list_schedules shows what is planned and how each ran, cancel_schedule takes one back. A schedule promotes as you: it fails if you may no longer edit the site.',
+      input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionIdParam, promoteAt: PromoteAtParam }),
+      output: ref(ScheduleSchema),
+      hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      run: (principal, { websiteId, versionId, promoteAt }) => schedules.schedule(principal, websiteId, versionId, promoteAt),
+    }),
+    defineTool({
+      name: 'list_schedules',
+      toolset: 'approvals',
+      title: "List a site's scheduled promotions",
+      description: 'Latest time first, at most 100: pending ones (still to run), and those done, failed (with the error saying why) or cancelled.',
+      input: toolArgs({ websiteId: WebsiteIdParam }),
+      output: ref(ScheduleListSchema),
+      hints: READ_ONLY,
+      run: (principal, { websiteId }) => schedules.list(principal, websiteId),
+    }),
+    defineTool({
+      name: 'cancel_schedule',
+      toolset: 'approvals',
+      title: 'Cancel a scheduled promotion',
+      description:
+        'Takes back a pending schedule: its version does not go live then, and the schedule is answered with status cancelled. One that ran, runs or was cancelled already is NOT_PENDING.',
+      input: toolArgs({ websiteId: WebsiteIdParam, scheduleId: ScheduleIdParam }),
+      output: ref(ScheduleSchema),
+      hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      run: (principal, { websiteId, scheduleId }) => schedules.cancel(principal, websiteId, scheduleId),
     }),
   ]
 }

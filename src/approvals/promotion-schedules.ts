@@ -73,14 +73,15 @@ export class PromotionSchedules {
     return { items: (await this.options.repo.listSchedules(site.id)).map(view) }
   }
 
-  /** Cancels a schedule that has not run: NOT_PENDING once it ran, runs, or was cancelled. */
-  async cancel(principal: Principal, websiteId: string, scheduleId: string): Promise<void> {
+  /** Cancels a schedule that has not run, and answers it cancelled: NOT_PENDING once it ran, runs, or was cancelled. */
+  async cancel(principal: Principal, websiteId: string, scheduleId: string): Promise<Schedule> {
     const { access, repo, now } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
     const row = await repo.findSchedule(site.id, scheduleId)
     if (!row) throw notFound('Schedule')
-    if (!(await repo.cancel(row.id, now().toISOString())))
-      throw new AppError('NOT_PENDING', `This schedule is ${row.status === 'pending' ? 'running' : row.status} already.`)
+    const at = now().toISOString()
+    if (!(await repo.cancel(row.id, at))) throw new AppError('NOT_PENDING', `This schedule is ${row.status === 'pending' ? 'running' : row.status} already.`)
+    return view({ ...row, status: 'cancelled', finished_at: at })
   }
 
   /** Sets (or, with null, removes) the time from which a version that is not live is no longer served at its preview URL. */

@@ -97,6 +97,7 @@ export const TOOL_CAPABILITIES: Readonly<Record<string, CapabilityNeed>> = {
   list_entries: 'read',
   get_entry: 'read',
   get_promotion_request: 'read',
+  list_schedules: 'read',
 
   start_draft: 'preview',
   write_file: 'preview',
@@ -112,6 +113,8 @@ export const TOOL_CAPABILITIES: Readonly<Record<string, CapabilityNeed>> = {
 
   publish_website: 'create-site',
   promote_version: 'promote',
+  schedule_promotion: 'promote',
+  cancel_schedule: 'promote',
 
   create_collection: 'content',
   update_collection: 'content',

@@ -35,7 +35,7 @@ const lines = (siteUrls: string): Line[] => [
   ],
   [
     'approvals',
-    '- When a person must approve before a version goes live: publish with promote false, request_promotion with a note, then get_promotion_request for the outcome (approved: it is live; declined: read the reason); withdraw_promotion_request takes back one that should not be approved.',
+    '- When a person must approve before a version goes live: publish with promote false, request_promotion with a note, then get_promotion_request for the outcome (approved: it is live; declined: read the reason); withdraw_promotion_request takes back one that should not be approved. To make a version live at a set time: schedule_promotion with promoteAt; list_schedules, cancel_schedule.',
   ],
   ['images', "- Images for pages and entries: import_asset copies one into the site's library, from a URL or an uploadId."],
 ]

@@ -18,7 +18,7 @@ export const TOOLSETS = {
   forms: "the submissions visitors send through a site's forms",
   traffic: "a live site's visits, counted by the server: page views, visitors, top paths, referrers, 404s",
   browser: "a real browser's look at a version's or a draft's page: screenshot and report",
-  approvals: 'asking a person to make a version live, and reading their decision',
+  approvals: 'asking a person to make a version live and reading their decision; making a version live at a set time',
 } as const
 
 export type ToolsetName = keyof typeof TOOLSETS

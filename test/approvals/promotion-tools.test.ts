@@ -1,7 +1,8 @@
 /**
  * Promotion requests over MCP (the `approvals` toolset), with the SDK's v2 and 1.x clients on every store: an agent asks
  * with request_promotion, reads the outcome with get_promotion_request, approved or declined,
- * withdraws with withdraw_promotion_request, and gets the same errors as REST.
+ * withdraws with withdraw_promotion_request, schedules one with schedule_promotion, lists and
+ * cancels schedules, and gets the same errors as REST.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
@@ -100,6 +101,63 @@ for (const store of STORES) {
         } finally {
           await asking.close()
           await unscoped.close()
+        }
+      })
+
+      it('schedules a promotion, lists it as REST does, and cancels it; the live version stays', async () => {
+        const site = await createSite(server, { owner, files: bundle('One') })
+        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        const promoteAt = new Date(Date.now() + 3_600_000).toISOString()
+        const scheduled = await call(client, 'schedule_promotion', { websiteId: site.websiteId, versionId: String(preview.version), promoteAt })
+        assert.equal(scheduled.isError, false, JSON.stringify(scheduled.data))
+        assert.match(scheduled.data.scheduleId, /^sch_/)
+        assert.equal(scheduled.data.versionId, preview.jobId)
+        assert.equal(scheduled.data.version, preview.version)
+        assert.equal(scheduled.data.promoteAt, promoteAt)
+        assert.equal(scheduled.data.status, 'pending')
+
+        const listed = await call(client, 'list_schedules', { websiteId: site.websiteId })
+        const overRest = await server.api('GET', `/v1/websites/${site.websiteId}/schedules`, { token: owner.token })
+        assert.deepEqual(listed.data, overRest.body, 'the same list as listSchedules')
+        assert.deepEqual(listed.data.items, [scheduled.data])
+
+        const cancelled = await call(client, 'cancel_schedule', { websiteId: site.websiteId, scheduleId: scheduled.data.scheduleId })
+        assert.equal(cancelled.isError, false, JSON.stringify(cancelled.data))
+        assert.equal(cancelled.data.status, 'cancelled')
+        assert.ok(cancelled.data.finishedAt)
+        assert.deepEqual(
+          (await call(client, 'list_schedules', { websiteId: site.websiteId })).data.items,
+          [cancelled.data],
+          'what it answered is what is stored',
+        )
+        const twice = await call(client, 'cancel_schedule', { websiteId: site.websiteId, scheduleId: scheduled.data.scheduleId })
+        assert.equal(twice.isError, true)
+        assert.equal(twice.data.error.code, 'NOT_PENDING')
+        assert.match((await server.site(site.slug)).body.toString(), /<title>One<\/title>/)
+      })
+
+      it('a bad promoteAt is BAD_REQUEST naming it, and a token that may not promote cannot schedule', async () => {
+        const site = await createSite(server, { owner, files: bundle('One') })
+        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        for (const promoteAt of [new Date(Date.now() - 60_000).toISOString(), 'next monday', '2026-12-01T09:00:00']) {
+          const refused = await call(client, 'schedule_promotion', { websiteId: site.websiteId, versionId: preview.jobId, promoteAt })
+          assert.equal(refused.isError, true, promoteAt)
+          assert.equal(refused.data.error.code, 'BAD_REQUEST', promoteAt)
+          assert.ok(refused.data.error.fields.promoteAt, promoteAt)
+        }
+        const asking = await connect(server, (await createToken(server, owner, { capabilities: ['read', 'preview'] })).token, {
+          client: kind,
+          toolsets: 'approvals',
+        })
+        try {
+          const promoteAt = new Date(Date.now() + 3_600_000).toISOString()
+          const refused = await call(asking, 'schedule_promotion', { websiteId: site.websiteId, versionId: preview.jobId, promoteAt })
+          assert.equal(refused.data.error.code, 'TOKEN_NOT_ALLOWED')
+          assert.deepEqual((await call(asking, 'list_schedules', { websiteId: site.websiteId })).data.items, [], 'nothing was scheduled; read may list')
+          const unknown = await call(client, 'cancel_schedule', { websiteId: site.websiteId, scheduleId: 'sch_none' })
+          assert.equal(unknown.data.error.code, 'NOT_FOUND')
+        } finally {
+          await asking.close()
         }
       })
 

@@ -14,6 +14,7 @@ import { STORES } from '../helpers/stores.ts'
 
 /** Every tool: the suite chooses them all. */
 const TOOLS = [
+  'cancel_schedule',
   'create_collection',
   'create_upload',
   'delete_entry',
@@ -34,6 +35,7 @@ const TOOLS = [
   'list_files',
   'list_form_submissions',
   'list_forms',
+  'list_schedules',
   'list_versions',
   'list_websites',
   'move_file',
@@ -44,6 +46,7 @@ const TOOLS = [
   'put_entry',
   'read_file',
   'request_promotion',
+  'schedule_promotion',
   'screenshot_page',
   'set_site_password',
   'start_draft',
@@ -81,7 +84,7 @@ function describeContentTools(store: (typeof STORES)[number], kind: (typeof CLIE
 
     const entryArgs = (extra: Record<string, unknown> = {}) => ({ websiteId: owner.websiteId, collection: 'posts', ...extra })
 
-    it('lists exactly the thirty-six tools of all toolsets, with the hints of what each changes', async () => {
+    it('lists exactly the thirty-nine tools of all toolsets, with the hints of what each changes', async () => {
       const { tools } = await client.listTools()
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS)
       const hints = (name: string) => {

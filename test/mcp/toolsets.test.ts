@@ -56,6 +56,9 @@ const ALL_TOOLS = [
   'request_promotion',
   'get_promotion_request',
   'withdraw_promotion_request',
+  'schedule_promotion',
+  'list_schedules',
+  'cancel_schedule',
 ].sort()
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }

@@ -310,7 +310,8 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
     websites: new WebsiteQueries({ config, access, repo: websitesRepo }),
     publishing,
     patches: new VersionPatches({ access, repo: websitesRepo, blobs, publishing }),
-    promotion,
+    // Every promote but an approval also approves the version's pending request (approvals.ts).
+    promotion: approvals.promoter,
     versionFiles,
     deletion: new WebsiteDeletion({ access, repo: websitesRepo, blobs, blobRows, siteEvents, purge, webhookEvents }),
     jobDetails: new JobDetails(config, websitesRepo),

@@ -25,7 +25,7 @@ import type { SitePasswords } from './websites/site-passwords.ts'
 import type { SlugClaims } from './websites/slug-claims.ts'
 import type { VersionFiles } from './websites/version-files.ts'
 import type { VersionPatches } from './websites/version-patches.ts'
-import type { VersionPromotion } from './websites/version-promotion.ts'
+import type { VersionPromoter } from './websites/version-promotion.ts'
 import type { WebsiteDeletion } from './websites/website-deletion.ts'
 import type { WebsitePublishing } from './websites/website-publishing.ts'
 import type { WebsiteQueries } from './websites/website-queries.ts'
@@ -49,7 +49,7 @@ export interface Services {
   /** A new version from the whole bundle or from changes to a base version (createWebsiteVersion). */
   patches: VersionPatches
   /** Making a stored version live: review and rollback. */
-  promotion: VersionPromotion
+  promotion: VersionPromoter
   /** A version's files read back, and two versions (or a version and a draft) compared. */
   versionFiles: VersionFiles
   /** Deleting a website for good (owner only). */

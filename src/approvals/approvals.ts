@@ -10,7 +10,7 @@ import type { FormMail } from '../forms/form-mail.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { VersionFiles } from '../websites/version-files.ts'
-import type { VersionPromotion } from '../websites/version-promotion.ts'
+import type { VersionPromoter, VersionPromotion } from '../websites/version-promotion.ts'
 import type { WebsitesRepository } from '../websites/websites.repository.ts'
 import { ApprovalsRepository } from './approvals.repository.ts'
 import { PromotionMail } from './promotion-mail.ts'
@@ -19,6 +19,11 @@ import { PromotionSchedules, SCHEDULE_CHECK_MS } from './promotion-schedules.ts'
 
 export interface Approvals {
   requests: PromotionRequests
+  /**
+   * Makes a version live as VersionPromotion does, then approves the version's pending promotion
+   * request (PromotionRequests.approveByPromotion): what every promote but an approval goes through.
+   */
+  promoter: VersionPromoter
   schedules: PromotionSchedules
   mail: PromotionMail
   /** Runs due schedules now and then every half minute. */
@@ -46,12 +51,20 @@ export function setUpApprovals(options: ApprovalsOptions): Approvals {
   const repo = new ApprovalsRepository(db.kysely)
   const mail = new PromotionMail({ deliver: mailer && ((message) => mailer.deliver(message)), repo, siteUrl: config.siteUrl, log })
   const requests = new PromotionRequests({ config, access, versions, repo, promotion, versionFiles, webhookEvents, notices: mail, now })
-  const schedules = new PromotionSchedules({ config, access, versions, repo, promotion, siteEvents, now, log })
+  const promoter: VersionPromoter = {
+    async promote(principal, websiteId, versionId) {
+      const version = await promotion.promote(principal, websiteId, versionId)
+      await requests.approveByPromotion(principal, websiteId, version.id)
+      return version
+    },
+  }
+  const schedules = new PromotionSchedules({ config, access, versions, repo, promotion: promoter, siteEvents, now, log })
   let periodic: Periodic | undefined
   let running: Promise<unknown> = Promise.resolve()
   const runDue = () => (running = schedules.runDue().catch((err: unknown) => log.error({ err }, 'running due schedules failed')))
   return {
     requests,
+    promoter,
     schedules,
     mail,
     async start() {

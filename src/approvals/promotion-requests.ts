@@ -5,7 +5,8 @@
  * pending one answers that one; a request for the live version is ALREADY_LIVE. An approval
  * promotes the very version asked for, even when another went live meanwhile: a person chose it.
  * Anyone who edits the site (the requester among them) may withdraw a pending request: it is
- * then `cancelled`, and no one can approve it.
+ * then `cancelled`, and no one can approve it. A version made live another way (promoted at once,
+ * or by a schedule) has its pending request approved by whoever made it live.
  *
  * Each request and decision is recorded with its webhook event (`promotion.requested`,
  * `promotion.decided`) and, when SMTP is set up, mailed to the site's owner and editors.
@@ -136,6 +137,24 @@ export class PromotionRequests {
     const view = this.view(site.slug, { ...row, ...decided })
     await webhookEvents.emit(repo.db, site.id, 'promotion.decided', { ...view })
     return view
+  }
+
+  /**
+   * A version made live other than by approving its request (promoted at once, or by a schedule):
+   * its pending request, if it has one, is approved by whoever made it live, with its webhook event.
+   * The requester asked for exactly this, and no one is left to approve a version already live.
+   */
+  async approveByPromotion(principal: Principal, websiteId: string, versionId: string): Promise<void> {
+    const { access, repo, webhookEvents, now } = this.options
+    if (!(await repo.pendingFor(repo.db, websiteId, versionId))) return
+    const site = await access.requireSite(principal, websiteId, 'see')
+    await repo.transaction(async (trx) => {
+      const pending = await repo.pendingFor(trx, site.id, versionId)
+      if (!pending) return
+      const decided = { status: 'approved' as const, decided_by: principal.userId, decided_at: now().toISOString(), reason: null }
+      if (await repo.decide(trx, pending.id, decided))
+        await webhookEvents.emit(trx, site.id, 'promotion.decided', { ...this.view(site.slug, { ...pending, ...decided }) })
+    })
   }
 
   /** A person declines, saying why: the live version stays. */

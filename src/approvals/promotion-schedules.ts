@@ -18,7 +18,7 @@ import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
-import { findSiteVersion, type VersionPromotion } from '../websites/version-promotion.ts'
+import { findSiteVersion, type VersionPromoter } from '../websites/version-promotion.ts'
 import type { WebsitesRepository } from '../websites/websites.repository.ts'
 import type { ApprovalsRepository, ScheduleRow } from './approvals.repository.ts'
 import type { PreviewExpiry, Schedule } from './approvals.schemas.ts'
@@ -34,7 +34,7 @@ export interface PromotionSchedulesOptions {
   access: WebsiteAccess
   versions: WebsitesRepository
   repo: ApprovalsRepository
-  promotion: VersionPromotion
+  promotion: VersionPromoter
   siteEvents: SiteEvents
   now: () => Date
   log: { warn(obj: unknown, msg?: string): void }

@@ -19,7 +19,7 @@ import { statusOf } from '../http/error-status.ts'
 import type { MembersService } from '../websites/members.service.ts'
 import type { SitePasswords } from '../websites/site-passwords.ts'
 import type { VersionFiles } from '../websites/version-files.ts'
-import type { VersionPromotion } from '../websites/version-promotion.ts'
+import type { VersionPromoter } from '../websites/version-promotion.ts'
 import type { WebsiteDeletion } from '../websites/website-deletion.ts'
 import type { WebsiteQueries } from '../websites/website-queries.ts'
 import { accountOf, field, fieldRefusal, principalOf } from './forms.ts'
@@ -29,7 +29,7 @@ import { clipped, quoted } from '../core/text.ts'
 
 export interface DashboardServices {
   websites: WebsiteQueries
-  promotion: VersionPromotion
+  promotion: VersionPromoter
   /** A version's changes from the live one, on its page. */
   versionFiles: VersionFiles
   deletion: WebsiteDeletion

@@ -48,7 +48,13 @@ export async function findSiteVersion(repo: WebsitesRepository, websiteId: strin
   )
 }
 
-export class VersionPromotion {
+/** What makes a stored version live, as routes, tools and schedules call it. */
+export interface VersionPromoter {
+  /** Makes a stored version the live one. `versionId` is a version id (job_...) or a version number. */
+  promote(principal: Principal, websiteId: string, versionId: string): Promise<Version>
+}
+
+export class VersionPromotion implements VersionPromoter {
   constructor(private readonly options: VersionPromotionOptions) {}
 
   /** Makes a stored version the live one. `versionId` is a version id (job_...) or a version number. */

@@ -30,7 +30,7 @@ import type { SitePasswords } from './site-passwords.ts'
 import type { SlugClaims } from './slug-claims.ts'
 import type { VersionFiles } from './version-files.ts'
 import type { VersionPatches } from './version-patches.ts'
-import type { VersionPromotion } from './version-promotion.ts'
+import type { VersionPromoter } from './version-promotion.ts'
 import type { WebsiteDeletion } from './website-deletion.ts'
 import type { WebsitePublishing } from './website-publishing.ts'
 import type { WebsiteQueries } from './website-queries.ts'
@@ -43,7 +43,7 @@ export interface WebsiteServices {
   publishing: WebsitePublishing
   /** createWebsiteVersion: a whole bundle, or changes to a base version. */
   patches: VersionPatches
-  promotion: VersionPromotion
+  promotion: VersionPromoter
   versionFiles: VersionFiles
   deletion: WebsiteDeletion
   jobDetails: JobDetails

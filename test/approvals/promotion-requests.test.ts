@@ -1,8 +1,9 @@
 /**
  * Promotion requests over REST, on every store: a caller asks for a stored version to go live, a
  * person approves (it goes live) or declines (the live version stays, the reason is kept), or the
- * requester withdraws it (cancelled), and the caller reads the outcome; one pending request per version; the live version cannot be
- * asked for; a stranger sees nothing; the webhook events are recorded.
+ * requester withdraws it (cancelled), and the caller reads the outcome; a version made live
+ * without its request has it approved by whoever did; one pending request per version; the live
+ * version cannot be asked for; a stranger sees nothing; the webhook events are recorded.
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
@@ -121,6 +122,48 @@ for (const store of STORES) {
       assert.deepEqual(pending.body.items, [])
       const again = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: agent.token })
       assert.equal(again.status, 201, 'a withdrawn version may be asked for again')
+    })
+
+    test('a version promoted without its request has the request approved by whoever promoted it', async () => {
+      const { owner, site, preview } = await siteWithPreview()
+      const agent = await createToken(server, owner, { capabilities: ['read', 'preview'] })
+      const editor = await addEditor(server, site.websiteId)
+      const hook = await server.api('POST', `/v1/websites/${site.websiteId}/webhooks`, {
+        token: owner.token,
+        body: { url: 'https://hooks.example.com/plinth', events: ['promotion.decided'] },
+      })
+      assert.equal(hook.status, 201, hook.text)
+      const other = await createVersion(server, owner, site.websiteId, { files: bundle('Three'), promote: false })
+      const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: agent.token })
+      const untouched = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${other.jobId}/promotion-request`, { token: agent.token })
+      const path = `/v1/websites/${site.websiteId}/promotion-requests/${asked.body.requestId}`
+
+      const promoted = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.version}/promote`, { token: editor.token })
+      assert.equal(promoted.status, 200, promoted.text)
+      assert.equal(await liveTitle(site.slug), 'Two')
+      const outcome = await server.api('GET', path, { token: agent.token })
+      assert.equal(outcome.body.status, 'approved', 'the requester reads that its version went live')
+      assert.ok(Date.parse(outcome.body.decidedAt) <= Date.now())
+      const row = await server.server.db.kysely
+        .selectFrom('promotion_requests')
+        .select('decided_by')
+        .where('id', '=', asked.body.requestId)
+        .executeTakeFirstOrThrow()
+      assert.equal(row.decided_by, editor.id, 'approved by whoever promoted')
+      const events = await server.server.db.kysely.selectFrom('webhook_events').select('body').where('website_id', '=', site.websiteId).execute()
+      assert.deepEqual(
+        events.map((event) => JSON.parse(event.body).data),
+        [outcome.body],
+        'the promotion.decided event, once',
+      )
+      const otherRequest = await server.api('GET', `/v1/websites/${site.websiteId}/promotion-requests/${untouched.body.requestId}`, { token: owner.token })
+      assert.equal(otherRequest.body.status, 'pending', "another version's request stays pending")
+
+      // Promoting it again (a rollback and back) changes nothing more.
+      assert.equal((await server.api('POST', `/v1/websites/${site.websiteId}/versions/1/promote`, { token: owner.token })).status, 200)
+      assert.equal((await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.version}/promote`, { token: owner.token })).status, 200)
+      assert.deepEqual((await server.api('GET', path, { token: agent.token })).body, outcome.body)
+      assert.equal((await server.server.db.kysely.selectFrom('webhook_events').select('id').where('website_id', '=', site.websiteId).execute()).length, 1)
     })
 
     test('a decided request cannot be withdrawn; an unknown one is 404', async () => {

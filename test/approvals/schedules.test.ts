@@ -76,6 +76,19 @@ for (const store of STORES) {
       assert.ok(list.body.items[0].finishedAt)
     })
 
+    test("a scheduled promotion approves the version's pending request, as the person who scheduled it", async () => {
+      const { owner, site, preview } = await siteWithPreview(server)
+      const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: owner.token })
+      assert.equal(asked.status, 201, asked.text)
+      await schedule(server, owner.token, site.websiteId, preview.jobId, clock.iso(2 * MINUTE))
+      clock.advance(3 * MINUTE)
+      assert.equal(await server.server.approvals.schedules.runDue(), 1)
+      assert.equal(await liveTitle(server, site.slug), 'Two')
+      const outcome = await server.api('GET', `/v1/websites/${site.websiteId}/promotion-requests/${asked.body.requestId}`, { token: owner.token })
+      assert.equal(outcome.body.status, 'approved')
+      assert.equal(outcome.body.decidedAt, clock.iso(), 'decided when the schedule ran, on its clock')
+    })
+
     test('the un-scheduled promote is unchanged: 200 with the version, live at once', async () => {
       const { owner, site, preview } = await siteWithPreview(server)
       const res = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promote`, { token: owner.token })

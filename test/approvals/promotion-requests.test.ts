@@ -32,6 +32,19 @@ for (const store of STORES) {
       return { owner, site, preview }
     }
 
+    /** A site with a preview, an agent's token that may ask for it, an editor, and a webhook recording `events`. */
+    async function askingSite(events: string[]) {
+      const { owner, site, preview } = await siteWithPreview()
+      const agent = await createToken(server, owner, { capabilities: ['read', 'preview'] })
+      const editor = await addEditor(server, site.websiteId)
+      const hook = await server.api('POST', `/v1/websites/${site.websiteId}/webhooks`, {
+        token: owner.token,
+        body: { url: 'https://hooks.example.com/plinth', events },
+      })
+      assert.equal(hook.status, 201, hook.text)
+      return { owner, site, preview, agent, editor }
+    }
+
     test('a request is pending, approved by a person it goes live, and the caller reads approved', async () => {
       const { owner, site, preview } = await siteWithPreview()
       const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, {
@@ -85,14 +98,7 @@ for (const store of STORES) {
     })
 
     test('the requester withdraws a pending request: cancelled, no one approves it, the live version stays', async () => {
-      const { owner, site, preview } = await siteWithPreview()
-      const agent = await createToken(server, owner, { capabilities: ['read', 'preview'] })
-      const editor = await addEditor(server, site.websiteId)
-      const hook = await server.api('POST', `/v1/websites/${site.websiteId}/webhooks`, {
-        token: owner.token,
-        body: { url: 'https://hooks.example.com/plinth', events: ['promotion.decided'] },
-      })
-      assert.equal(hook.status, 201, hook.text)
+      const { owner, site, preview, agent, editor } = await askingSite(['promotion.decided'])
       const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: agent.token })
       const path = `/v1/websites/${site.websiteId}/promotion-requests/${asked.body.requestId}`
 
@@ -125,14 +131,7 @@ for (const store of STORES) {
     })
 
     test('a version promoted without its request has the request approved by whoever promoted it', async () => {
-      const { owner, site, preview } = await siteWithPreview()
-      const agent = await createToken(server, owner, { capabilities: ['read', 'preview'] })
-      const editor = await addEditor(server, site.websiteId)
-      const hook = await server.api('POST', `/v1/websites/${site.websiteId}/webhooks`, {
-        token: owner.token,
-        body: { url: 'https://hooks.example.com/plinth', events: ['promotion.decided'] },
-      })
-      assert.equal(hook.status, 201, hook.text)
+      const { owner, site, preview, agent, editor } = await askingSite(['promotion.decided'])
       const other = await createVersion(server, owner, site.websiteId, { files: bundle('Three'), promote: false })
       const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: agent.token })
       const untouched = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${other.jobId}/promotion-request`, { token: agent.token })
@@ -258,12 +257,7 @@ for (const store of STORES) {
     })
 
     test('requests and decisions are webhook events', async () => {
-      const { owner, site, preview } = await siteWithPreview()
-      const hook = await server.api('POST', `/v1/websites/${site.websiteId}/webhooks`, {
-        token: owner.token,
-        body: { url: 'https://hooks.example.com/plinth', events: ['promotion.requested', 'promotion.decided'] },
-      })
-      assert.equal(hook.status, 201, hook.text)
+      const { owner, site, preview } = await askingSite(['promotion.requested', 'promotion.decided'])
       const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: owner.token })
       await server.server.services.promotionRequests.decline(await person(owner), site.websiteId, asked.body.requestId, 'no')
       const events = await server.server.db.kysely

@@ -26,7 +26,7 @@ export type FieldType = (typeof FIELD_TYPES)[number]
 
 export const COLLECTION_NAME_PATTERN = `^[a-z][a-z0-9]{1,${COLLECTION_NAME_MAX_CHARS - 1}}$`
 const FIELD_NAME_PATTERN = `^[a-zA-Z][a-zA-Z0-9_]{0,${FIELD_NAME_MAX_CHARS - 1}}$`
-/** Lowercase words joined by single hyphens: never a path separator, a dot, or an entry id (ent_...). */
+/** Lowercase letters, digits and hyphens, a letter or digit at each end: never a path separator, a dot, or an entry id (ent_...). */
 export const ENTRY_SLUG_PATTERN = `^[a-z0-9](?:[a-z0-9-]{0,${ENTRY_SLUG_MAX_CHARS - 2}}[a-z0-9])?$`
 
 const FieldTypeSchema = Type.Enum(FIELD_TYPES, {
@@ -127,7 +127,7 @@ const EntryInputSchema = Type.Object(
       minLength: 1,
       maxLength: ENTRY_SLUG_MAX_CHARS,
       pattern: ENTRY_SLUG_PATTERN,
-      description: `Identity of the entry: 1 to ${ENTRY_SLUG_MAX_CHARS} lowercase letters, digits and single hyphens.`,
+      description: `Identity of the entry: 1 to ${ENTRY_SLUG_MAX_CHARS} lowercase letters, digits and hyphens, a letter or digit at each end.`,
     }),
     publishedAt: Type.Optional(
       Type.String({

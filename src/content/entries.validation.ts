@@ -125,9 +125,9 @@ function valueProblem(field: Field, value: unknown): string | null {
 
 /** Checks the slug alone (putEntry takes it from the path, batch items from the body). */
 export function slugProblem(slug: unknown): string | null {
-  if (typeof slug !== 'string') return 'is required: 1 to 80 lowercase letters, digits and single hyphens'
+  if (typeof slug !== 'string') return 'is required: 1 to 80 lowercase letters, digits and hyphens, starting and ending with a letter or digit'
   if (slug.length < 1 || slug.length > 80) return 'must be 1 to 80 characters'
-  return SLUG.test(slug) ? null : 'may hold only lowercase letters, digits and single hyphens inside (no "/", ".", "_" or spaces)'
+  return SLUG.test(slug) ? null : 'may hold only lowercase letters, digits and hyphens, starting and ending with a letter or digit (no "/", ".", "_" or spaces)'
 }
 
 export function checkEntry(item: unknown, fields: Field[], baseUrl: string | undefined): EntryCheck {

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import type { Config } from '../config.ts'
-import { capabilitiesFor, type CapabilityNeed, mayEverCall, requireCapability, SCOPES_SUPPORTED } from '../core/capabilities.ts'
+import { capabilitiesFor, type CapabilityNeed, mayEverCall, requireCapability } from '../core/capabilities.ts'
 import { restNeed } from '../core/capability-map.ts'
 import { type Surface, TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
@@ -101,8 +101,10 @@ export function registerResourceMetadata(app: FastifyInstance, config: Config): 
     resource_name: 'Plinth',
     // Plinth is its own authorization server (oauth/): MCP clients sign people in there.
     authorization_servers: [config.baseUrl],
-    // `mcp` is every capability; `plinth:{capability}` one each (core/capabilities.ts).
-    scopes_supported: [...SCOPES_SUPPORTED],
+    // The one scope a client asks for: `mcp`, every capability, which the person may narrow on the
+    // consent page. The authorization server's own metadata also lists `plinth:{capability}`,
+    // one each, for a client that asks for less (core/capabilities.ts).
+    scopes_supported: [TOKEN_SCOPE],
     bearer_methods_supported: ['header'],
     resource_documentation: `${config.siteUrl}/docs`,
   })

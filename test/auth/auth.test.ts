@@ -205,7 +205,7 @@ for (const store of STORES) {
       assert.equal(res.status, 200)
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/)
       assert.equal(res.body.resource, BASE_URL)
-      assert.deepEqual(res.body.scopes_supported, ['mcp', 'plinth:read', 'plinth:preview', 'plinth:promote', 'plinth:content', 'plinth:forms', 'plinth:manage'])
+      assert.deepEqual(res.body.scopes_supported, ['mcp'])
       assert.deepEqual(res.body.bearer_methods_supported, ['header'])
     })
 
@@ -215,7 +215,7 @@ for (const store of STORES) {
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/)
       assert.equal(res.body.resource, `${BASE_URL}/mcp`)
       assert.ok(!res.body.resource.endsWith('/'), 'no trailing slash')
-      assert.deepEqual(res.body.scopes_supported, ['mcp', 'plinth:read', 'plinth:preview', 'plinth:promote', 'plinth:content', 'plinth:forms', 'plinth:manage'])
+      assert.deepEqual(res.body.scopes_supported, ['mcp'])
       assert.deepEqual(res.body.bearer_methods_supported, ['header'])
     })
 

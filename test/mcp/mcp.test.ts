@@ -256,15 +256,7 @@ function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[n
 
       const metadata = await server.api('GET', '/.well-known/oauth-protected-resource/mcp')
       assert.equal(metadata.body.resource, `${BASE_URL}/mcp`)
-      assert.deepEqual(metadata.body.scopes_supported, [
-        'mcp',
-        'plinth:read',
-        'plinth:preview',
-        'plinth:promote',
-        'plinth:content',
-        'plinth:forms',
-        'plinth:manage',
-      ])
+      assert.deepEqual(metadata.body.scopes_supported, ['mcp'])
     })
 
     it("refuses browser requests from other origins (DNS rebinding) and accepts Plinth's own", async () => {

@@ -296,7 +296,7 @@ describe('MCP clients connect to Plinth by OAuth', () => {
       const body = await res.json()
       assert.equal(body.resource, mcpUrl)
       assert.deepEqual(body.authorization_servers, [base])
-      assert.deepEqual(body.scopes_supported, ['mcp', 'plinth:read', 'plinth:preview', 'plinth:promote', 'plinth:content', 'plinth:forms', 'plinth:manage'])
+      assert.deepEqual(body.scopes_supported, ['mcp'])
     })
 
     for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {

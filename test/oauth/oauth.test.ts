@@ -153,7 +153,7 @@ for (const store of STORES) {
       const resource = await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json()
       assert.equal(resource.resource, RESOURCE)
       assert.deepEqual(resource.authorization_servers, [BASE_URL])
-      assert.deepEqual(resource.scopes_supported, ['mcp', 'plinth:read', 'plinth:preview', 'plinth:promote', 'plinth:content', 'plinth:forms', 'plinth:manage'])
+      assert.deepEqual(resource.scopes_supported, ['mcp'])
 
       for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration']) {
         const metadata = await (await fetch(server.url + path)).json()

@@ -77,6 +77,10 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
+/** The step of a traffic series: an hour or a day (traffic/traffic-range.ts). */
+export const TRAFFIC_GRANULARITIES = ['hour', 'day'] as const
+export type Granularity = (typeof TRAFFIC_GRANULARITIES)[number]
+
 /** Where one delivery of an event to a webhook stands. */
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]

@@ -1,4 +1,5 @@
 /** The range a traffic query asks for: checked, rounded to whole hours or days (UTC), bounded. */
+import type { Granularity } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 
 export const HOUR_MS = 3_600_000
@@ -11,8 +12,6 @@ export const TRAFFIC_HOUR_RANGE_MAX = 31
 export const TRAFFIC_TOP_MAX = 20
 /** Days of the default range, ending today. */
 export const TRAFFIC_DEFAULT_DAYS = 7
-
-export type Granularity = 'hour' | 'day'
 
 export interface TrafficRange {
   granularity: Granularity
@@ -41,10 +40,12 @@ function instantOf(text: string): number | null {
 const bad = (field: string, problem: string): AppError =>
   new AppError('BAD_REQUEST', `Invalid traffic query: ${field} ${problem}.`, { fields: { [field]: problem } })
 
-/** The range of a query, as of `now`; BAD_REQUEST naming the field for anything it cannot answer. */
-export function trafficRange(query: { from?: string; to?: string; granularity?: string }, now: number): TrafficRange {
+/**
+ * The range of a query, as of `now` (by default the TRAFFIC_DEFAULT_DAYS ending now, by day);
+ * BAD_REQUEST naming the field for a date it cannot answer. The granularity is the schema's to check.
+ */
+export function trafficRange(query: { from?: string; to?: string; granularity?: Granularity }, now: number): TrafficRange {
   const granularity = query.granularity ?? 'day'
-  if (granularity !== 'hour' && granularity !== 'day') throw bad('granularity', 'must be hour or day')
   const step = granularity === 'hour' ? HOUR_MS : DAY_MS
   let toInstant = now
   if (query.to !== undefined) {
@@ -59,7 +60,7 @@ export function trafficRange(query: { from?: string; to?: string; granularity?: 
     const parsed = instantOf(query.from)
     if (parsed === null) throw bad('from', 'must be an ISO date (YYYY-MM-DD) or date-time')
     from = Math.floor(parsed / step) * step
-  } else from = granularity === 'day' ? to - TRAFFIC_DEFAULT_DAYS * DAY_MS : to - 24 * HOUR_MS
+  } else from = to - TRAFFIC_DEFAULT_DAYS * DAY_MS
   if (from >= to) throw bad('from', 'must not be after to')
   const maxDays = granularity === 'hour' ? TRAFFIC_HOUR_RANGE_MAX : TRAFFIC_DAY_RANGE_MAX
   if (to - from > maxDays * DAY_MS) throw bad(query.from !== undefined ? 'from' : 'to', `gives a range over ${maxDays} days, the most by ${granularity}`)

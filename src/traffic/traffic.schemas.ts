@@ -1,17 +1,19 @@
 import { type Static, Type } from 'typebox'
-import { ref, withClientOnlyConstraints } from '../core/schemas.ts'
+import { TRAFFIC_GRANULARITIES } from '../core/enums.ts'
+import { ref } from '../core/schemas.ts'
 import { TRAFFIC_DAY_RANGE_MAX, TRAFFIC_HOUR_RANGE_MAX, TRAFFIC_TOP_MAX } from './traffic-range.ts'
+
+export const GranularitySchema = Type.Enum(TRAFFIC_GRANULARITIES, { $id: 'TrafficGranularity', description: 'The series by `hour` or by `day` (the default).' })
 
 const count = (description: string) => Type.Integer({ minimum: 0, description })
 
-// Checked by the service, which answers BAD_REQUEST naming the field; the schema only bounds the text.
+// The dates are checked by the service, which answers BAD_REQUEST naming the field; the schema only bounds their text.
 export const TrafficQuery = Type.Object(
   {
     from: Type.Optional(
       Type.String({
         maxLength: 40,
-        description:
-          'Start of the range: an ISO date (`2026-11-01`, UTC) or date-time, rounded down to its hour or day. Default: the 7 days ending with `to` by day, the 24 hours ending with it by hour.',
+        description: 'Start of the range: an ISO date (`2026-11-01`, UTC) or date-time, rounded down to its hour or day. Default: the 7 days ending with `to`.',
       }),
     ),
     to: Type.Optional(
@@ -20,9 +22,7 @@ export const TrafficQuery = Type.Object(
         description: 'End of the range, included: an ISO date (the whole day, UTC) or date-time (its whole hour or day). Default: now.',
       }),
     ),
-    granularity: Type.Optional(
-      withClientOnlyConstraints(Type.String({ maxLength: 10, description: 'The series by `hour` or by `day` (the default).' }), { enum: ['hour', 'day'] }),
-    ),
+    granularity: Type.Optional(ref(GranularitySchema)),
   },
   { additionalProperties: false },
 )
@@ -54,7 +54,7 @@ export const SiteTrafficSchema = Type.Object(
   {
     from: Type.String({ format: 'date-time', description: 'Start of the first hour or day of the range.' }),
     to: Type.String({ format: 'date-time', description: 'End of the last hour or day of the range (excluded).' }),
-    granularity: Type.Union([Type.Literal('hour'), Type.Literal('day')]),
+    granularity: ref(GranularitySchema),
     totals: ref(TrafficTotalsSchema),
     series: Type.Array(ref(TrafficPointSchema), { description: 'One point per hour or day of the range, zeros included, oldest first.' }),
     topPaths: Type.Array(Type.Object({ path: Type.String(), pageViews: count('Page views.') }), {
@@ -82,7 +82,7 @@ export const SiteTrafficSchema = Type.Object(
   { $id: 'SiteTraffic' },
 )
 
-export const TRAFFIC_SCHEMAS = [TrafficTotalsSchema, TrafficPointSchema, SiteTrafficSchema]
+export const TRAFFIC_SCHEMAS = [GranularitySchema, TrafficTotalsSchema, TrafficPointSchema, SiteTrafficSchema]
 
 export type TrafficQueryInput = Static<typeof TrafficQuery>
 export type SiteTrafficReport = Static<typeof SiteTrafficSchema>

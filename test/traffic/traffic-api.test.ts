@@ -1,7 +1,8 @@
 /**
  * Reading a site's traffic over REST and MCP: owners and editors get the figures, anyone else a
- * 404; a query the service cannot answer (bad dates, from after to, a range too long, another
- * granularity) is 400 BAD_REQUEST naming the parameter; MCP's get_site_traffic gives the same
+ * 404; a query the service cannot answer (bad dates, from after to, a range too long) is 400
+ * BAD_REQUEST naming the parameter, another granularity 422; the default range is the 7 days
+ * ending with `to`, by day or by hour; MCP's get_site_traffic gives the same
  * object as REST, to SDK 1.x and v2 clients, which both check it against its outputSchema.
  */
 import assert from 'node:assert/strict'
@@ -28,7 +29,7 @@ for (const store of STORES) {
       assertError(await server.api('GET', path), 401, 'AUTH_REQUIRED')
     })
 
-    test('a query it cannot answer is 400 BAD_REQUEST naming the parameter', async () => {
+    test('a date or range it cannot answer is 400 BAD_REQUEST naming the parameter; another granularity is 422', async () => {
       const server = await sharedServer(store.name, TRAFFIC_ENV)
       const site = await createSite(server, { files: SITE_FILES })
       const cases: Array<[string, string]> = [
@@ -36,7 +37,6 @@ for (const store of STORES) {
         ['?to=yesterday', 'to'],
         ['?from=2026-02-30', 'from'],
         ['?from=2026-11-10&to=2026-11-01', 'from'],
-        ['?granularity=week', 'granularity'],
         ['?from=2024-01-01&to=2026-01-01', 'from'],
         ['?from=2026-01-01&to=2026-03-01&granularity=hour', 'from'],
       ]
@@ -46,6 +46,24 @@ for (const store of STORES) {
         assert.ok(res.body.error.fields[field], `${query}: ${res.text}`)
       }
       assertError(await server.api('GET', `/v1/websites/${site.websiteId}/traffic?when=now`, { token: site.owner.token }), 422, 'VALIDATION_FAILED')
+      const week = await server.api('GET', `/v1/websites/${site.websiteId}/traffic?granularity=week`, { token: site.owner.token })
+      assertError(week, 422, 'VALIDATION_FAILED')
+      assert.ok(week.body.error.fields.granularity, week.text)
+    })
+
+    test('without from, the range is the 7 days ending with to, by day or by hour', async () => {
+      const server = await sharedServer(store.name, TRAFFIC_ENV)
+      const site = await createSite(server, { files: SITE_FILES })
+      const days = await trafficOf(server, site.owner.token, site.websiteId, '?to=2026-01-31')
+      assert.equal(days.from, '2026-01-25T00:00:00.000Z')
+      assert.equal(days.to, '2026-02-01T00:00:00.000Z')
+      assert.equal(days.series.length, 7)
+      const hours = await trafficOf(server, site.owner.token, site.websiteId, '?to=2026-01-31T10:30:00Z&granularity=hour')
+      assert.equal(hours.from, '2026-01-24T11:00:00.000Z')
+      assert.equal(hours.to, '2026-01-31T11:00:00.000Z')
+      assert.equal(hours.series.length, 7 * 24)
+      const now = await trafficOf(server, site.owner.token, site.websiteId, '?granularity=hour')
+      assert.equal(Date.parse(now.to) - Date.parse(now.from), 7 * 24 * 3_600_000)
     })
 
     test('a range is whole days or hours, every one of them in the series', async () => {

@@ -4,7 +4,7 @@
  */
 import { ref } from '../core/schemas.ts'
 import { type AnyMcpTool, defineTool, READ_ONLY, toolArgs } from '../mcp/tool-definition.ts'
-import { VersionIdParam, WebsiteIdParam } from '../websites/websites.schemas.ts'
+import { VersionRefArg, WebsiteIdParam } from '../websites/websites.schemas.ts'
 import {
   PromoteAtParam,
   PromotionRequestInputSchema,
@@ -25,11 +25,11 @@ export function approvalsTools({ promotionRequests, schedules }: { promotionRequ
       title: 'Ask a person to make a version live',
       description:
         "When the user wants a person to approve before a version goes live (or you may publish but not promote): publish with promote false, then call this with the versionId and a note saying what changed. The site's owner and editors see the preview, the diff against the live version and the site check warnings on their dashboard, and approve (it goes live) or decline with a reason. Read the outcome with get_promotion_request; a version that already has a pending request answers that one.",
-      input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionIdParam, ...PromotionRequestInputSchema.properties }),
+      input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionRefArg, ...PromotionRequestInputSchema.properties }),
       output: ref(PromotionRequestSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal, { websiteId, versionId, note }) =>
-        (await promotionRequests.request(principal, websiteId, versionId, note === undefined ? {} : { note })).request,
+        (await promotionRequests.request(principal, websiteId, String(versionId), note === undefined ? {} : { note })).request,
     }),
     defineTool({
       name: 'get_promotion_request',
@@ -59,10 +59,10 @@ export function approvalsTools({ promotionRequests, schedules }: { promotionRequ
       title: 'Make a version live at a set time',
       description:
         'When the user wants a version live at a given time (a launch, a menu from Monday): the version goes live within the minute after promoteAt, on the server, with nobody connected. versionId is its id or number (publish with promote false first). Until then the live version stays; list_schedules shows what is planned and how each ran, cancel_schedule takes one back. A schedule promotes as you: it fails if you may no longer edit the site.',
-      input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionIdParam, promoteAt: PromoteAtParam }),
+      input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionRefArg, promoteAt: PromoteAtParam }),
       output: ref(ScheduleSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      run: (principal, { websiteId, versionId, promoteAt }) => schedules.schedule(principal, websiteId, versionId, promoteAt),
+      run: (principal, { websiteId, versionId, promoteAt }) => schedules.schedule(principal, websiteId, String(versionId), promoteAt),
     }),
     defineTool({
       name: 'list_schedules',

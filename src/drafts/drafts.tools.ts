@@ -12,7 +12,7 @@ import { FileContentSchema, LineRangeQuery } from '../editing/editing.schemas.ts
 import { type AnyMcpTool, defineTool, READ_ONLY, toolArgs } from '../mcp/tool-definition.ts'
 import { PublishFileSchema } from '../publishing/publishing.schemas.ts'
 import type { VersionFiles } from '../websites/version-files.ts'
-import { PublishVersionResultSchema, VersionIdParam, WebsiteIdParam } from '../websites/websites.schemas.ts'
+import { PublishVersionResultSchema, VersionRefArg, WebsiteIdParam } from '../websites/websites.schemas.ts'
 import type { DraftFiles } from './draft-files.ts'
 import type { DraftsService } from './drafts.service.ts'
 import {
@@ -79,11 +79,11 @@ Answers draftId, previewUrl, expiresAt (${ttlDays} days after the last write) an
       name: 'read_file',
       toolset: 'drafts',
       title: 'Read a file of a draft or a version',
-      description: `Read one file of a draft (draftId) or of a published version (versionId): give exactly one. Text comes as text, whole or limit lines (at most ${READ_LINES_MAX}) from line offset (counted from 1), with lines {from, to, total}: read a long file in ranges. Anything else comes whole as base64. Its sha256 lets write_file or a publish reuse the bytes without sending them.`,
+      description: `Read one file of a draft (draftId) or a version (versionId): give exactly one. Text comes as text, whole or limit lines (at most ${READ_LINES_MAX}) from line offset (counted from 1), with lines {from, to, total}: read a long file in ranges. Anything else comes whole as base64. Its sha256 lets write_file or a publish reuse the bytes without sending them.`,
       input: toolArgs({
         websiteId: WebsiteIdParam,
         draftId: Type.Optional(DraftIdParam),
-        versionId: Type.Optional(VersionIdParam),
+        versionId: Type.Optional(VersionRefArg),
         path: PublishFileSchema.properties.path,
         ...LineRangeQuery.properties,
       }),
@@ -91,7 +91,7 @@ Answers draftId, previewUrl, expiresAt (${ttlDays} days after the last write) an
       hints: READ_ONLY,
       run: (principal, { websiteId, draftId, versionId, path, ...range }) => {
         if (draftId !== undefined && versionId === undefined) return draftFiles.read(principal, websiteId, draftId, path, range)
-        if (versionId !== undefined && draftId === undefined) return versionFiles.read(principal, websiteId, versionId, path, range)
+        if (versionId !== undefined && draftId === undefined) return versionFiles.read(principal, websiteId, String(versionId), path, range)
         const problem = draftId === undefined ? 'is required unless versionId is given' : 'cannot be given with versionId: read one file at a time'
         throw validationFailed({ draftId: problem })
       },

@@ -27,6 +27,14 @@ export const FileSetRefParam = Type.String({
   maxLength: ID_MAX_CHARS,
   description: 'A version id (job_...), a version number (e.g. 2) or a draft id (drf_...).',
 })
+/**
+ * A version (or, for FileSetRefArg, a draft) named in a tool's arguments: agents write a version
+ * number as a number, so a number is taken as well as the text a path parameter carries. Tools
+ * hand the services String() of it.
+ */
+const refArg = (description: string) => Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], { description })
+export const VersionRefArg = refArg('Version id (job_...) or number.')
+export const FileSetRefArg = refArg('Version id (job_...) or number, or draft id (drf_...).')
 export const JobIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Job id (job_...), also the id of the version the job produced.' })
 export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX_CHARS, description: 'A site name or draft slug.' })
 

@@ -79,6 +79,22 @@ for (const store of STORES) {
         assert.match(compared.data.files[1].diff, /-Tue 8-6\n\+Tue closed\n/)
         const rest = await server.api('GET', `/v1/websites/${site.websiteId}/versions/1/diff/${patched.data.jobId}`, { token: owner.token })
         assert.deepEqual(compared.data, rest.body, 'the same answer as REST')
+
+        // Version numbers may be given as numbers, as agents write them.
+        const byNumber = await call(client, 'diff_versions', { websiteId: site.websiteId, from: 1, to: 2 })
+        assert.equal(byNumber.isError, false, JSON.stringify(byNumber.data))
+        assert.deepEqual(byNumber.data, compared.data)
+        const read = await call(client, 'read_file', { websiteId: site.websiteId, versionId: 2, path: 'hours.txt' })
+        assert.equal(read.isError, false, JSON.stringify(read.data))
+        assert.match(read.data.content, /Tue closed/)
+        const rolledBack = await call(client, 'promote_version', { websiteId: site.websiteId, versionId: 1 })
+        assert.equal(rolledBack.isError, false, JSON.stringify(rolledBack.data))
+        assert.equal(rolledBack.data.version, 1)
+        for (const versionId of [0, -1, 1.5]) {
+          const refused = await call(client, 'promote_version', { websiteId: site.websiteId, versionId })
+          assert.equal(refused.isError, true, String(versionId))
+          assert.equal(refused.data.error.code, 'VALIDATION_FAILED', String(versionId))
+        }
       })
 
       it('refuses what REST refuses, with the same envelope: a stale base, a bad change, files with changes', async () => {

@@ -56,7 +56,7 @@ export function draftsRoutes({ drafts, draftFiles }: { drafts: DraftsService; dr
           body: ref(CreateDraftRequestSchema),
           response: {
             201: success(DraftSchema, 'The draft, with its files (all unchanged).'),
-            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'NOT_FOUND', 'DRAFT_LIMIT_REACHED']),
+            ...errorResponses([...AUTH_ERRORS, ...BODY_ERRORS, 'BAD_REQUEST', 'NOT_FOUND', 'DRAFT_LIMIT_REACHED']),
           },
         },
       },

@@ -422,6 +422,20 @@ for (const store of STORES) {
       assert.ok(!JSON.stringify(doc).includes('x-plinth-optional-body'), 'the marker itself is not published')
     })
 
+    test('every operation that takes a time to come (expiresAt, promoteAt) lists the 400 BAD_REQUEST a past or unreadable one gets', () => {
+      const schemaOf = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema)
+      const timed: string[] = []
+      for (const operations of Object.values(doc.paths) as any[]) {
+        for (const operation of Object.values<any>(operations)) {
+          const body = schemaOf(operation?.requestBody?.content?.['application/json']?.schema)
+          if (!body?.properties || !['expiresAt', 'promoteAt'].some((field) => field in body.properties)) continue
+          timed.push(operation.operationId)
+          assert.match(operation.responses['400']?.description ?? '', /`BAD_REQUEST`/, `${operation.operationId} lists BAD_REQUEST`)
+        }
+      }
+      assert.deepEqual(timed.sort(), ['createDraft', 'createWebsiteVersion', 'promoteWebsiteVersion', 'setPreviewExpiry', 'updateDraft'])
+    })
+
     test('createWebsite documents 201, 409, 422 and 429', () => {
       const createWebsite = doc.paths['/v1/websites']?.post
       const responses = createWebsite.responses

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import http from 'node:http'
 import { after, before, describe, test } from 'node:test'
 import { createSite } from '../helpers/factories.ts'
-import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
+import { bundle, SITE_DOMAIN, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 import { alertText, uniqueEmail, WebVisitor } from '../helpers/web.ts'
 import { TestDnsServer } from './dns-server.ts'
@@ -125,6 +125,9 @@ for (const store of STORES) {
     test('the TLS question answers 200 only for verified domains and live site addresses, 400 for garbage', async () => {
       const site = await publishSite('Tls Ask Site')
       assert.equal(await ask(`${site.slug}.plinth.test`), 200, 'a live site address')
+      assert.equal(await ask(`${site.slug}.${SITE_DOMAIN}`), 200, '{slug}.{site_domain}, port and all')
+      assert.equal(await ask(`no-such-site.${SITE_DOMAIN}`), 404)
+      assert.equal(await ask(`${site.slug}.plinth.test:port`), 400, 'a port is digits')
       assert.equal(await ask(`${site.slug}--v1.plinth.test`), 404, 'previews are covered by the wildcard certificate')
       assert.equal(await ask('no-such-site.plinth.test'), 404)
       assert.equal(await ask('a.b.plinth.test'), 404)

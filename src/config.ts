@@ -212,7 +212,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
   const dnsServers = parseDnsServers(env.PLINTH_DNS_SERVERS ?? '')
   if (dnsServers.invalid.length) {
     problems.push(
-      `PLINTH_DNS_SERVERS must list IP addresses, each with an optional :port (IPv6 as [addr]:port), got ${dnsServers.invalid.map((s) => `"${s}"`).join(', ')}`,
+      `PLINTH_DNS_SERVERS must list IP addresses or host names, each with an optional :port (IPv6 as [addr]:port), got ${dnsServers.invalid.map((s) => `"${s}"`).join(', ')}`,
     )
   }
 
@@ -293,25 +293,32 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
   return Object.freeze(config)
 }
 
+/** A host name as a DNS server may be named: dot-separated labels of letters, digits and inner hyphens. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i
+
 /**
- * `PLINTH_DNS_SERVERS`: comma-separated `addr`, `addr:port`, `[v6addr]` or `[v6addr]:port`. Only IP
- * addresses: the resolver is what turns names into addresses, so it cannot start from a name.
+ * `PLINTH_DNS_SERVERS`: comma-separated `host`, `host:port`, `[v6addr]` or `[v6addr]:port`, where a
+ * host is an IPv4 address or a name (`unbound:53` in a container network), which the system's
+ * resolver turns into an address at each check (domains/dns-check.ts). Entries come out as
+ * `host:port`, IPv6 in brackets, names lowercased.
  */
 function parseDnsServers(raw: string): { servers: string[]; invalid: string[] } {
   const servers: string[] = []
   const invalid: string[] = []
   for (const entry of raw.split(',').map((s) => s.trim())) {
     if (entry === '') continue
-    // `[v6]:port`, `v4:port`, or an address alone (a bare IPv6 address takes no port).
+    // `[v6]:port`, `host:port`, or a host alone (a bare IPv6 address takes no port).
     const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry)
     const plain = /^([^:[\]]+)(?::(\d{1,5}))?$/.exec(entry)
     const match = bracketed ?? plain
-    const address = match?.[1] ?? entry
+    const host = match?.[1] ?? entry
     const portText = match?.[2]
-    const family = isIP(address)
+    const family = isIP(host)
     const port = portText === undefined ? 53 : Number(portText)
-    if (family === 0 || (bracketed && family !== 6) || (plain && family !== 4) || port < 1 || port > 65535) invalid.push(entry)
-    else servers.push(family === 6 ? `[${address}]:${port}` : `${address}:${port}`)
+    // A name of digits and dots alone is a malformed address, not a name.
+    const named = plain !== null && family === 0 && HOST_NAME.test(host) && !/^[\d.]+$/.test(host)
+    if ((family === 0 && !named) || (bracketed && family !== 6) || port < 1 || port > 65535) invalid.push(entry)
+    else servers.push(family === 6 ? `[${host}]:${port}` : `${host.toLowerCase()}:${port}`)
   }
   return { servers, invalid }
 }

@@ -3,7 +3,8 @@
  * at `PLINTH_DNS_SERVERS` when set, with a short timeout and a bounded number of tries, and the
  * whole question is cut off after a few seconds: the owner is waiting on a page for the answer.
  */
-import { Resolver } from 'node:dns/promises'
+import { lookup, Resolver } from 'node:dns/promises'
+import { isIP } from 'node:net'
 import { challengeRecordName } from './domain-names.ts'
 import { clipped } from '../core/text.ts'
 
@@ -16,7 +17,7 @@ export interface ChallengeChecker {
 }
 
 export interface DnsCheckOptions {
-  /** `addr:port` entries (config.dnsServers); empty: the system's resolver. */
+  /** `host:port` entries (config.dnsServers), a host an address or a name; empty: the system's resolver. */
   servers: readonly string[]
   /** The first try's timeout per server; c-ares doubles it for each retry. */
   timeoutMs: number
@@ -34,7 +35,19 @@ const SHOWN_VALUES = 3
 const SHOWN_VALUE_CHARS = 80
 
 /** Error codes of node's resolver that mean "the DNS could not be asked", not "the answer is no". */
-const UNREACHABLE = new Set(['ETIMEOUT', 'ECONNREFUSED', 'ESERVFAIL', 'EREFUSED', 'ECANCELLED', 'EBADRESP', 'ECONNRESET', 'EFORMERR', 'ENOTIMP', 'EDEADLINE'])
+const UNREACHABLE = new Set([
+  'ETIMEOUT',
+  'ECONNREFUSED',
+  'ESERVFAIL',
+  'EREFUSED',
+  'ECANCELLED',
+  'EBADRESP',
+  'ECONNRESET',
+  'EFORMERR',
+  'ENOTIMP',
+  'EDEADLINE',
+  'ENOSERVER',
+])
 
 export class DnsChallengeChecker implements ChallengeChecker {
   constructor(private readonly options: DnsCheckOptions) {}
@@ -67,22 +80,46 @@ export class DnsChallengeChecker implements ChallengeChecker {
     }
   }
 
-  /** One resolver per question: cancelling it ends only this question's queries. */
+  /** One resolver per question: cancelling it ends only this question's queries. The deadline covers finding named servers too. */
   private async resolveTxt(name: string): Promise<string[][]> {
     const resolver = new Resolver({ timeout: this.options.timeoutMs, tries: this.options.tries })
-    if (this.options.servers.length) resolver.setServers([...this.options.servers])
     let timer: NodeJS.Timeout | undefined
+    let cutOff = false
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        cutOff = true
         resolver.cancel()
         reject(Object.assign(new Error('DNS deadline passed'), { code: 'EDEADLINE' }))
       }, this.options.deadlineMs)
     })
+    const asked = (async () => {
+      if (this.options.servers.length) resolver.setServers((await Promise.all(this.options.servers.map(serverAddresses))).flat())
+      if (cutOff) throw Object.assign(new Error('DNS deadline passed'), { code: 'EDEADLINE' })
+      return resolver.resolveTxt(name)
+    })()
     try {
-      return await Promise.race([resolver.resolveTxt(name), deadline])
+      return await Promise.race([asked, deadline])
     } finally {
       clearTimeout(timer)
     }
+  }
+}
+
+/**
+ * A server of PLINTH_DNS_SERVERS as the resolver takes it: an address as it is, a name looked up
+ * with the system's resolver now (a container's address may change between checks), every
+ * address it has, which the resolver tries in turn; ENOSERVER when it has none.
+ */
+async function serverAddresses(server: string): Promise<string[]> {
+  const at = server.lastIndexOf(':')
+  const host = server.slice(0, at)
+  const port = server.slice(at)
+  if (host.startsWith('[') || isIP(host) !== 0) return [server]
+  try {
+    const found = await lookup(host, { all: true })
+    return found.map(({ address, family }) => (family === 6 ? `[${address}]${port}` : `${address}${port}`))
+  } catch {
+    throw Object.assign(new Error(`the DNS server ${host} could not be found`), { code: 'ENOSERVER' })
   }
 }
 
@@ -90,6 +127,8 @@ function describeFailure(name: string, code: string | undefined): string {
   const wait = 'New records can take a few minutes to appear; verify again then.'
   if (code === 'ENOTFOUND') return `No DNS record named ${name} exists yet. Create the TXT record shown here. ${wait}`
   if (code === 'ENODATA') return `${name} has no TXT record. Create the TXT record shown here. ${wait}`
+  if (code === 'ENOSERVER')
+    return `The DNS server this instance asks (PLINTH_DNS_SERVERS) could not be found by its name, so ${name} could not be checked. Try again in a minute.`
   if (code !== undefined && UNREACHABLE.has(code)) {
     return `The DNS could not be asked about ${name} (${code === 'EDEADLINE' ? 'no answer in time' : code}), so the record could not be checked. Try again in a minute.`
   }

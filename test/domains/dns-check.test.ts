@@ -87,16 +87,39 @@ describe('DNS challenge check', () => {
     }
   })
 
-  test('PLINTH_DNS_SERVERS takes IP addresses with optional ports, IPv6 in brackets; empty is the system resolver', () => {
+  test('PLINTH_DNS_SERVERS takes IP addresses and host names with optional ports, IPv6 in brackets; empty is the system resolver', () => {
     assert.deepEqual(loadConfig({}).dnsServers, [])
-    assert.deepEqual(loadConfig({ PLINTH_DNS_SERVERS: '192.0.2.53, 192.0.2.54:5353,[2001:db8::53]:53, 2001:db8::54' }).dnsServers, [
-      '192.0.2.53:53',
-      '192.0.2.54:5353',
-      '[2001:db8::53]:53',
-      '[2001:db8::54]:53',
-    ])
-    for (const bad of ['dns.example.com', '192.0.2.53:0', '192.0.2.53:65536', '[192.0.2.53]', '[2001:db8::53']) {
-      assert.throws(() => loadConfig({ PLINTH_DNS_SERVERS: bad }), /PLINTH_DNS_SERVERS must list IP addresses/, bad)
+    assert.deepEqual(
+      loadConfig({ PLINTH_DNS_SERVERS: '192.0.2.53, 192.0.2.54:5353,[2001:db8::53]:53, 2001:db8::54, Unbound, dns.example.com:5353' }).dnsServers,
+      ['192.0.2.53:53', '192.0.2.54:5353', '[2001:db8::53]:53', '[2001:db8::54]:53', 'unbound:53', 'dns.example.com:5353'],
+    )
+    for (const bad of [
+      'dns_1.example.com',
+      '-dns.example.com',
+      'dns..example',
+      '192.0.2.53:0',
+      '192.0.2.53:65536',
+      '192.0.2',
+      '[192.0.2.53]',
+      '[2001:db8::53',
+      '[dns.example.com]:53',
+    ]) {
+      assert.throws(() => loadConfig({ PLINTH_DNS_SERVERS: bad }), /PLINTH_DNS_SERVERS must list IP addresses or host names/, bad)
     }
+  })
+
+  test('a server given by name is looked up at each check; a name that does not resolve is reported as unreachable', async () => {
+    dns.txt.set('_plinth-challenge.named.example', [[CHALLENGE]])
+    const port = dns.address.split(':').at(-1)!
+    const named = new DnsChallengeChecker({ servers: loadConfig({ PLINTH_DNS_SERVERS: `localhost:${port}` }).dnsServers, ...DNS_CHECK_TIMING })
+    assert.deepEqual(await named.check('named.example', CHALLENGE), { found: true })
+    assert.ok(dns.asked.includes('_plinth-challenge.named.example'), 'the server the name stands for was asked')
+
+    const nowhere = new DnsChallengeChecker({ servers: ['no-such-dns-server.invalid:53'], ...DNS_CHECK_TIMING })
+    const result = await nowhere.check('named.example', CHALLENGE)
+    assert.equal(result.found, false)
+    assert.equal(!result.found && result.unreachable, true)
+    // Where the system's resolver itself cannot answer in time, the deadline speaks instead.
+    assert.match(!result.found ? result.problem : '', /The DNS server this instance asks \(PLINTH_DNS_SERVERS\) could not be found|no answer in time/)
   })
 })

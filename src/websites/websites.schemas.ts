@@ -27,11 +27,7 @@ export const FileSetRefParam = Type.String({
   maxLength: ID_MAX_CHARS,
   description: 'A version id (job_...), a version number (e.g. 2) or a draft id (drf_...).',
 })
-/**
- * A version (or, for FileSetRefArg, a draft) named in a tool's arguments: agents write a version
- * number as a number, so a number is taken as well as the text a path parameter carries. Tools
- * hand the services String() of it.
- */
+/** A version (or a draft) in a tool's arguments: a number as agents write it, or the text of a path parameter; tools pass String() of it on. */
 const refArg = (description: string) => Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], { description })
 export const VersionRefArg = refArg('Version id (job_...) or number.')
 export const FileSetRefArg = refArg('Version id (job_...) or number, or draft id (drf_...).')

@@ -123,10 +123,10 @@ export class PromotionRequests {
    * failure is the caller's.
    */
   async approve(principal: Principal, websiteId: string, requestId: string): Promise<PromotionRequest> {
-    const { access, repo, promotion, webhookEvents, now } = this.options
+    const { access, repo, promotion, webhookEvents } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
     const row = await this.find(site.id, requestId)
-    const decided = { status: 'approved' as const, decided_by: principal.userId, decided_at: now().toISOString(), reason: null }
+    const decided = this.decision(principal, 'approved', null)
     if (!(await repo.decide(repo.db, row.id, decided))) throw notPending(row)
     try {
       await promotion.promote(principal, site.id, row.version_id)
@@ -145,13 +145,13 @@ export class PromotionRequests {
    * The requester asked for exactly this, and no one is left to approve a version already live.
    */
   async approveByPromotion(principal: Principal, websiteId: string, versionId: string): Promise<void> {
-    const { access, repo, webhookEvents, now } = this.options
+    const { access, repo, webhookEvents } = this.options
     if (!(await repo.pendingFor(repo.db, websiteId, versionId))) return
     const site = await access.requireSite(principal, websiteId, 'see')
     await repo.transaction(async (trx) => {
       const pending = await repo.pendingFor(trx, site.id, versionId)
       if (!pending) return
-      const decided = { status: 'approved' as const, decided_by: principal.userId, decided_at: now().toISOString(), reason: null }
+      const decided = this.decision(principal, 'approved', null)
       if (await repo.decide(trx, pending.id, decided))
         await webhookEvents.emit(trx, site.id, 'promotion.decided', { ...this.view(site.slug, { ...pending, ...decided }) })
     })
@@ -175,16 +175,21 @@ export class PromotionRequests {
     status: 'declined' | 'cancelled',
     reason: string | null,
   ): Promise<PromotionRequest> {
-    const { access, repo, webhookEvents, now } = this.options
+    const { access, repo, webhookEvents } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
     const row = await this.find(site.id, requestId)
-    const closed = { status, decided_by: principal.userId, decided_at: now().toISOString(), reason }
+    const closed = this.decision(principal, status, reason)
     const view = this.view(site.slug, { ...row, ...closed })
     await repo.transaction(async (trx) => {
       if (!(await repo.decide(trx, row.id, closed))) throw notPending(row)
       await webhookEvents.emit(trx, site.id, 'promotion.decided', { ...view })
     })
     return view
+  }
+
+  /** The columns an outcome sets: who decided it, now, and why. */
+  private decision<S extends Exclude<PromotionRequestStatus, 'pending'>>(principal: Principal, status: S, reason: string | null) {
+    return { status, decided_by: principal.userId, decided_at: this.options.now().toISOString(), reason }
   }
 
   private async find(websiteId: string, requestId: string): Promise<PromotionRequestRow> {

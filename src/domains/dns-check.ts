@@ -89,12 +89,12 @@ export class DnsChallengeChecker implements ChallengeChecker {
       timer = setTimeout(() => {
         cutOff = true
         resolver.cancel()
-        reject(Object.assign(new Error('DNS deadline passed'), { code: 'EDEADLINE' }))
+        reject(deadlinePassed())
       }, this.options.deadlineMs)
     })
     const asked = (async () => {
       if (this.options.servers.length) resolver.setServers((await Promise.all(this.options.servers.map(serverAddresses))).flat())
-      if (cutOff) throw Object.assign(new Error('DNS deadline passed'), { code: 'EDEADLINE' })
+      if (cutOff) throw deadlinePassed()
       return resolver.resolveTxt(name)
     })()
     try {
@@ -104,6 +104,8 @@ export class DnsChallengeChecker implements ChallengeChecker {
     }
   }
 }
+
+const deadlinePassed = () => Object.assign(new Error('DNS deadline passed'), { code: 'EDEADLINE' })
 
 /**
  * A server of PLINTH_DNS_SERVERS as the resolver takes it: an address as it is, a name looked up

@@ -75,10 +75,13 @@ export function checkDomain(input: string, rules: DomainRules): DomainCheck {
   return { domain: ascii }
 }
 
-/** The host name a TLS or serving question asks about, lowercased without a trailing dot; null when it cannot be a host name at all. */
+/**
+ * The host name a TLS or serving question asks about, as a Host value gives it (hostName: lowercased,
+ * a port and a trailing dot set aside, since a certificate names no port); null when it cannot be a host name at all.
+ */
 export function requestedHost(value: string): string | null {
-  const name = value.toLowerCase().replace(/\.$/, '')
-  if (name === '' || name.length > DOMAIN_MAX || !/^[a-z0-9.-]+$/.test(name)) return null
+  const name = hostName(value)
+  if (name === null || name.length > DOMAIN_MAX || !/^[a-z0-9.-]+$/.test(name)) return null
   return name.split('.').every((label) => label !== '' && label.length <= DOMAIN_LABEL_MAX) ? name : null
 }
 

@@ -15,9 +15,7 @@ export function tlsAskRoutes(served: Pick<ServedDomains, 'isCertificateAllowed'>
   return async (app: FastifyInstance) => {
     app.get<{ Querystring: { domain?: unknown } }>('/tls/ask', { schema: { hide: true } }, async (request, reply) => {
       const given = request.query.domain
-      // A port is no part of a certificate's name: `{slug}.{site_domain}` may be asked with the
-      // site domain's port (localhost:8080), and is answered for the host name.
-      const host = typeof given === 'string' ? requestedHost(given.replace(/:\d{1,5}$/, '')) : null
+      const host = typeof given === 'string' ? requestedHost(given) : null
       if (host === null) throw new AppError('BAD_REQUEST', 'Give one host name as the domain query parameter: /tls/ask?domain=www.example.com.')
       reply.header('Cache-Control', 'no-store')
       if (!(await served.isCertificateAllowed(host))) throw new AppError('NOT_FOUND', `${host} is not served here.`)

@@ -4,11 +4,9 @@ import { DATE_TIME_MAX_CHARS, DRAFTS_PER_SITE, ID_MAX_CHARS, MAX_PATH_CHARS, VER
 import { Nullable, ref, Timestamp, WarningSchema } from '../core/schemas.ts'
 import { TextEditsField } from '../editing/editing.schemas.ts'
 import { PublishFileSchema, VendorField } from '../publishing/publishing.schemas.ts'
+import { versionRef } from '../websites/websites.schemas.ts'
 
 export const DraftIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Draft id (drf_...).' })
-
-/** A version as a draft names its base: by id or number, as everywhere versions are named. */
-const versionRef = (description: string) => Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], { description })
 
 /** An expiry a caller sets on a draft. */
 const draftExpiry = Type.String({
@@ -19,7 +17,7 @@ const draftExpiry = Type.String({
 
 export const CreateDraftRequestSchema = Type.Object(
   {
-    baseVersion: Type.Optional(versionRef('The version the draft starts from, by id (job_...) or number. Default: the live version.')),
+    baseVersion: Type.Optional(versionRef({ description: 'The version the draft starts from, by id (job_...) or number. Default: the live version.' })),
     expiresAt: Type.Optional(draftExpiry),
   },
   { $id: 'CreateDraftRequest', additionalProperties: false },

@@ -27,10 +27,12 @@ export const FileSetRefParam = Type.String({
   maxLength: ID_MAX_CHARS,
   description: 'A version id (job_...), a version number (e.g. 2) or a draft id (drf_...).',
 })
-/** A version (or a draft) in a tool's arguments: a number as agents write it, or the text of a path parameter; tools pass String() of it on. */
-const refArg = (description: string) => Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], { description })
-export const VersionRefArg = refArg('Version id (job_...) or number.')
-export const FileSetRefArg = refArg('Version id (job_...) or number, or draft id (drf_...).')
+/** A version as a body or a tool's arguments name it: its number (2, or "2") or its id (a draft id too, where a draft may stand in). */
+export const versionRef = (options: { description: string; $id?: string }) =>
+  Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], options)
+/** In a tool's arguments, where agents write numbers as numbers; tools pass String() of it on, as a path carries it. */
+export const VersionRefArg = versionRef({ description: 'Version id (job_...) or number.' })
+export const FileSetRefArg = versionRef({ description: 'Version id (job_...) or number, or draft id (drf_...).' })
 export const JobIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Job id (job_...), also the id of the version the job produced.' })
 export const SlugSuggestValue = Type.String({ minLength: 1, maxLength: DISPLAY_NAME_MAX_CHARS, description: 'A site name or draft slug.' })
 
@@ -118,10 +120,7 @@ export function publishRequestSchemas(limits: BundleLimits) {
 
 export type PublishRequestSchemas = ReturnType<typeof publishRequestSchemas>
 
-export const VersionRefSchema = Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], {
-  $id: 'VersionRef',
-  description: 'A version of the website: its number (2, or "2") or its id (job_...).',
-})
+export const VersionRefSchema = versionRef({ $id: 'VersionRef', description: 'A version of the website: its number (2, or "2") or its id (job_...).' })
 
 /** What the site check found in a version: its publish result and the version carry it. */
 const warningsField = Type.Array(ref(WarningSchema), {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Principal } from '../../src/core/principal.ts'
-import { addEditor, assertError, createSite, createToken, createUser, createVersion, type TestUser } from '../helpers/factories.ts'
+import { addEditor, assertError, createSite, createToken, createUser, createVersion, siteWithPreview, type TestUser } from '../helpers/factories.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
@@ -25,16 +25,9 @@ for (const store of STORES) {
       Promise.resolve({ userId: user.id, email: user.email, name: null, tokenId: 'web-session', access: 'both', capabilities: null, sites: null })
     const liveTitle = async (slug: string) => /<title>([^<]*)<\/title>/.exec((await server.site(slug)).body.toString())?.[1]
 
-    async function siteWithPreview() {
-      const owner = await createUser(server)
-      const site = await createSite(server, { owner, files: bundle('One') })
-      const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
-      return { owner, site, preview }
-    }
-
     /** A site with a preview, an agent's token that may ask for it, an editor, and a webhook recording `events`. */
     async function askingSite(events: string[]) {
-      const { owner, site, preview } = await siteWithPreview()
+      const { owner, site, preview } = await siteWithPreview(server)
       const agent = await createToken(server, owner, { capabilities: ['read', 'preview'] })
       const editor = await addEditor(server, site.websiteId)
       const hook = await server.api('POST', `/v1/websites/${site.websiteId}/webhooks`, {
@@ -46,7 +39,7 @@ for (const store of STORES) {
     }
 
     test('a request is pending, approved by a person it goes live, and the caller reads approved', async () => {
-      const { owner, site, preview } = await siteWithPreview()
+      const { owner, site, preview } = await siteWithPreview(server)
       const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, {
         token: owner.token,
         body: { note: 'New opening hours' },
@@ -82,7 +75,7 @@ for (const store of STORES) {
     })
 
     test('a declined request keeps the live version and tells the reason', async () => {
-      const { owner, site, preview } = await siteWithPreview()
+      const { owner, site, preview } = await siteWithPreview(server)
       const editor = await addEditor(server, site.websiteId)
       const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.version}/promotion-request`, { token: owner.token })
       assert.equal(asked.status, 201, asked.text)
@@ -166,7 +159,7 @@ for (const store of STORES) {
     })
 
     test('a decided request cannot be withdrawn; an unknown one is 404', async () => {
-      const { owner, site, preview } = await siteWithPreview()
+      const { owner, site, preview } = await siteWithPreview(server)
       const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: owner.token })
       await server.server.services.promotionRequests.decline(await person(owner), site.websiteId, asked.body.requestId, 'Not yet')
       const path = `/v1/websites/${site.websiteId}/promotion-requests/${asked.body.requestId}`
@@ -176,7 +169,7 @@ for (const store of STORES) {
     })
 
     test('a second request for a version with a pending one answers that one; the list shows them', async () => {
-      const { owner, site, preview } = await siteWithPreview()
+      const { owner, site, preview } = await siteWithPreview(server)
       const path = `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`
       const first = await server.api('POST', path, { token: owner.token, body: { note: 'a' } })
       const second = await server.api('POST', path, { token: owner.token, body: { note: 'b' } })
@@ -190,7 +183,7 @@ for (const store of STORES) {
     })
 
     test('approving a version superseded meanwhile still makes that version live', async () => {
-      const { owner, site, preview } = await siteWithPreview()
+      const { owner, site, preview } = await siteWithPreview(server)
       const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: owner.token })
       await createVersion(server, owner, site.websiteId, { files: bundle('Three') })
       assert.equal(await liveTitle(site.slug), 'Three')
@@ -199,7 +192,7 @@ for (const store of STORES) {
     })
 
     test('strangers get 404; unknown versions and requests are 404; bad notes are 422', async () => {
-      const { owner, site, preview } = await siteWithPreview()
+      const { owner, site, preview } = await siteWithPreview(server)
       const stranger = await createUser(server)
       const path = `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`
       assertError(await server.api('POST', path, { token: stranger.token }), 404, 'NOT_FOUND')
@@ -216,7 +209,7 @@ for (const store of STORES) {
     })
 
     test('a token with read and preview asks and reads; promoting, at once or later, needs promote', async () => {
-      const { owner, site, preview } = await siteWithPreview()
+      const { owner, site, preview } = await siteWithPreview(server)
       const agent = await createToken(server, owner, { name: 'agent', capabilities: ['read', 'preview'] })
       const asked = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: agent.token })
       assert.equal(asked.status, 201, asked.text)
@@ -241,7 +234,7 @@ for (const store of STORES) {
     })
 
     test('deleting a site takes its requests and schedules with it', async () => {
-      const { owner, site, preview } = await siteWithPreview()
+      const { owner, site, preview } = await siteWithPreview(server)
       await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promotion-request`, { token: owner.token })
       const later = new Date(Date.now() + 3_600_000).toISOString()
       const scheduled = await server.api('POST', `/v1/websites/${site.websiteId}/versions/${preview.jobId}/promote`, {

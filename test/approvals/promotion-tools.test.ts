@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import type { Principal } from '../../src/core/principal.ts'
-import { createSite, createToken, createUser, createVersion, type TestUser } from '../helpers/factories.ts'
+import { createSite, createToken, createUser, createVersion, siteWithPreview, type TestUser } from '../helpers/factories.ts'
 import { CLIENTS, call, connect, type McpClient } from '../helpers/mcp.ts'
 import { bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
@@ -38,8 +38,7 @@ for (const store of STORES) {
       after(() => client?.close())
 
       it('asks, and reads approved once a person approves; the version is live', async () => {
-        const site = await createSite(server, { owner, files: bundle('One') })
-        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        const { site, preview } = await siteWithPreview(server, owner)
         const asked = await call(client, 'request_promotion', { websiteId: site.websiteId, versionId: preview.jobId, note: 'Spring menu' })
         assert.equal(asked.isError, false, JSON.stringify(asked.data))
         assert.match(asked.data.requestId, /^prq_/)
@@ -58,8 +57,7 @@ for (const store of STORES) {
       })
 
       it('reads declined with the reason; the live version stays', async () => {
-        const site = await createSite(server, { owner, files: bundle('One') })
-        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        const { site, preview } = await siteWithPreview(server, owner)
         const asked = await call(client, 'request_promotion', { websiteId: site.websiteId, versionId: String(preview.version) })
         assert.equal(asked.data.note, null)
         await server.server.services.promotionRequests.decline(person(owner), site.websiteId, asked.data.requestId, 'Wrong prices')
@@ -70,8 +68,7 @@ for (const store of STORES) {
       })
 
       it('withdraws a pending request: cancelled, and a second withdrawal is NOT_PENDING', async () => {
-        const site = await createSite(server, { owner, files: bundle('One') })
-        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        const { site, preview } = await siteWithPreview(server, owner)
         const asked = await call(client, 'request_promotion', { websiteId: site.websiteId, versionId: preview.jobId })
         const withdrawn = await call(client, 'withdraw_promotion_request', { websiteId: site.websiteId, requestId: asked.data.requestId })
         assert.equal(withdrawn.isError, false, JSON.stringify(withdrawn.data))
@@ -105,8 +102,7 @@ for (const store of STORES) {
       })
 
       it('schedules a promotion, lists it as REST does, and cancels it; the live version stays', async () => {
-        const site = await createSite(server, { owner, files: bundle('One') })
-        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        const { site, preview } = await siteWithPreview(server, owner)
         const promoteAt = new Date(Date.now() + 3_600_000).toISOString()
         const scheduled = await call(client, 'schedule_promotion', { websiteId: site.websiteId, versionId: String(preview.version), promoteAt })
         assert.equal(scheduled.isError, false, JSON.stringify(scheduled.data))
@@ -137,8 +133,7 @@ for (const store of STORES) {
       })
 
       it('a bad promoteAt is BAD_REQUEST naming it, and a token that may not promote cannot schedule', async () => {
-        const site = await createSite(server, { owner, files: bundle('One') })
-        const preview = await createVersion(server, owner, site.websiteId, { files: bundle('Two'), promote: false })
+        const { site, preview } = await siteWithPreview(server, owner)
         for (const promoteAt of [new Date(Date.now() - 60_000).toISOString(), 'next monday', '2026-12-01T09:00:00']) {
           const refused = await call(client, 'schedule_promotion', { websiteId: site.websiteId, versionId: preview.jobId, promoteAt })
           assert.equal(refused.isError, true, promoteAt)

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { assertError, createSite, createUser, createVersion, type TestUser } from '../helpers/factories.ts'
+import { assertError, createSite, createUser, createVersion, siteWithPreview } from '../helpers/factories.ts'
 import { bundle, startOnStore, type TestServer, testConfig } from '../helpers/server.ts'
 import { createStore, STORES, type TestStore } from '../helpers/stores.ts'
 
@@ -42,12 +42,6 @@ for (const store of STORES) {
 
     const liveTitle = async (on: TestServer, slug: string) => /<title>([^<]*)<\/title>/.exec((await on.site(slug)).body.toString())?.[1]
 
-    async function siteWithPreview(on: TestServer, owner?: TestUser) {
-      const user = owner ?? (await createUser(on))
-      const site = await createSite(on, { owner: user, files: bundle('One') })
-      const preview = await createVersion(on, user, site.websiteId, { files: bundle('Two'), promote: false })
-      return { owner: user, site, preview }
-    }
     const schedule = (on: TestServer, token: string, websiteId: string, versionId: string, promoteAt: unknown) =>
       on.api('POST', `/v1/websites/${websiteId}/versions/${versionId}/promote`, { token, body: { promoteAt } })
 

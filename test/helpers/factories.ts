@@ -96,3 +96,11 @@ export async function siteWithMembers(server: TestServer, overrides: Parameters<
   const stranger = await createUser(server)
   return { site, owner, editor, stranger }
 }
+
+/** A site live at bundle('One') with a version for review, bundle('Two'), not promoted: what promotion requests and schedules start from. */
+export async function siteWithPreview(server: TestServer, owner?: TestUser) {
+  const user = owner ?? (await createUser(server))
+  const site = await createSite(server, { owner: user, files: bundle('One') })
+  const preview = await createVersion(server, user, site.websiteId, { files: bundle('Two'), promote: false })
+  return { owner: user, site, preview }
+}

@@ -21,7 +21,8 @@ import type { Warning } from '../core/schemas.ts'
 import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
 import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { FileSetComparison, VersionFiles } from '../websites/version-files.ts'
-import { findSiteVersion, type VersionPromotion } from '../websites/version-promotion.ts'
+import { type VersionPromotion } from '../websites/version-promotion.ts'
+import { requireVersion } from '../websites/version-refs.ts'
 import type { WebsitesRepository } from '../websites/websites.repository.ts'
 import type { ApprovalsRepository, PromotionRequestRow } from './approvals.repository.ts'
 import type { PromotionRequest } from './approvals.schemas.ts'
@@ -64,7 +65,7 @@ export class PromotionRequests {
   ): Promise<{ created: boolean; request: PromotionRequest }> {
     const { access, versions, repo, webhookEvents, now } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
-    const version = await findSiteVersion(versions, site.id, versionId)
+    const version = await requireVersion(versions, site.id, versionId)
     if (version.status !== 'ready') throw new AppError('VALIDATION_FAILED', 'Only a ready version can be promoted.', { fields: { versionId: 'is not ready' } })
     if (version.id === site.current_version_id) {
       throw new AppError('ALREADY_LIVE', `Version ${version.number} is the live version already: there is nothing to approve.`, {

@@ -18,7 +18,8 @@ import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
-import { findSiteVersion, type VersionPromoter } from '../websites/version-promotion.ts'
+import { type VersionPromoter } from '../websites/version-promotion.ts'
+import { requireVersion } from '../websites/version-refs.ts'
 import type { WebsitesRepository } from '../websites/websites.repository.ts'
 import type { ApprovalsRepository, ScheduleRow } from './approvals.repository.ts'
 import type { PreviewExpiry, Schedule } from './approvals.schemas.ts'
@@ -48,7 +49,7 @@ export class PromotionSchedules {
     const { access, versions, repo, now } = this.options
     const at = futureTime(promoteAt, now(), 'promoteAt')
     const site = await access.requireSite(principal, websiteId, 'edit')
-    const version = await findSiteVersion(versions, site.id, versionId)
+    const version = await requireVersion(versions, site.id, versionId)
     if (version.status !== 'ready') throw new AppError('VALIDATION_FAILED', 'Only a ready version can be promoted.', { fields: { versionId: 'is not ready' } })
     const row = {
       id: newId('sch'),
@@ -89,7 +90,7 @@ export class PromotionSchedules {
     const { access, versions, repo, siteEvents, now, config } = this.options
     const at = expiresAt === null ? null : futureTime(expiresAt, now(), 'expiresAt').toISOString()
     const site = await access.requireSite(principal, websiteId, 'edit')
-    const version = await findSiteVersion(versions, site.id, versionId)
+    const version = await requireVersion(versions, site.id, versionId)
     if (version.id === site.current_version_id && at !== null) {
       throw new AppError('ALREADY_LIVE', `Version ${version.number} is live: only a version that is not live can be given an expiry.`, {
         fields: { versionId: 'is live' },

@@ -36,3 +36,17 @@ export const LABEL_ID_CHARS = 10
 export const newLabelId = (prefix: 'drf'): string => `${prefix}_${randomText(LOWERCASE_BASE36, LABEL_ID_CHARS)}`
 
 export const nowIso = (): string => new Date().toISOString()
+
+/** The highest number a site's version can have: both databases keep it as a 32-bit integer. */
+export const VERSION_NUMBER_MAX = 2_147_483_647
+
+/** A version number as a path or a host label writes it: digits, no leading zero. */
+const VERSION_NUMBER_DIGITS = /^[1-9][0-9]*$/
+
+/**
+ * The number a text names when it is written as a version number (`2`, not `02` or `2.0`), null
+ * when it is not. A number past VERSION_NUMBER_MAX is returned as it is: it names no version.
+ */
+export function versionNumberOf(text: string): number | null {
+  return VERSION_NUMBER_DIGITS.test(text) ? Number(text) : null
+}

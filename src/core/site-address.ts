@@ -6,6 +6,7 @@
  */
 
 import transliterate from '@sindresorhus/transliterate'
+import { VERSION_NUMBER_MAX, versionNumberOf } from './ids.ts'
 
 export const SLUG_MIN = 3
 export const SLUG_MAX = 50
@@ -111,7 +112,8 @@ export interface SiteLabel {
   readonly version: number | null
 }
 
-const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/
+/** The longest version number a preview label can carry. */
+const VERSION_DIGITS_MAX = String(VERSION_NUMBER_MAX).length
 
 /** The host label of a site address: `slug` or `slug--v{n}`. */
 export function siteLabel(slug: string, version: number | null = null): string {
@@ -120,16 +122,15 @@ export function siteLabel(slug: string, version: number | null = null): string {
 
 /** Parses a host label (`slug` or `slug--v{n}`); null when it names no possible site. */
 export function parseSiteLabel(label: string): SiteLabel | null {
-  if (label.length < SLUG_MIN || label.length > SLUG_MAX + PREVIEW_MARK.length + 9) return null
+  if (label.length < SLUG_MIN || label.length > SLUG_MAX + PREVIEW_MARK.length + VERSION_DIGITS_MAX) return null
   const mark = label.indexOf('--')
   let slug = label
   let version: number | null = null
   if (mark !== -1) {
     slug = label.slice(0, mark)
     if (!label.startsWith(PREVIEW_MARK, mark)) return null
-    const number = label.slice(mark + PREVIEW_MARK.length)
-    if (!VERSION_NUMBER.test(number)) return null
-    version = Number(number)
+    version = versionNumberOf(label.slice(mark + PREVIEW_MARK.length))
+    if (version === null || version > VERSION_NUMBER_MAX) return null
   }
   if (slug.length < SLUG_MIN || slug.length > SLUG_MAX || !SHAPE.test(slug)) return null
   return { slug, version }

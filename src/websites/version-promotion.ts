@@ -9,11 +9,11 @@ import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
 import { quoted } from '../core/text.ts'
 import type { WebsiteAccess } from '../db/access.ts'
-import type { VersionRow } from '../db/types.ts'
 import { collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
+import { requireVersion } from './version-refs.ts'
 import type { CollectionNames } from './website-publishing.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
 import type { Version } from './websites.schemas.ts'
@@ -32,22 +32,6 @@ export interface VersionPromotionOptions {
   webhookEvents: WebhookEvents
 }
 
-/** A version number given where a version id is expected. */
-const VERSION_NUMBER = /^[1-9][0-9]{0,8}$/
-
-/** A version of a site by its id (job_...) or its number: NOT_FOUND when the site has none such. */
-export async function findSiteVersion(repo: WebsitesRepository, websiteId: string, versionId: string): Promise<VersionRow> {
-  const byNumber = VERSION_NUMBER.test(versionId)
-  const version = byNumber ? await repo.findVersionByNumber(websiteId, Number(versionId)) : await repo.findVersion(websiteId, versionId)
-  if (version) return version
-  throw new AppError(
-    'NOT_FOUND',
-    byNumber
-      ? `This website has no version ${versionId}.`
-      : `Version ${quoted(versionId, 60)} not found: give a version id (job_...) or a version number of this website.`,
-  )
-}
-
 /** What makes a stored version live, as routes, tools and schedules call it. */
 export interface VersionPromoter {
   /** Makes a stored version the live one. `versionId` is a version id (job_...) or a version number. */
@@ -61,7 +45,7 @@ export class VersionPromotion implements VersionPromoter {
   async promote(principal: Principal, websiteId: string, versionId: string): Promise<Version> {
     const { config, access, repo, siteEvents, purge } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
-    const version = await findSiteVersion(repo, site.id, versionId)
+    const version = await requireVersion(repo, site.id, versionId)
     if (version.status !== 'ready') throw new AppError('VALIDATION_FAILED', 'Only a ready version can be promoted.', { fields: { versionId: 'is not ready' } })
     const files = await repo.filesOf([version.id])
     await this.assertNoReservedPaths(site.id, version.number, files)

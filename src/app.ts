@@ -33,6 +33,7 @@ import { CLIENT_ONLY_KEYWORD, mergeClientOnlyConstraints, SHARED_SCHEMAS } from 
 import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { optionalBodies, success, TOKEN_SCOPE, wildcardAsPath } from './http/openapi.ts'
 import { registerJsonBody } from './http/json-body.ts'
+import { refuseNulCharacters } from './http/nul-guard.ts'
 import { lazySerializers, lazyValidators } from './http/lazy-compilers.ts'
 import { assetsRoutes } from './images/assets.routes.ts'
 import { ASSET_SCHEMAS } from './images/assets.schemas.ts'
@@ -215,6 +216,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
       v1.addHook('onRequest', authenticate(config, services.tokens, 'rest'))
       // Every route below says what it needs of a token (core/capability-map.ts), and is held to it.
       requireCapabilities(v1)
+      refuseNulCharacters(v1)
       await v1.register(websitesRoutes(services, publishSchemas))
       await v1.register(draftsRoutes(services))
       await v1.register(versionFilesRoutes(services.versionFiles))

@@ -18,6 +18,7 @@ import type { Principal } from '../core/principal.ts'
 import { type CapabilityNeed, mayEverCall, requireCapability } from '../core/capabilities.ts'
 import { toolNeed } from '../core/capability-map.ts'
 import { AppError } from '../core/errors.ts'
+import { nulFieldRefusal } from '../core/nul-characters.ts'
 import { mergeClientOnlyConstraints } from '../core/schemas.ts'
 import { validationError } from '../http/errors.http.ts'
 import { resultShape, type SchemaRegistry, selfContained, withoutRepeatedDescriptions } from './json-schema.ts'
@@ -172,6 +173,8 @@ export function createMcpServerFactory({ tools, registry, version, logError, sit
     try {
       const input = args ?? {}
       if (!check(input)) throw validationError(check.errors ?? [])
+      const nulRefusal = nulFieldRefusal(input, 'arguments')
+      if (nulRefusal) throw nulRefusal
       requireCapability(principal, need, input)
       const result: unknown = await tool.run(principal, input)
       return result instanceof WithImages ? toolResult(result.value as object, result.images) : toolResult(result as object)

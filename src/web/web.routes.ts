@@ -15,6 +15,7 @@ import type { AccountsService } from '../auth/accounts.service.ts'
 import type { TokensService } from '../auth/tokens.service.ts'
 import type { Config } from '../config.ts'
 import { AppError } from '../core/errors.ts'
+import { refuseNulCharacters } from '../http/nul-guard.ts'
 import { apiHostTest, pathKind } from '../http/api-paths.ts'
 import { checkOrigin } from '../http/origins.ts'
 import type { OAuthEndpoint } from '../oauth/oauth.routes.ts'
@@ -132,6 +133,7 @@ export async function createWebSite(app: FastifyInstance, options: WebSiteOption
         await resolveAccount(request)
       })
       site.setErrorHandler((error, request, reply) => sendErrorPage(web, request, reply, error as FastifyError))
+      refuseNulCharacters(site)
       await site.register(publicRoutes(web, docs, home, assets.files))
       await site.register(signInRoutes(web))
       // The pages of a signed-in person, in one scope that sends anyone else to sign in.

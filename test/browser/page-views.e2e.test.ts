@@ -312,7 +312,7 @@ for (const store of STORES) {
       const base = `/v1/websites/${site.websiteId}/versions`
       const get = (path: string, token = site.owner.token) => server.api('GET', path, { token })
       const launches = server.server.services.pageViews.stats().launches
-      assertError(await get(`${base}/7/screenshot`), 404, 'NOT_FOUND', /Version "7"/)
+      assertError(await get(`${base}/7/screenshot`), 404, 'NOT_FOUND', /^This website has no version 7\./)
       assertError(await get(`${base}/job_nope/browser-report`), 404, 'NOT_FOUND')
       assertError(await get(`${base}/drf_nope/screenshot`), 404, 'NOT_FOUND')
       assertError(await get(`${base}/1/screenshot?path=/missing.html`), 404, 'NOT_FOUND', /missing\.html/)

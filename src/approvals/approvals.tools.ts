@@ -29,7 +29,7 @@ export function approvalsTools({ promotionRequests, schedules }: { promotionRequ
       output: ref(PromotionRequestSchema),
       hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       run: async (principal, { websiteId, versionId, note }) =>
-        (await promotionRequests.request(principal, websiteId, String(versionId), note === undefined ? {} : { note })).request,
+        (await promotionRequests.request(principal, websiteId, versionId, note === undefined ? {} : { note })).request,
     }),
     defineTool({
       name: 'get_promotion_request',
@@ -62,7 +62,7 @@ export function approvalsTools({ promotionRequests, schedules }: { promotionRequ
       input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionRefArg, promoteAt: PromoteAtParam }),
       output: ref(ScheduleSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-      run: (principal, { websiteId, versionId, promoteAt }) => schedules.schedule(principal, websiteId, String(versionId), promoteAt),
+      run: (principal, { websiteId, versionId, promoteAt }) => schedules.schedule(principal, websiteId, versionId, promoteAt),
     }),
     defineTool({
       name: 'list_schedules',

@@ -21,8 +21,8 @@ import type { Warning } from '../core/schemas.ts'
 import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
 import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { FileSetComparison, VersionFiles } from '../websites/version-files.ts'
-import { type VersionPromotion } from '../websites/version-promotion.ts'
-import { requireVersion } from '../websites/version-refs.ts'
+import type { VersionPromotion } from '../websites/version-promotion.ts'
+import { requireVersion, type VersionRef } from '../websites/version-refs.ts'
 import type { WebsitesRepository } from '../websites/websites.repository.ts'
 import type { ApprovalsRepository, PromotionRequestRow } from './approvals.repository.ts'
 import type { PromotionRequest } from './approvals.schemas.ts'
@@ -60,7 +60,7 @@ export class PromotionRequests {
   async request(
     principal: Principal,
     websiteId: string,
-    versionId: string,
+    versionId: VersionRef,
     input: { note?: string },
   ): Promise<{ created: boolean; request: PromotionRequest }> {
     const { access, versions, repo, webhookEvents, now } = this.options

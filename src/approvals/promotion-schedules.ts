@@ -18,8 +18,8 @@ import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import type { SiteEvents } from '../serving/site-events.ts'
-import { type VersionPromoter } from '../websites/version-promotion.ts'
-import { requireVersion } from '../websites/version-refs.ts'
+import type { VersionPromoter } from '../websites/version-promotion.ts'
+import { requireVersion, type VersionRef } from '../websites/version-refs.ts'
 import type { WebsitesRepository } from '../websites/websites.repository.ts'
 import type { ApprovalsRepository, ScheduleRow } from './approvals.repository.ts'
 import type { PreviewExpiry, Schedule } from './approvals.schemas.ts'
@@ -45,7 +45,7 @@ export class PromotionSchedules {
   constructor(private readonly options: PromotionSchedulesOptions) {}
 
   /** Schedules `versionId` to go live at `promoteAt`. */
-  async schedule(principal: Principal, websiteId: string, versionId: string, promoteAt: string): Promise<Schedule> {
+  async schedule(principal: Principal, websiteId: string, versionId: VersionRef, promoteAt: string): Promise<Schedule> {
     const { access, versions, repo, now } = this.options
     const at = futureTime(promoteAt, now(), 'promoteAt')
     const site = await access.requireSite(principal, websiteId, 'edit')

@@ -16,7 +16,7 @@ export function browserTools(pageViews: PageViews): AnyMcpTool[] {
       output: BrowserReportSchema,
       hints: READ_ONLY,
       run: async (principal, { websiteId, versionId, ...query }) => {
-        const { png, report } = await pageViews.screenshot(principal, websiteId, String(versionId), query)
+        const { png, report } = await pageViews.screenshot(principal, websiteId, versionId, query)
         return new WithImages(report, [{ data: png, mimeType: 'image/png' }])
       },
     }),

@@ -17,7 +17,7 @@ import type { WebsiteAccess } from '../db/access.ts'
 import type { DraftsService } from '../drafts/drafts.service.ts'
 import type { SiteServer } from '../serving/site-handler.ts'
 import type { HostEntry } from '../serving/site-host.ts'
-import { requireVersion } from '../websites/version-refs.ts'
+import { requireVersion, type VersionRef } from '../websites/version-refs.ts'
 import type { WebsitesRepository } from '../websites/websites.repository.ts'
 import type { BrowserReport } from './browser.schemas.ts'
 import { BrowserPool, type BrowserPoolStats, browserUnavailable } from './browser-pool.ts'
@@ -96,12 +96,12 @@ export class PageViews {
   }
 
   /** The page as a PNG, with its report. */
-  screenshot(principal: Principal, websiteId: string, ref: string, page: PageRequest = {}): Promise<Capture> {
+  screenshot(principal: Principal, websiteId: string, ref: VersionRef, page: PageRequest = {}): Promise<Capture> {
     return this.capture(principal, websiteId, ref, withDefaults(page))
   }
 
   /** What the browser saw loading the page (at the window's size: the screenshot taken with it is kept for a screenshot request). */
-  async report(principal: Principal, websiteId: string, ref: string, page: Omit<PageRequest, 'fullPage'> = {}): Promise<BrowserReport> {
+  async report(principal: Principal, websiteId: string, ref: VersionRef, page: Omit<PageRequest, 'fullPage'> = {}): Promise<BrowserReport> {
     return (await this.capture(principal, websiteId, ref, withDefaults({ ...page, fullPage: false }))).report
   }
 
@@ -118,7 +118,7 @@ export class PageViews {
     return this.pool.close()
   }
 
-  private async capture(principal: Principal, websiteId: string, ref: string, query: PageQuery): Promise<Capture> {
+  private async capture(principal: Principal, websiteId: string, ref: VersionRef, query: PageQuery): Promise<Capture> {
     const target = await this.target(principal, websiteId, ref)
     const key = [target.entry.label, target.state, query.path, query.viewport, query.fullPage].join('\0')
     const kept = this.results.get(key)
@@ -143,10 +143,10 @@ export class PageViews {
   }
 
   /** The site host that serves the version or draft `ref` names; NOT_FOUND for a site, version or draft the caller cannot see or that serves nothing. */
-  private async target(principal: Principal, websiteId: string, ref: string): Promise<PageTarget> {
+  private async target(principal: Principal, websiteId: string, ref: VersionRef): Promise<PageTarget> {
     let pageUrl: string
     let name: string
-    if (ref.startsWith('drf_')) {
+    if (typeof ref === 'string' && ref.startsWith('drf_')) {
       const draft = await this.options.drafts.manifest(principal, websiteId, ref)
       pageUrl = draftUrlFor(this.options.config, draft.slug, draft.draftId)
       name = `Draft ${draft.draftId}`

@@ -5,6 +5,7 @@
  * violations?}} with its status and headers, and MCP tools turn it into an isError result with the
  * same content.
  */
+import { clipped } from './text.ts'
 
 export interface PublishViolation {
   code: string
@@ -120,6 +121,21 @@ export interface ErrorEnvelope {
 }
 
 export const notFound = (what: string): AppError => new AppError('NOT_FOUND', `${what} not found.`)
+
+/** A field name as the client spelled it, shortened: a long unknown key is never echoed in full. */
+const FIELD_SEGMENT_MAX = 100
+
+/**
+ * How errors name a field from its place in the request: `['files', 0, 'path']` is
+ * `files[0].path` (an index a number or digits); `body` for the request itself.
+ */
+export function fieldName(segments: readonly (string | number)[]): string {
+  return (
+    segments
+      .map((segment) => clipped(String(segment), FIELD_SEGMENT_MAX))
+      .reduce((name, seg) => (/^\d+$/.test(seg) ? `${name}[${seg}]` : name ? `${name}.${seg}` : seg), '') || 'body'
+  )
+}
 
 export const validationFailed = (fields: Record<string, string>, message?: string): AppError =>
   new AppError(

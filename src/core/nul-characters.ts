@@ -8,22 +8,19 @@
  * left to the publishing rules.
  */
 
-import { AppError } from './errors.ts'
+import { type AppError, fieldName, validationFailed } from './errors.ts'
 
 /** What a refusal says of the field. */
 const NUL_REFUSAL = 'must not contain the NUL character (U+0000)'
+
+/** Fields of a bundle's file (or change) whose text is a file's path or content. */
+const FILE_FIELDS = new Set(['path', 'content', 'from', 'to', 'edits'])
 
 /** Fields of a request body whose text is a file's path or content, answered by the authoring rules. */
 function isFilePayload(segments: readonly (string | number)[]): boolean {
   const [first, index, field] = segments
   if (segments.length === 1) return first === 'content' || first === 'edits'
   return (first === 'files' || first === 'changes') && typeof index === 'number' && segments.length === 3 && FILE_FIELDS.has(String(field))
-}
-const FILE_FIELDS = new Set(['path', 'content', 'from', 'to', 'edits'])
-
-/** `['files', 0, 'path']` -> `files[0].path`, as validation errors name fields. */
-function fieldName(segments: readonly (string | number)[]): string {
-  return segments.reduce<string>((name, seg) => (typeof seg === 'number' ? `${name}[${seg}]` : name ? `${name}.${seg}` : seg), '')
 }
 
 /**
@@ -35,9 +32,9 @@ export function nulFieldOf(value: unknown, top = 'body'): string | null {
   const stack: Array<{ value: unknown; segments: (string | number)[] }> = [{ value, segments: [] }]
   while (stack.length > 0) {
     const { value: current, segments } = stack.pop()!
-    if ((segments.length > 0 && isFilePayload(segments)) || ArrayBuffer.isView(current)) continue
+    if (isFilePayload(segments) || ArrayBuffer.isView(current)) continue
     if (typeof current === 'string') {
-      if (current.includes('\u0000')) return fieldName(segments) || top
+      if (current.includes('\u0000')) return segments.length === 0 ? top : fieldName(segments)
     } else if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], segments: [...segments, i] })
     } else if (current !== null && typeof current === 'object') {
@@ -55,5 +52,5 @@ export function nulFieldOf(value: unknown, top = 'body'): string | null {
 /** VALIDATION_FAILED naming the first field nulFieldOf finds, or null when there is none. */
 export function nulFieldRefusal(value: unknown, top = 'body'): AppError | null {
   const field = nulFieldOf(value, top)
-  return field === null ? null : new AppError('VALIDATION_FAILED', `Invalid request: ${field} ${NUL_REFUSAL}`, { fields: { [field]: NUL_REFUSAL } })
+  return field === null ? null : validationFailed({ [field]: NUL_REFUSAL })
 }

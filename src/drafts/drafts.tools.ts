@@ -91,7 +91,7 @@ Answers draftId, previewUrl, expiresAt (${ttlDays} days after the last write) an
       hints: READ_ONLY,
       run: (principal, { websiteId, draftId, versionId, path, ...range }) => {
         if (draftId !== undefined && versionId === undefined) return draftFiles.read(principal, websiteId, draftId, path, range)
-        if (versionId !== undefined && draftId === undefined) return versionFiles.read(principal, websiteId, String(versionId), path, range)
+        if (versionId !== undefined && draftId === undefined) return versionFiles.read(principal, websiteId, versionId, path, range)
         const problem = draftId === undefined ? 'is required unless versionId is given' : 'cannot be given with versionId: read one file at a time'
         throw validationFailed({ draftId: problem })
       },

@@ -3,7 +3,7 @@
  * body parsing, unknown routes and wrong methods, and internal faults (logged, never leaked).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, type ErrorCode } from '../core/errors.ts'
+import { AppError, type ErrorCode, fieldName } from '../core/errors.ts'
 import { MAX_ERROR_FIELDS } from '../core/limits.ts'
 import { clipped } from '../core/text.ts'
 import { statusOf } from './error-status.ts'
@@ -16,11 +16,8 @@ interface AjvIssue {
   params: Record<string, unknown>
 }
 
-/** A field name as the client spelled it, shortened: a long unknown key is never echoed in full. */
-const FIELD_SEGMENT_MAX = 100
 /** An unknown path is echoed in the message up to this many characters. */
 const ECHOED_PATH_MAX = 200
-const shortSegment = (segment: string) => clipped(segment, FIELD_SEGMENT_MAX)
 
 /** The property an issue names beyond its instance path: a missing or unknown one, or a discriminated union's tag (`op`). */
 function propertyOf(issue: AjvIssue): string | undefined {
@@ -30,14 +27,14 @@ function propertyOf(issue: AjvIssue): string | undefined {
 }
 
 /** `/files/0/path` + missing `content` -> `files[0].content` */
-function fieldName(issue: AjvIssue): string {
+function issueField(issue: AjvIssue): string {
   const segments = issue.instancePath
     .split('/')
     .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
   const extra = propertyOf(issue)
   if (extra !== undefined) segments.push(extra)
-  return segments.map(shortSegment).reduce((name, seg) => (/^\d+$/.test(seg) ? `${name}[${seg}]` : name ? `${name}.${seg}` : seg), '') || 'body'
+  return fieldName(segments)
 }
 
 function issueMessage(issue: AjvIssue): string {
@@ -61,7 +58,7 @@ export function validationError(issues: AjvIssue[]): AppError {
   const fields: Record<string, string> = {}
   let count = 0
   for (const issue of issues) {
-    const name = fieldName(issue)
+    const name = issueField(issue)
     // Unions report one issue per branch; the first is the most telling. Object.hasOwn, not ??=:
     // an unknown field may be called "constructor" or "toString".
     if (Object.hasOwn(fields, name)) continue

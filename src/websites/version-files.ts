@@ -14,7 +14,7 @@ import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
 import type { FileChangeView } from '../editing/editing.schemas.ts'
 import { compareFiles, textDiff } from '../editing/file-changes.ts'
 import { type FileContent, fileContent, isTextFile, type LineRange, textOfFile } from '../editing/file-views.ts'
-import { requireVersion } from './version-refs.ts'
+import { requireVersion, type VersionRef } from './version-refs.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
 
 /** What a ref resolved to: a version (`id` its job id), or a draft (`id` its draft id, `version` the number of its base). */
@@ -57,7 +57,7 @@ export class VersionFiles {
   constructor(private readonly options: VersionFilesOptions) {}
 
   /** One file of a set, as text (a range of lines when asked for) or base64; NOT_FOUND for a path the set lacks. */
-  async read(principal: Principal, websiteId: string, ref: string, path: string, range: LineRange = {}): Promise<FileContent> {
+  async read(principal: Principal, websiteId: string, ref: VersionRef, path: string, range: LineRange = {}): Promise<FileContent> {
     const site = await this.options.access.requireSite(principal, websiteId, 'see')
     const set = await this.resolve(principal, site, ref)
     const file = set.files.find((f) => f.path === path)
@@ -70,16 +70,18 @@ export class VersionFiles {
    * file-views.ts reads it, valid UTF-8 on both sides) with a unified diff, or `diffTruncated`
    * when it would be too large to show or the comparison has spent its budget.
    */
-  async compare(principal: Principal, websiteId: string, fromRef: string, toRef: string): Promise<FileSetComparison> {
+  async compare(principal: Principal, websiteId: string, fromRef: VersionRef, toRef: VersionRef): Promise<FileSetComparison> {
     const site = await this.options.access.requireSite(principal, websiteId, 'see')
     const [from, to] = await Promise.all([this.resolve(principal, site, fromRef), this.resolve(principal, site, toRef)])
     return { from: from.label, to: to.label, files: await this.changesBetween(from.files, to.files) }
   }
 
   /** The files a ref names among the site's versions, or among the sets of the source its prefix picks. */
-  private async resolve(principal: Principal, site: VisibleWebsite, ref: string): Promise<FileSet> {
-    const source = this.options.otherSources.find((s) => ref.startsWith(s.prefix))
-    if (source) return source.filesOf(principal, site.id, ref)
+  private async resolve(principal: Principal, site: VisibleWebsite, ref: VersionRef): Promise<FileSet> {
+    if (typeof ref === 'string') {
+      const source = this.options.otherSources.find((s) => ref.startsWith(s.prefix))
+      if (source) return source.filesOf(principal, site.id, ref)
+    }
     const version = await requireVersion(this.options.repo, site.id, ref)
     const rows = await this.options.repo.filesOf([version.id])
     return {

@@ -13,7 +13,7 @@ import { collectionOwning, reservedPathsOf } from '../publishing/reserved-paths.
 import type { SiteEvents } from '../serving/site-events.ts'
 import type { WebhookEvents } from '../webhooks/webhook-events.ts'
 import type { PurgeHook } from './purge-hook.ts'
-import { requireVersion } from './version-refs.ts'
+import { requireVersion, type VersionRef } from './version-refs.ts'
 import type { CollectionNames } from './website-publishing.ts'
 import type { WebsitesRepository } from './websites.repository.ts'
 import type { Version } from './websites.schemas.ts'
@@ -35,14 +35,14 @@ export interface VersionPromotionOptions {
 /** What makes a stored version live, as routes, tools and schedules call it. */
 export interface VersionPromoter {
   /** Makes a stored version the live one. `versionId` is a version id (job_...) or a version number. */
-  promote(principal: Principal, websiteId: string, versionId: string): Promise<Version>
+  promote(principal: Principal, websiteId: string, versionId: VersionRef): Promise<Version>
 }
 
 export class VersionPromotion implements VersionPromoter {
   constructor(private readonly options: VersionPromotionOptions) {}
 
   /** Makes a stored version the live one. `versionId` is a version id (job_...) or a version number. */
-  async promote(principal: Principal, websiteId: string, versionId: string): Promise<Version> {
+  async promote(principal: Principal, websiteId: string, versionId: VersionRef): Promise<Version> {
     const { config, access, repo, siteEvents, purge } = this.options
     const site = await access.requireSite(principal, websiteId, 'edit')
     const version = await requireVersion(repo, site.id, versionId)

@@ -30,7 +30,7 @@ export const FileSetRefParam = Type.String({
 /** A version as a body or a tool's arguments name it: its number (2, or "2") or its id (a draft id too, where a draft may stand in). */
 export const versionRef = (options: { description: string; $id?: string }) =>
   Type.Union([Type.Integer({ minimum: 1 }), Type.String({ minLength: 1, maxLength: ID_MAX_CHARS })], options)
-/** In a tool's arguments, where agents write numbers as numbers; tools pass String() of it on, as a path carries it. */
+/** In a tool's arguments, where agents write numbers as numbers (services take a VersionRef, a path's text or a number alike). */
 export const VersionRefArg = versionRef({ description: 'Version id (job_...) or number.' })
 export const FileSetRefArg = versionRef({ description: 'Version id (job_...) or number, or draft id (drf_...).' })
 export const JobIdParam = Type.String({ minLength: 1, maxLength: ID_MAX_CHARS, description: 'Job id (job_...), also the id of the version the job produced.' })

@@ -86,7 +86,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       input: toolArgs({ websiteId: WebsiteIdParam, versionId: VersionRefArg }),
       output: ref(VersionSchema),
       hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-      run: (principal, { websiteId, versionId }) => promotion.promote(principal, websiteId, String(versionId)),
+      run: (principal, { websiteId, versionId }) => promotion.promote(principal, websiteId, versionId),
     }),
 
     defineTool({
@@ -97,7 +97,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       input: toolArgs({ websiteId: WebsiteIdParam, from: FileSetRefArg, to: FileSetRefArg }),
       output: ref(VersionDiffSchema),
       hints: READ_ONLY,
-      run: (principal, { websiteId, from, to }) => versionFiles.compare(principal, websiteId, String(from), String(to)),
+      run: (principal, { websiteId, from, to }) => versionFiles.compare(principal, websiteId, from, to),
     }),
 
     defineTool({

@@ -6,6 +6,8 @@ import { isIP } from 'node:net'
 import proxyAddr from '@fastify/proxy-addr'
 import path from 'node:path'
 import {
+  BROWSER_PAGE_SECONDS_DEFAULT,
+  BROWSER_PAGE_SECONDS_RANGE,
   BROWSER_PAGES_DEFAULT,
   BUNDLE_LIMIT_RANGES,
   BUNDLE_LIMITS,
@@ -74,6 +76,8 @@ export interface Config {
   browser: string | null
   /** Pages the browser loads at once (`PLINTH_BROWSER_PAGES`); more wait in a queue. */
   browserPages: number
+  /** Seconds one page may keep the browser, navigation to screenshot (`PLINTH_BROWSER_PAGE_SECONDS`). */
+  browserPageSeconds: number
   /** The SMTP server form submissions are e-mailed through (`PLINTH_SMTP_URL`, smtp:// or smtps://); null sends no e-mail. */
   smtpUrl: string | null
   /** The From of every e-mail Plinth sends (`PLINTH_MAIL_FROM`). */
@@ -276,6 +280,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Readonl
     draftTtlDays: int('PLINTH_DRAFT_TTL_DAYS', DRAFT_TTL_DAYS_DEFAULT, 1, 3650),
     browser: browserSetting === 'off' ? null : browserSetting,
     browserPages: int('PLINTH_BROWSER_PAGES', BROWSER_PAGES_DEFAULT, 1, 16),
+    browserPageSeconds: int('PLINTH_BROWSER_PAGE_SECONDS', BROWSER_PAGE_SECONDS_DEFAULT, BROWSER_PAGE_SECONDS_RANGE.min, BROWSER_PAGE_SECONDS_RANGE.max),
     smtpUrl,
     mailFrom,
     formRates: Object.freeze({

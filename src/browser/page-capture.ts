@@ -4,12 +4,13 @@
  * sideways scrolling). Every request of the page is intercepted: the site's own origin is
  * answered by the site server in this process, anything else is refused and reported, so the page
  * loads with no network but its own site. The whole capture has a time limit; a page still busy
- * at its end is stopped (PAGE_UNRESPONSIVE).
+ * at its end is stopped (PAGE_UNRESPONSIVE). Its load event must come within two thirds of it;
+ * a page whose load event never comes is still taken, with that in its report.
  */
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core'
 import type { Viewport } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
-import { BROWSER_FULL_PAGE_MAX_HEIGHT, BROWSER_LOAD_TIME_LIMIT_MS, BROWSER_PAGE_TIME_LIMIT_MS, BROWSER_REPORT_MAX_ITEMS } from '../core/limits.ts'
+import { BROWSER_FULL_PAGE_MAX_HEIGHT, BROWSER_REPORT_MAX_ITEMS } from '../core/limits.ts'
 import { clipped } from '../core/text.ts'
 import type { BrowserReport } from './browser.schemas.ts'
 import type { SiteAnswer, SiteRequest } from './site-requests.ts'
@@ -25,6 +26,9 @@ export interface CaptureTarget {
   viewport: Viewport
   fullPage: boolean
 }
+
+/** The part of a capture's time its page has to reach its load event. */
+const loadTimeLimitMs = (seconds: number) => Math.round((seconds * 1000 * 2) / 3)
 
 export interface Capture {
   png: Buffer
@@ -119,7 +123,7 @@ function watch(page: Page, findings: Findings, document: () => Request | null) {
   })
 }
 
-async function loadAndLook(context: BrowserContext, target: CaptureTarget, findings: Findings): Promise<Capture> {
+async function loadAndLook(context: BrowserContext, target: CaptureTarget, findings: Findings, seconds: number): Promise<Capture> {
   const size = VIEWPORT_SIZES[target.viewport]
   const page = await context.newPage()
   // The page's renderer was just started, at the priority Chromium gives it: lowered like the rest.
@@ -128,15 +132,16 @@ async function loadAndLook(context: BrowserContext, target: CaptureTarget, findi
   watch(page, findings, () => documentRequest)
   const started = performance.now()
   let status = 0
+  const loadLimitMs = loadTimeLimitMs(seconds)
   try {
-    const response = await page.goto(`${target.origin}${target.path}`, { waitUntil: 'load', timeout: BROWSER_LOAD_TIME_LIMIT_MS })
+    const response = await page.goto(`${target.origin}${target.path}`, { waitUntil: 'load', timeout: loadLimitMs })
     // The navigation may have started a renderer of its own.
     lowerBrowserPriority()
     documentRequest = response?.request() ?? null
     status = response?.status() ?? 0
   } catch (error) {
     if (!(error instanceof Error && error.name === 'TimeoutError')) throw error
-    findings.consoleError(`The page did not finish loading within ${BROWSER_LOAD_TIME_LIMIT_MS / 1000} seconds.`)
+    findings.consoleError(`The page did not finish loading within ${loadLimitMs / 1000} seconds.`)
   }
   const loadMs = Math.round(performance.now() - started)
   // Web fonts in, then what is on screen now.
@@ -164,8 +169,13 @@ async function loadAndLook(context: BrowserContext, target: CaptureTarget, findi
   return { png, report }
 }
 
-/** Loads the page and captures it; `fetchSite` answers the site's own requests. */
-export async function capturePage(browser: Browser, target: CaptureTarget, fetchSite: (request: SiteRequest) => Promise<SiteAnswer>): Promise<Capture> {
+/** Loads the page and captures it within `seconds`; `fetchSite` answers the site's own requests. */
+export async function capturePage(
+  browser: Browser,
+  target: CaptureTarget,
+  fetchSite: (request: SiteRequest) => Promise<SiteAnswer>,
+  seconds: number,
+): Promise<Capture> {
   const size = VIEWPORT_SIZES[target.viewport]
   const context = await browser.newContext({
     viewport: { width: size.width, height: size.height },
@@ -180,7 +190,7 @@ export async function capturePage(browser: Browser, target: CaptureTarget, fetch
     timedOut = true
     // Closing stops the page wherever it is; the capture then fails with PAGE_UNRESPONSIVE.
     context.close().catch(() => {})
-  }, BROWSER_PAGE_TIME_LIMIT_MS)
+  }, seconds * 1000)
   try {
     const findings = new Findings()
     await context.exposeBinding(VIOLATION_BINDING, (_source, violation: { directive?: unknown; blockedUrl?: unknown } | null) =>
@@ -188,12 +198,12 @@ export async function capturePage(browser: Browser, target: CaptureTarget, fetch
     )
     await context.addInitScript({ content: VIOLATION_LISTENER })
     await interceptRequests(context, target, fetchSite, findings)
-    return await loadAndLook(context, target, findings)
+    return await loadAndLook(context, target, findings, seconds)
   } catch (error) {
     if (timedOut) {
       throw new AppError(
         'PAGE_UNRESPONSIVE',
-        `The page ${clipped(target.path, 200)} kept the browser busy past ${BROWSER_PAGE_TIME_LIMIT_MS / 1000} seconds and was stopped: look for a script that never ends.`,
+        `The page ${clipped(target.path, 200)} kept the browser busy past ${seconds} seconds and was stopped: look for a script that never ends.`,
       )
     }
     throw error

@@ -37,7 +37,7 @@ export type PageRequest = Partial<PageQuery>
 const DEFAULT_PAGE: PageQuery = { path: '/', viewport: 'desktop', fullPage: false }
 
 export interface PageViewsOptions {
-  config: Pick<Config, 'siteScheme' | 'siteDomain' | 'browser' | 'browserPages'>
+  config: Pick<Config, 'siteScheme' | 'siteDomain' | 'browser' | 'browserPages' | 'browserPageSeconds'>
   access: WebsiteAccess
   versions: Pick<WebsitesRepository, 'findVersion' | 'findVersionByNumber'>
   drafts: Pick<DraftsService, 'manifest'>
@@ -129,7 +129,7 @@ export class PageViews {
     if (why !== null) throw browserUnavailable(why)
     await this.requireServed(target, query.path)
     const load = this.pool
-      .run((browser) => capturePage(browser, { origin: target.origin, host: target.host, ...query }, this.fetchSite))
+      .run((browser) => capturePage(browser, { origin: target.origin, host: target.host, ...query }, this.fetchSite, this.options.config.browserPageSeconds))
       .then((capture) => {
         // Kept only when nothing the page shows changed while it was taken.
         if (this.loading.get(key) === load) this.results.set(key, capture)

@@ -254,13 +254,14 @@ export const VENDOR_LIMITS = Object.freeze({
 export type VendorLimits = { -readonly [K in keyof typeof VENDOR_LIMITS]: number }
 
 /**
- * The browser that loads published pages for screenshots and reports (browser/): time one page
- * may take from navigation to its screenshot (past it the page is stopped, PAGE_UNRESPONSIVE),
- * heap of each page's JavaScript, pages waiting for a free slot beyond which a request is
+ * The browser that loads published pages for screenshots and reports (browser/): seconds one page
+ * may take from navigation to its screenshot by default, and the range an instance may set
+ * (past it the page is stopped, PAGE_UNRESPONSIVE; its load event must come within two thirds of
+ * it), heap of each page's JavaScript, pages waiting for a free slot beyond which a request is
  * BROWSER_BUSY (retry after BROWSER_RETRY_SECONDS), and what the result cache holds.
  */
-export const BROWSER_PAGE_TIME_LIMIT_MS = 15_000
-export const BROWSER_LOAD_TIME_LIMIT_MS = 10_000
+export const BROWSER_PAGE_SECONDS_DEFAULT = 15
+export const BROWSER_PAGE_SECONDS_RANGE = { min: 3, max: 300 } as const
 export const BROWSER_PAGE_MEMORY_MB = 256
 export const BROWSER_PAGES_DEFAULT = 2
 export const BROWSER_QUEUE_MAX = 16

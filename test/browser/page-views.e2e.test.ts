@@ -3,7 +3,8 @@
  * viewport's size and shows the page; the page gets nothing from another host, and the report
  * names the request, the script errors, the policy's refusals and sideways scrolling; a draft's
  * screenshot follows its edits; ten at once stay within the page limit while the API answers;
- * without a browser, BROWSER_UNAVAILABLE; bad input is a clear error.
+ * a page that never ends is stopped at the time limit; without a browser, BROWSER_UNAVAILABLE;
+ * bad input is a clear error.
  */
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
@@ -327,6 +328,44 @@ for (const store of STORES) {
     })
   })
 }
+
+describe('a page that never ends', { skip: browserSkip }, () => {
+  let server: TestServer
+  before(async () => {
+    server = await startTestServer('sqlite', { PLINTH_BROWSER_PAGE_SECONDS: '3' })
+  })
+  after(async () => {
+    await server?.close()
+  })
+
+  test('is stopped at the time limit and answered PAGE_UNRESPONSIVE; the browser then takes the next page', async () => {
+    const site = await createSite(server, {
+      files: [
+        { path: 'index.html', content: KNOWN_PAGE },
+        { path: 'busy.html', content: page('Busy', '<h1>Busy</h1><script src="busy.js"></script>') },
+        { path: 'busy.js', content: 'for (;;) {}' },
+      ],
+    })
+    const base = `/v1/websites/${site.websiteId}/versions/${site.version}`
+    const busy = await server.api('GET', `${base}/browser-report?path=/busy.html`, { token: site.owner.token })
+    assertError(
+      busy,
+      422,
+      'PAGE_UNRESPONSIVE',
+      /^The page \/busy\.html kept the browser busy past 3 seconds and was stopped: look for a script that never ends\.$/,
+    )
+    // Not kept: asked again, the page is loaded again, and stopped again.
+    const launches = server.server.services.pageViews.stats().launches
+    assertError(await server.api('GET', `${base}/screenshot?path=/busy.html`, { token: site.owner.token }), 422, 'PAGE_UNRESPONSIVE')
+    const next = await server.api('GET', `${base}/browser-report?path=/`, { token: site.owner.token })
+    assert.equal(next.status, 200, next.text)
+    assert.equal(next.body.title, 'Known page')
+    assert.deepEqual(next.body.consoleErrors, [])
+    const stats = server.server.services.pageViews.stats()
+    assert.equal(stats.launches, launches, 'the same browser took the next page')
+    assert.equal(stats.running, 0)
+  })
+})
 
 describe('without a browser', () => {
   for (const [setting, message] of [

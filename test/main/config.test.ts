@@ -98,4 +98,17 @@ describe('settings', () => {
       },
     )
   })
+
+  test("the browser's pages have 15 seconds each unless PLINTH_BROWSER_PAGE_SECONDS sets from 3 to 300", () => {
+    assert.equal(load({}).browserPageSeconds, 15)
+    assert.equal(load({ PLINTH_BROWSER_PAGE_SECONDS: '60' }).browserPageSeconds, 60)
+    for (const value of ['2', '301', '7.5', 'slow']) {
+      assert.throws(
+        () => load({ PLINTH_BROWSER_PAGE_SECONDS: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.message.includes(`PLINTH_BROWSER_PAGE_SECONDS must be a whole number from 3 to 300, got "${value}"`),
+        value,
+      )
+    }
+  })
 })

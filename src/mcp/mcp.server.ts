@@ -2,8 +2,10 @@
  * The MCP server: the tools of the toolsets a caller chose on one McpServer per request (the
  * endpoint is stateless), each tool bound to the caller's Principal. Schemas are prepared once,
  * when the first MCP request makes the server (mcp.routes.ts): inlined into self-contained JSON
- * Schemas and compiled, and each choice of toolsets gets its listing once, so a request only pays
- * for its own call.
+ * Schemas, and each choice of toolsets gets its listing once, so a request only pays for its own
+ * call. A tool's argument and result checks are compiled on its first call (most tools of an
+ * instance are not called for a long time after it starts, and compiling all of them is most of
+ * the first request's CPU).
  */
 import {
   type CallToolResult,
@@ -13,7 +15,7 @@ import {
   type StandardSchemaWithJSON,
   type ToolAnnotations,
 } from '@modelcontextprotocol/server'
-import { Ajv, addFormats } from '@modelcontextprotocol/server/validators/ajv'
+import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv'
 import type { Principal } from '../core/principal.ts'
 import { type CapabilityNeed, mayEverCall, requireCapability } from '../core/capabilities.ts'
 import { toolNeed } from '../core/capability-map.ts'
@@ -50,6 +52,17 @@ const ARGUMENTS_CHECKED_BY_TOOL: jsonSchemaValidator = {
   getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
 }
 
+/** The SDK's own result check (Ajv, JSON Schema 2020-12), each schema compiled when a result is first checked against it. */
+const RESULTS_CHECKED_ON_FIRST_USE: jsonSchemaValidator = (() => {
+  const sdkValidator = new AjvJsonSchemaValidator()
+  return {
+    getValidator: <T>(schema: Parameters<jsonSchemaValidator['getValidator']>[0]) => {
+      let check: ReturnType<typeof sdkValidator.getValidator<T>> | undefined
+      return (input: unknown) => (check ??= sdkValidator.getValidator<T>(schema))(input)
+    },
+  }
+})()
+
 /**
  * ajv-formats' plugin, from the SDK's copy of Ajv. The SDK declares it as `typeof formatsPlugin.default`,
  * a property its bundled declarations lack, so it reads as `any`; this is the plugin's shape.
@@ -70,7 +83,8 @@ interface PreparedTool {
   /** The input schema as clients are shown it, before repeated descriptions are left out. */
   shownInput: Record<string, unknown>
   outputSchema: StandardSchemaWithJSON<unknown, unknown>
-  check: ReturnType<ReturnType<typeof createInputValidator>['compile']>
+  /** The arguments' check, compiled on the tool's first call. */
+  check: () => ReturnType<ReturnType<typeof createInputValidator>['compile']>
 }
 
 /** The tools one choice of toolsets lists, each with its registration, and the instructions it gets. */
@@ -98,13 +112,14 @@ function prepare(tools: AnyMcpTool[], registry: SchemaRegistry): PreparedTool[] 
     const input = selfContained(tool.input, registry)
     const output = resultShape(mergeClientOnlyConstraints(selfContained(tool.output, registry, { shareRepeated: true })))
     if (input.type !== 'object' || output.type !== 'object') throw new Error(`MCP tool ${tool.name}: input and output schemas must be objects`)
+    let compiled: ReturnType<typeof ajv.compile> | undefined
     return {
       tool,
       need: toolNeed(tool.name),
-      check: ajv.compile(input),
+      check: () => (compiled ??= ajv.compile(input)),
       shownInput: mergeClientOnlyConstraints(input),
       // Checked by the SDK before sending: a result that breaks its schema is our bug, not the caller's.
-      outputSchema: fromJsonSchema(output),
+      outputSchema: fromJsonSchema(output, RESULTS_CHECKED_ON_FIRST_USE),
     }
   })
 }
@@ -172,7 +187,8 @@ export function createMcpServerFactory({ tools, registry, version, logError, sit
   const call = async ({ tool, check, need }: PreparedTool, principal: Principal, args: unknown): Promise<CallToolResult> => {
     try {
       const input = args ?? {}
-      if (!check(input)) throw validationError(check.errors ?? [])
+      const checkArguments = check()
+      if (!checkArguments(input)) throw validationError(checkArguments.errors ?? [])
       const nulRefusal = nulFieldRefusal(input, 'arguments')
       if (nulRefusal) throw nulRefusal
       requireCapability(principal, need, input)

@@ -106,7 +106,10 @@ for (const store of STORES) {
       })
       await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
       otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
-      server = await startTestServer(store.name)
+      // Pages get two minutes: the browser runs below the priority of the test processes beside
+      // it, which may keep both cores busy. (Elsewhere, the dashboards' thumbnails keep the
+      // instance's 15 s, so a page waiting for them is not held up longer under load.)
+      server = await startTestServer(store.name, { PLINTH_BROWSER_PAGE_SECONDS: '120' })
       decoder = await launchChromium()
     })
     after(async () => {

@@ -124,9 +124,7 @@ export class TestServer {
 
 /**
  * The configuration a test server runs with: port 0 on 127.0.0.1, the test domains, no logging,
- * its data in `dataDir`; `env` adds to it or overrides it. Pages get two minutes in the browser:
- * it runs below the priority of the test processes beside it, which may keep both cores busy
- * (the page time limit itself is tested with a short one).
+ * its data in `dataDir`; `env` adds to it or overrides it.
  */
 export function testConfig(dataDir: string, env: Record<string, string> = {}): Config {
   return loadConfig({
@@ -136,7 +134,6 @@ export function testConfig(dataDir: string, env: Record<string, string> = {}): C
     PLINTH_BASE_URL: BASE_URL,
     PLINTH_SITE_DOMAIN: SITE_DOMAIN,
     PLINTH_LOG_LEVEL: 'silent',
-    PLINTH_BROWSER_PAGE_SECONDS: '120',
     ...env,
   })
 }

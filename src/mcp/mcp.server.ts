@@ -52,16 +52,15 @@ const ARGUMENTS_CHECKED_BY_TOOL: jsonSchemaValidator = {
   getValidator: () => (input: unknown) => ({ valid: true, data: input as never, errorMessage: undefined }),
 }
 
-/** The SDK's own result check (Ajv, JSON Schema 2020-12), each schema compiled when a result is first checked against it. */
-const RESULTS_CHECKED_ON_FIRST_USE: jsonSchemaValidator = (() => {
-  const sdkValidator = new AjvJsonSchemaValidator()
-  return {
-    getValidator: <T>(schema: Parameters<jsonSchemaValidator['getValidator']>[0]) => {
-      let check: ReturnType<typeof sdkValidator.getValidator<T>> | undefined
-      return (input: unknown) => (check ??= sdkValidator.getValidator<T>(schema))(input)
-    },
-  }
-})()
+/** The SDK's own result check (Ajv, JSON Schema 2020-12). */
+const sdkResultValidator = new AjvJsonSchemaValidator()
+/** sdkResultValidator, each schema compiled when a result is first checked against it. */
+const RESULTS_CHECKED_ON_FIRST_USE: jsonSchemaValidator = {
+  getValidator: <T>(schema: Parameters<jsonSchemaValidator['getValidator']>[0]) => {
+    let check: ReturnType<typeof sdkResultValidator.getValidator<T>> | undefined
+    return (input: unknown) => (check ??= sdkResultValidator.getValidator<T>(schema))(input)
+  },
+}
 
 /**
  * ajv-formats' plugin, from the SDK's copy of Ajv. The SDK declares it as `typeof formatsPlugin.default`,

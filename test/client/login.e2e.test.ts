@@ -18,7 +18,7 @@ import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import type { Browser, Page } from 'playwright-core'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { freePort } from '../helpers/net.ts'
 import { bundle, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
 import { StandInBrowser } from '../helpers/stand-in-browser.ts'
@@ -140,11 +140,7 @@ for (const { name, skip } of STORES) {
       for (const made of machines) made.remove()
     })
 
-    const newPage = async (): Promise<Page> => {
-      const page = await (await browser.newContext()).newPage()
-      page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
-      return page
-    }
+    const newPage = async (): Promise<Page> => (await browser.newContext()).newPage()
 
     async function signIn(page: Page): Promise<void> {
       await page.getByLabel('Email', { exact: true }).fill(user.email)

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { BOOKING_PAGE } from '../helpers/forms.ts'
 import { call, connect } from '../helpers/mcp.ts'
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
@@ -39,7 +39,6 @@ describe('a table booking in Chromium', { skip: browserSkip }, () => {
 
   async function newPage(): Promise<Page> {
     const page = await (await browser.newContext({ acceptDownloads: true })).newPage()
-    page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text())
     })

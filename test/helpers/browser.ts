@@ -8,13 +8,12 @@ import { type Browser, chromium, type Page } from 'playwright-core'
 
 export const CHROMIUM = process.env.PLINTH_CHROMIUM ?? '/usr/bin/chromium'
 
-/**
- * How long one step of a page (a navigation, a click, a wait for a URL or an element) may take:
- * the end-to-end tier runs several Chromiums and servers side by side on two cores, where a
- * sign-in (scrypt, then the dashboard) has been seen to take over 10 s. A step that never
- * completes still fails, only later.
+/*
+ * Pages keep Playwright's own step timeout (a navigation, a click, a wait for a URL or an
+ * element: 30 s). Suites set no shorter one: the end-to-end tier runs several Chromiums and
+ * servers side by side on two cores, where a sign-in (scrypt, then the dashboard) has been seen
+ * to take over 10 s. A step that never completes still fails, only later.
  */
-export const PAGE_STEP_TIMEOUT_MS = 30_000
 
 /** False when Chromium can be launched; otherwise why browser suites are skipped. */
 export const browserSkip: string | false = existsSync(CHROMIUM)

@@ -39,7 +39,7 @@ import { StreamableHTTPClientTransport as Sdk1Transport } from '@modelcontextpro
 import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js'
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js'
 import type { Browser, ConsoleMessage, Page, Response as PageResponse } from 'playwright-core'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { freePort } from '../helpers/net.ts'
 import { bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 
@@ -130,7 +130,7 @@ class Person {
     /** Waits for the browser to leave a page; says where it is stuck and what the console said if it does not. */
     const leave = async (left: (url: URL) => boolean, what: string) => {
       try {
-        await this.page.waitForURL(left, { timeout: PAGE_STEP_TIMEOUT_MS })
+        await this.page.waitForURL(left)
       } catch {
         throw new Error(
           `${what}: the browser stayed on ${this.page.url()} (navigations: ${navigations.join(', ')}; console: ${consoleMessages.join(' | ') || 'nothing'})`,
@@ -323,7 +323,6 @@ describe('MCP clients connect to Plinth by OAuth', () => {
     assert.equal(published.status, 201, published.text)
     const browser = await launchChromium()
     const page = await (await browser.newContext()).newPage()
-    page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
     return { browser, person: new Person(page, user.email, callback), websiteId: published.body.websiteId }
   }
 
@@ -494,7 +493,6 @@ describe('MCP clients connect to Plinth by OAuth', () => {
       const elsewhere = await browser.newContext()
       try {
         const page = await elsewhere.newPage()
-        page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
         provider.person = new Person(page, person.email, callback)
         provider.invalidateCredentials('tokens')
         const client = await connectWithOAuth()

@@ -14,7 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 
 const DESKTOP = { width: 1280, height: 800 }
@@ -67,7 +67,6 @@ describe('the web site in Chromium', { skip: browserSkip }, () => {
     page.on('console', (message) => {
       if (/Content Security Policy/i.test(message.text())) cspErrors.push(message.text())
     })
-    page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
   })
   after(async () => {
     await browser?.close()

@@ -15,7 +15,7 @@ import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { PNG } from '../helpers/factories.ts'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
 import { makeZip } from '../helpers/zip.ts'
 
@@ -60,7 +60,6 @@ describe('the drop area in Chromium', { skip: browserSkip }, () => {
 
   async function signedIn(javaScriptEnabled: boolean): Promise<Page> {
     const signed = await (await browser.newContext({ javaScriptEnabled })).newPage()
-    signed.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
     await signed.goto(`${server.url}/sign-in`)
     await signed.getByLabel('Email').fill(email)
     await signed.getByLabel('Password').fill(TEST_PASSWORD)

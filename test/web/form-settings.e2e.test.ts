@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { postForm, restaurantBundle, urlencoded } from '../helpers/forms.ts'
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
 
@@ -37,7 +37,6 @@ describe('the form settings in Chromium at 390 px wide', { skip: browserSkip }, 
     }
     browser = await launchChromium([`--host-resolver-rules=MAP api.plinth.test:8080 127.0.0.1:${new URL(server.url).port}`])
     page = await (await browser.newContext({ viewport: PHONE })).newPage()
-    page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
     await page.goto(`${server.config.siteUrl}/sign-in`)
     await page.getByLabel('Email').fill(owner.email)
     await page.getByLabel('Password').fill(TEST_PASSWORD)

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { createToken } from '../helpers/factories.ts'
 import { bundle, startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
 
@@ -37,7 +37,6 @@ describe('promotion requests on the dashboard, in Chromium', { skip: browserSkip
 
     browser = await launchChromium([`--host-resolver-rules=MAP api.plinth.test:8080 127.0.0.1:${new URL(server.url).port}`])
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
-    page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(`console: ${message.text()}`)
     })

@@ -13,7 +13,7 @@ import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { startTestServer, type TestServer } from '../helpers/server.ts'
 import { WebVisitor } from '../helpers/web.ts'
 
@@ -62,7 +62,6 @@ describe('the dashboard at 390 px wide in Chromium', { skip: browserSkip }, () =
 
     browser = await launchChromium([`--host-resolver-rules=MAP api.plinth.test:8080 127.0.0.1:${new URL(server.url).port}`])
     page = await (await browser.newContext({ viewport: PHONE })).newPage()
-    page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
     await page.goto(`${site}/sign-in`)
     await page.getByLabel('Email').fill(owner.email)
     await page.getByLabel('Password').fill(PASSWORD)

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { createSite, createUser } from '../helpers/factories.ts'
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
 import { scriptedVisits, SITE_FILES, TRAFFIC_ENV, visit } from '../traffic/visits.ts'
@@ -37,7 +37,6 @@ describe('the traffic page in Chromium', { skip: browserSkip }, () => {
     browser = await launchChromium([`--host-resolver-rules=MAP api.plinth.test:8080 127.0.0.1:${new URL(server.url).port}`])
     // No script: the charts are drawn by the server.
     page = await (await browser.newContext({ javaScriptEnabled: false })).newPage()
-    page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
     await signIn(page, server, owner.email)
   })
   after(async () => {

@@ -14,7 +14,7 @@ import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { WEB_CONTENT_SECURITY_POLICY } from '../../src/http/page-headers.ts'
 import { PNG } from '../helpers/factories.ts'
-import { browserSkip, launchChromium, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium } from '../helpers/browser.ts'
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
 
 const DESKTOP = { width: 1280, height: 800 }
@@ -153,7 +153,6 @@ describe("a version's changes on the dashboard, in Chromium", { skip: browserSki
 
     browser = await launchChromium([`--host-resolver-rules=MAP api.plinth.test:8080 127.0.0.1:${new URL(server.url).port}`])
     page = await (await browser.newContext({ viewport: DESKTOP })).newPage()
-    page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(`console: ${message.text()}`)
     })

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
 import { addEditor, createSite, createUser } from '../helpers/factories.ts'
-import { browserSkip, launchChromium, seriousAxeViolations, PAGE_STEP_TIMEOUT_MS } from '../helpers/browser.ts'
+import { browserSkip, launchChromium, seriousAxeViolations } from '../helpers/browser.ts'
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../helpers/server.ts'
 import { WebVisitor } from '../helpers/web.ts'
 import { Receiver } from '../webhooks/receiver.ts'
@@ -31,7 +31,6 @@ describe('the webhooks page in Chromium', { skip: browserSkip }, () => {
     editorEmail = (await addEditor(server, websiteId)).email
     browser = await launchChromium([`--host-resolver-rules=MAP api.plinth.test:8080 127.0.0.1:${new URL(server.url).port}`])
     page = await (await browser.newContext()).newPage()
-    page.setDefaultTimeout(PAGE_STEP_TIMEOUT_MS)
     await page.goto(`${server.config.siteUrl}/sign-in`)
     await page.getByLabel('Email').fill(owner.email)
     await page.getByLabel('Password').fill(TEST_PASSWORD)

@@ -62,6 +62,7 @@ import { UploadsService } from './uploads/uploads.service.ts'
 import { UsersRepository } from './users/users.repository.ts'
 import { UsersService } from './users/users.service.ts'
 import { oauthPages } from './web/oauth-pages.ts'
+import { DRAFT_ID_PREFIX } from './core/ids.ts'
 import { THROTTLE_WINDOW_MS } from './core/limits.ts'
 import { createPurgeHook } from './websites/purge-hook.ts'
 import { SitePasswords } from './websites/site-passwords.ts'
@@ -278,7 +279,7 @@ export async function compose(config: Config, log: Logger, options: ComposeOptio
   const drafts = new DraftsService({ config, records: draftRecords, versions: websitesRepo, publishing, log })
   // A draft's files are read back and compared as a version's are (websites/version-files.ts).
   const draftFileSets: FileSetSource = {
-    prefix: 'drf_',
+    prefix: DRAFT_ID_PREFIX,
     filesOf: async (principal, websiteId, draftId) => {
       const draft = await drafts.manifest(principal, websiteId, draftId)
       return { label: { kind: 'draft', id: draft.draftId, version: draft.baseVersion }, files: draft.files }

@@ -8,6 +8,7 @@
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
 import type { Viewport } from '../core/enums.ts'
+import { isDraftId } from '../core/ids.ts'
 import { notFound } from '../core/errors.ts'
 import { BROWSER_CACHE_BYTES, BROWSER_CACHE_TTL_MS } from '../core/limits.ts'
 import type { Principal } from '../core/principal.ts'
@@ -146,7 +147,7 @@ export class PageViews {
   private async target(principal: Principal, websiteId: string, ref: VersionRef): Promise<PageTarget> {
     let pageUrl: string
     let name: string
-    if (typeof ref === 'string' && ref.startsWith('drf_')) {
+    if (isDraftId(ref)) {
       const draft = await this.options.drafts.manifest(principal, websiteId, ref)
       pageUrl = draftUrlFor(this.options.config, draft.slug, draft.draftId)
       name = `Draft ${draft.draftId}`

@@ -32,8 +32,14 @@ export const newId = (prefix: IdPrefix): string => `${prefix}_${randomBase62(22)
  */
 export const LABEL_ID_CHARS = 10
 
-/** An opaque, random id whose part after the prefix may stand in a host label: drf_... */
-export const newLabelId = (prefix: 'drf'): string => `${prefix}_${randomText(LOWERCASE_BASE36, LABEL_ID_CHARS)}`
+/** How a draft's id starts: the only id whose random part stands in a host label (newDraftId). */
+export const DRAFT_ID_PREFIX = 'drf_'
+
+/** Whether a reference names a draft (a draft id) rather than a version. */
+export const isDraftId = (ref: unknown): ref is string => typeof ref === 'string' && ref.startsWith(DRAFT_ID_PREFIX)
+
+/** A new draft id: DRAFT_ID_PREFIX and LABEL_ID_CHARS lowercase letters and digits, so it may stand in a host label. */
+export const newDraftId = (): string => DRAFT_ID_PREFIX + randomText(LOWERCASE_BASE36, LABEL_ID_CHARS)
 
 export const nowIso = (): string => new Date().toISOString()
 

@@ -6,7 +6,7 @@
  */
 
 import transliterate from '@sindresorhus/transliterate'
-import { VERSION_NUMBER_MAX, versionNumberOf } from './ids.ts'
+import { DRAFT_ID_PREFIX, VERSION_NUMBER_MAX, versionNumberOf } from './ids.ts'
 
 export const SLUG_MIN = 3
 export const SLUG_MAX = 50
@@ -17,8 +17,6 @@ const SHAPE = new RegExp(SLUG_PATTERN)
 const PREVIEW_MARK = '--v'
 /** Separates a slug from a draft's token in its preview host label: `my-site--dk3x9a0bq2z`. */
 const DRAFT_MARK = '--d'
-/** A draft's id is `drf_` and its token: lowercase letters and digits (core/ids.ts, newLabelId). */
-const DRAFT_ID_PREFIX = 'drf_'
 const DRAFT_TOKEN = /^[a-z0-9]{1,20}$/
 
 /** Host labels that would shadow the service itself; they count as taken. */

@@ -9,7 +9,7 @@
 import type { Config } from '../config.ts'
 import { futureTime } from '../core/future-time.ts'
 import { AppError, notFound, type RateLimitState } from '../core/errors.ts'
-import { newLabelId } from '../core/ids.ts'
+import { newDraftId } from '../core/ids.ts'
 import { DRAFT_SWEEP_INTERVAL_MS, DRAFTS_PER_SITE } from '../core/limits.ts'
 import type { Principal } from '../core/principal.ts'
 import { draftLabel, draftUrlFor } from '../core/site-address.ts'
@@ -63,7 +63,7 @@ export class DraftsService {
     const now = records.nowIso()
     const expiresBy = input.expiresAt === undefined ? null : futureTime(input.expiresAt, records.options.now(), 'expiresAt').toISOString()
     const draft = {
-      id: newLabelId('drf'),
+      id: newDraftId(),
       website_id: site.id,
       base_version_id: base.id,
       created_by: principal.userId,

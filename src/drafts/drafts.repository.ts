@@ -27,16 +27,6 @@ export class DraftsRepository {
     return this.db.transaction().execute(work)
   }
 
-  async countOpen(db: Executor, websiteId: string, now: string): Promise<number> {
-    const row = await db
-      .selectFrom('drafts')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('website_id', '=', websiteId)
-      .where('expires_at', '>', now)
-      .executeTakeFirstOrThrow()
-    return Number(row.n)
-  }
-
   insertDraft(trx: Executor, draft: DraftRow): Promise<unknown> {
     return trx.insertInto('drafts').values(draft).execute()
   }
@@ -60,8 +50,8 @@ export class DraftsRepository {
   }
 
   /** A site's open drafts, oldest first. */
-  listOpen(websiteId: string, now: string): Promise<DraftWithBase[]> {
-    return this.withBase(this.db)
+  listOpen(websiteId: string, now: string, db: Executor = this.db): Promise<DraftWithBase[]> {
+    return this.withBase(db)
       .where('drafts.website_id', '=', websiteId)
       .where('drafts.expires_at', '>', now)
       .orderBy('drafts.created_at')

@@ -75,11 +75,13 @@ export class DraftsService {
     await repo.transaction(async (trx) => {
       // The site's row, locked as a publish locks it, counts its drafts one create at a time.
       await versions.lockWebsite(trx, site.id)
-      const open = await repo.countOpen(trx, site.id, now)
-      if (open >= DRAFTS_PER_SITE) {
+      const open = await repo.listOpen(site.id, now, trx)
+      if (open.length >= DRAFTS_PER_SITE) {
+        // Named here: an agent that lost its draft ids finds them in the refusal.
+        const named = open.map((d) => `${d.id} (from version ${d.base_number}, last written ${d.updated_at})`).join(', ')
         throw new AppError(
           'DRAFT_LIMIT_REACHED',
-          `This site already has ${open} open drafts, the most it may have (${DRAFTS_PER_SITE}): publish or discard one first (listDrafts names them).`,
+          `This site already has ${open.length} open drafts, the most it may have (${DRAFTS_PER_SITE}): ${named}. Publish or discard one of them first.`,
         )
       }
       await repo.insertDraft(trx, draft)

@@ -116,6 +116,8 @@ for (const store of STORES) {
       const drafts = await Promise.all(Array.from({ length: DRAFTS_PER_SITE }, (_, i) => startDraft(i % 2 ? editor : owner, site.websiteId)))
       const refused = await server.api('POST', draftsOf(site.websiteId), { token: owner.token })
       assertError(refused, 403, 'DRAFT_LIMIT_REACHED', new RegExp(`${DRAFTS_PER_SITE} open drafts`))
+      // The refusal names every open draft, so a caller that lost their ids can discard one.
+      for (const draft of drafts) assert.match(refused.body.error.message, new RegExp(`${draft.draftId} \\(from version 1, last written `))
       // Another site's drafts are counted apart.
       const other = await siteWithMembers(server)
       await startDraft(other.owner, other.site.websiteId)

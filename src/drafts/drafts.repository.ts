@@ -59,12 +59,8 @@ export class DraftsRepository {
       .execute()
   }
 
-  findOpen(websiteId: string, draftId: string, now: string): Promise<DraftWithBase | undefined> {
-    return this.withBase(this.db)
-      .where('drafts.id', '=', draftId)
-      .where('drafts.website_id', '=', websiteId)
-      .where('drafts.expires_at', '>', now)
-      .executeTakeFirst()
+  findOpen(websiteId: string, draftId: string, now: string, db: Executor = this.db): Promise<DraftWithBase | undefined> {
+    return this.withBase(db).where('drafts.id', '=', draftId).where('drafts.website_id', '=', websiteId).where('drafts.expires_at', '>', now).executeTakeFirst()
   }
 
   /**
@@ -92,8 +88,8 @@ export class DraftsRepository {
   }
 
   /** Sets an open draft's expiry and its cap (null: none). False when the draft is gone. */
-  async setExpiry(draftId: string, now: string, expiresAt: string, expiresBy: string | null): Promise<boolean> {
-    const result = await this.db
+  async setExpiry(trx: Executor, draftId: string, now: string, expiresAt: string, expiresBy: string | null): Promise<boolean> {
+    const result = await trx
       .updateTable('drafts')
       .set({ expires_at: expiresAt, expires_by: expiresBy })
       .where('id', '=', draftId)

@@ -18,7 +18,7 @@ const draftExpiry = Type.String({
 export const CreateDraftRequestSchema = Type.Object(
   {
     baseVersion: Type.Optional(versionRef({ description: 'The version the draft starts from, by id (job_...) or number. Default: the live version.' })),
-    expiresAt: Type.Optional(draftExpiry),
+    expiresAt: Type.Optional(Nullable(draftExpiry)),
   },
   { $id: 'CreateDraftRequest', additionalProperties: false },
 )

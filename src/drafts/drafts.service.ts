@@ -61,7 +61,8 @@ export class DraftsService {
     const site = await access.requireSite(principal, websiteId, 'edit')
     const base = input.baseVersion === undefined ? await this.liveVersion(site) : await requireVersion(versions, site.id, input.baseVersion)
     const now = records.nowIso()
-    const expiresBy = input.expiresAt === undefined ? null : futureTime(input.expiresAt, records.options.now(), 'expiresAt').toISOString()
+    const expiresBy =
+      input.expiresAt === undefined || input.expiresAt === null ? null : futureTime(input.expiresAt, records.options.now(), 'expiresAt').toISOString()
     const draft = {
       id: newDraftId(),
       website_id: site.id,
@@ -131,7 +132,14 @@ export class DraftsService {
     const { site, draft } = await records.require(principal, websiteId, draftId)
     const now = records.nowIso()
     const by = expiresAt === null ? null : futureTime(expiresAt, records.options.now(), 'expiresAt').toISOString()
-    if (!(await records.options.repo.setExpiry(draft.id, now, records.expiryFrom(now, by), by))) throw notFound('Draft')
+    const { repo } = records.options
+    // Not a write: the expiry still runs from the last one, read with the row locked so a write meanwhile is not undone.
+    const set = await repo.transaction(async (trx) => {
+      if (!(await repo.lock(trx, draft.id))) return false
+      const current = await repo.findOpen(site.id, draft.id, now, trx)
+      return current !== undefined && repo.setExpiry(trx, draft.id, now, records.expiryFrom(current.updated_at, by), by)
+    })
+    if (!set) throw notFound('Draft')
     await records.changed(draftLabel(site.slug, draft.id), [])
     return this.get(principal, websiteId, draftId)
   }

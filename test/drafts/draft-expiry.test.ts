@@ -61,5 +61,20 @@ for (const store of STORES) {
       assert.equal((await server.site(label)).status, 404)
       assertError(await server.api('PATCH', path, { token: owner.token, body: { expiresAt: null } }), 404, 'NOT_FOUND')
     })
+
+    test('setting or removing the cap is no write: the expiry still runs from the last write', async () => {
+      const { owner, created, path } = await draftOf({ expiresAt: null })
+      assert.equal(created.status, 201, created.text)
+      const lastWrite = at
+      at += 3 * 60 * MINUTE
+      const capped = await server.api('PATCH', path, { token: owner.token, body: { expiresAt: iso(10 * DAY) } })
+      assert.equal(capped.body.expiresAt, created.body.expiresAt, 'a cap later than the TTL changes nothing')
+      const freed = await server.api('PATCH', path, { token: owner.token, body: { expiresAt: null } })
+      assert.equal(Date.parse(freed.body.expiresAt), lastWrite + 2 * DAY)
+      assert.equal(freed.body.updatedAt, created.body.updatedAt)
+      // A write moves it on from now.
+      assert.equal((await server.api('PUT', `${path}/files/a.css`, { token: owner.token, body: { content: 'a{}' } })).status, 201)
+      assert.equal(Date.parse((await server.api('GET', path, { token: owner.token })).body.expiresAt), at + 2 * DAY)
+    })
   })
 }

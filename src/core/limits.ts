@@ -214,6 +214,13 @@ export const DRAFT_SWEEP_INTERVAL_MS = 60 * 60 * 1000
 export const MAX_EDITS = 50
 
 /**
+ * Text the edits of one request may read in all (characters): each edit reads the whole file it
+ * changes, so this bounds the work a request's edits are, whatever their count and the files' size
+ * (32 edits of a 2 MiB file, or one of a 64 MiB file).
+ */
+export const EDIT_READ_MAX_CHARS = 64 * MiB
+
+/**
  * Comparing two versions: text files up to this size get a unified diff, whose length is capped;
  * the comparison stops after this many changed lines or this much time, and says the diff is too
  * large to show instead.

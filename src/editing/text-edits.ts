@@ -4,7 +4,9 @@
  * closest line, so the caller can correct the edit without reading the file again. All or
  * nothing: the first edit that does not apply refuses the whole list.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { AppError, validationFailed } from '../core/errors.ts'
+import { EDIT_READ_MAX_CHARS } from '../core/limits.ts'
 import { quoted } from '../core/text.ts'
 
 export interface TextEdit {
@@ -17,12 +19,42 @@ const QUOTED_LINE_CHARS = 160
 /** Lines longer than this are compared by their start only, so a minified file costs no more than a normal one. */
 const COMPARED_LINE_CHARS = 400
 
+/** Text read between two turns of the event loop, so a request's edits never hold it for long. */
+const EDIT_SLICE_CHARS = 4 * 1024 * 1024
+
+/**
+ * The text the edits of one request read, counted against EDIT_READ_MAX_CHARS: one budget a
+ * request, shared by every file it edits. The event loop gets a turn every EDIT_SLICE_CHARS.
+ */
+export class EditBudget {
+  private read = 0
+  private sinceTurn = 0
+
+  /** Counts the text one edit reads; VALIDATION_FAILED on `field` once the request's edits would read more than allowed. */
+  async take(chars: number, field: string, path: string): Promise<void> {
+    this.read += chars
+    if (this.read > EDIT_READ_MAX_CHARS) {
+      const limit = `${EDIT_READ_MAX_CHARS.toLocaleString('en-US')} characters`
+      throw validationFailed(
+        { [field]: `would take the text this request's edits read past ${limit}` },
+        `The edits of this request would read more than ${limit} of text in all: each edit reads the whole file it changes (${path} has ${chars.toLocaleString('en-US')}). Send fewer edits at a time, or write the file whole. Nothing was changed.`,
+      )
+    }
+    this.sinceTurn += chars
+    if (this.sinceTurn >= EDIT_SLICE_CHARS) {
+      this.sinceTurn = 0
+      await nextTurn()
+    }
+  }
+}
+
 /** The text after every edit, in order; EDIT_NO_MATCH or EDIT_AMBIGUOUS (422) for the first that does not match once. */
-export function applyEdits(path: string, text: string, edits: readonly TextEdit[]): string {
+export async function applyEdits(path: string, text: string, edits: readonly TextEdit[], budget: EditBudget): Promise<string> {
   let result = text
   for (const [index, edit] of edits.entries()) {
     const field = `edits[${index}].oldText`
     if (edit.oldText.length === 0) throw validationFailed({ [field]: 'must not be empty: quote the text to replace' })
+    await budget.take(result.length, `edits[${index}]`, path)
     const count = occurrences(result, edit.oldText, 2)
     if (count === 0) {
       const closest = closestLine(result, edit.oldText)

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { AppError } from '../../src/core/errors.ts'
-import { TEXT_DIFF_LIMITS } from '../../src/core/limits.ts'
+import { EDIT_READ_MAX_CHARS, TEXT_DIFF_LIMITS } from '../../src/core/limits.ts'
 import { changeOfEachFile, compareFiles, textDiff } from '../../src/editing/file-changes.ts'
 import { fileContent } from '../../src/editing/file-views.ts'
-import { applyEdits } from '../../src/editing/text-edits.ts'
+import { applyEdits, EditBudget, type TextEdit } from '../../src/editing/text-edits.ts'
 
-const refusal = (run: () => unknown): AppError => {
+const refusal = async (run: () => Promise<unknown>): Promise<AppError> => {
   try {
-    run()
+    await run()
   } catch (error) {
     assert.ok(error instanceof AppError)
     return error
@@ -16,20 +16,22 @@ const refusal = (run: () => unknown): AppError => {
   assert.fail('expected a refusal')
 }
 
+const edit = (path: string, text: string, edits: TextEdit[], budget = new EditBudget()) => applyEdits(path, text, edits, budget)
+
 describe('exact-text edits', () => {
   const page = '<h1>Menu</h1>\n<p>Soup of the day</p>\n<p>Bread</p>\n<p>Bread</p>\n'
 
-  test('each edit replaces the one place its oldText occurs, in order', () => {
-    const edited = applyEdits('index.html', page, [
+  test('each edit replaces the one place its oldText occurs, in order', async () => {
+    const edited = await edit('index.html', page, [
       { oldText: 'Soup of the day', newText: 'Soup of the week' },
       { oldText: 'of the week', newText: 'of the month' },
     ])
     assert.equal(edited, '<h1>Menu</h1>\n<p>Soup of the month</p>\n<p>Bread</p>\n<p>Bread</p>\n')
   })
 
-  test('no match is EDIT_NO_MATCH naming the edit, the file and the closest line', () => {
-    const error = refusal(() =>
-      applyEdits('index.html', page, [
+  test('no match is EDIT_NO_MATCH naming the edit, the file and the closest line', async () => {
+    const error = await refusal(() =>
+      edit('index.html', page, [
         { oldText: '<h1>Menu</h1>', newText: '<h1>Carte</h1>' },
         { oldText: '<p>Soup of teh day</p>', newText: 'x' },
       ]),
@@ -39,18 +41,40 @@ describe('exact-text edits', () => {
     assert.deepEqual(error.fields, { 'edits[1].oldText': 'occurs 0 times in index.html' })
   })
 
-  test('several matches are EDIT_AMBIGUOUS with the count', () => {
-    const error = refusal(() => applyEdits('index.html', page, [{ oldText: '<p>Bread</p>', newText: '<p>Rolls</p>' }]))
+  test('several matches are EDIT_AMBIGUOUS with the count', async () => {
+    const error = await refusal(() => edit('index.html', page, [{ oldText: '<p>Bread</p>', newText: '<p>Rolls</p>' }]))
     assert.equal(error.code, 'EDIT_AMBIGUOUS')
     assert.match(error.message, /occurs 2 times in index\.html/)
   })
 
-  test('an empty oldText is a validation failure', () => {
-    assert.equal(refusal(() => applyEdits('a.css', 'body{}', [{ oldText: '', newText: 'x' }])).code, 'VALIDATION_FAILED')
+  test('an empty oldText is a validation failure', async () => {
+    assert.equal((await refusal(() => edit('a.css', 'body{}', [{ oldText: '', newText: 'x' }]))).code, 'VALIDATION_FAILED')
   })
 
-  test('a line with nothing in common is not offered as the closest', () => {
-    assert.match(refusal(() => applyEdits('a.txt', 'aaaa\n', [{ oldText: 'zzzz', newText: 'y' }])).message, /a\.txt has no similar line/)
+  test('a line with nothing in common is not offered as the closest', async () => {
+    assert.match((await refusal(() => edit('a.txt', 'aaaa\n', [{ oldText: 'zzzz', newText: 'y' }]))).message, /a\.txt has no similar line/)
+  })
+
+  test('the edits of one request read at most EDIT_READ_MAX_CHARS of text in all, across files, and give the event loop turns meanwhile', async () => {
+    // Each edit reads its whole file: 8 edits of an eighth of the budget fill it exactly.
+    const big = `${'a'.repeat(EDIT_READ_MAX_CHARS / 8 - 1)}X`
+    const swaps = (n: number) => Array.from({ length: n }, () => ({ oldText: 'X', newText: 'X' }))
+    const budget = new EditBudget()
+    // Queued before the edits: it runs only if they give the event loop a turn before they end.
+    let otherWork = false
+    setImmediate(() => (otherWork = true))
+    assert.equal(await edit('big.txt', big, swaps(4), budget), big)
+    assert.ok(otherWork, 'other work ran between the edits')
+    assert.equal(await edit('other.txt', big, swaps(4), budget), big)
+    const error = await refusal(() => edit('third.txt', big, swaps(1), budget))
+    assert.equal(error.code, 'VALIDATION_FAILED')
+    assert.deepEqual(Object.keys(error.fields ?? {}), ['edits[0]'])
+    assert.match(
+      error.message,
+      /would read more than 67,108,864 characters of text in all: each edit reads the whole file it changes \(third\.txt has 8,388,608\)/,
+    )
+    // A new request has the whole budget again.
+    assert.equal(await edit('big.txt', big, swaps(1)), big)
   })
 })
 

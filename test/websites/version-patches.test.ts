@@ -193,6 +193,25 @@ for (const store of STORES) {
       assert.equal(await versionCount(owner, site.websiteId), 1, 'nothing stored')
     })
 
+    test('edits that would read more text in all than one request may are refused whole, naming the edit that crossed', async () => {
+      const owner = await createUser(server)
+      // Each edit reads the whole file: 2 MiB less a little, so the 33rd edit of the request crosses.
+      const big = `${'a'.repeat(2 * 1024 * 1024 - 100)}X\n`
+      const site = await createSite(server, { owner, files: [...baseFiles(), { path: 'big.txt', content: big }] })
+      const swap = { oldText: 'X', newText: 'X' }
+      const edits = Array.from({ length: 30 }, () => swap)
+      const res = await patch(owner, site.websiteId, {
+        baseVersion: 1,
+        changes: [
+          { op: 'edit', path: 'big.txt', edits },
+          { op: 'edit', path: 'big.txt', edits },
+        ],
+      })
+      assertError(res, 422, 'VALIDATION_FAILED', /would read more than 67,108,864 characters of text in all/)
+      assert.deepEqual(Object.keys(res.body.error.fields), ['changes[1].edits[2]'])
+      assert.equal(await versionCount(owner, site.websiteId), 1)
+    })
+
     test('files with changes, neither, changes or overwrite without baseVersion: VALIDATION_FAILED naming the field', async () => {
       const owner = await createUser(server)
       const site = await createSite(server, { owner, files: baseFiles() })

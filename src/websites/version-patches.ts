@@ -79,6 +79,7 @@ export class VersionPatches {
           if (!files.delete(change.path)) throw missing(change.path)
           break
         case 'move': {
+          if (change.from === change.to) throw validationFailed({ [field]: 'moves a file onto its own path: to is the same path as from' })
           const file = files.get(change.from)
           if (!file) throw missing(change.from)
           if (files.has(change.to)) throw validationFailed({ [field]: `moves onto ${quoted(change.to)}, which is a file already: delete it first` })

@@ -154,6 +154,8 @@ for (const store of STORES) {
       )
       await refused([{ op: 'move', from: 'gone.txt', to: 'here.txt' }], 'VALIDATION_FAILED', 'changes[0]')
       await refused([{ op: 'move', from: 'notes.txt', to: 'style.css' }], 'VALIDATION_FAILED', 'changes[0]')
+      // Onto itself: said so, not "delete it first", which would lose the file.
+      await refused([{ op: 'move', from: 'notes.txt', to: 'notes.txt' }], 'VALIDATION_FAILED', 'changes[0]', /to is the same path as from/)
       await refused([{ op: 'edit', path: 'logo.png', edits: [{ oldText: 'PNG', newText: 'JPG' }] }], 'VALIDATION_FAILED', 'changes[0]')
       await refused([{ op: 'put', path: 'a.txt', content: 'a', sha256: sha256('a') }], 'VALIDATION_FAILED', 'changes[0]')
       await refused([{ op: 'put', path: 'a.txt' }], 'VALIDATION_FAILED', 'changes[0]')

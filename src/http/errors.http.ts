@@ -52,18 +52,36 @@ function issueMessage(issue: AjvIssue): string {
   }
 }
 
-/** At most this many fields are named, so a body with thousands of bad items gets a bounded answer. */
+/**
+ * For each value that matched no branch of an `anyOf` (a version number or an id, say), what each
+ * branch asked of it, by instance path: `must be integer, or must be string`. Each branch reports
+ * its own issue at that path before the `anyOf` issue itself; naming only the first would tell
+ * the caller that one kind of value is the only one taken.
+ */
+function unionMessages(issues: readonly AjvIssue[]): Map<string, string> {
+  const found = new Map<string, string>()
+  for (const [i, issue] of issues.entries()) {
+    if (issue.keyword !== 'anyOf') continue
+    const branches = new Set<string>()
+    for (let j = i - 1; j >= 0 && issues[j]!.instancePath === issue.instancePath && issues[j]!.keyword !== 'anyOf'; j--) {
+      if (propertyOf(issues[j]!) === undefined) branches.add(issueMessage(issues[j]!))
+    }
+    if (branches.size > 1) found.set(issue.instancePath, [...branches].reverse().join(', or '))
+  }
+  return found
+}
 
 export function validationError(issues: AjvIssue[]): AppError {
   const fields: Record<string, string> = {}
   let count = 0
+  const unions = unionMessages(issues)
   for (const issue of issues) {
     const name = issueField(issue)
-    // Unions report one issue per branch; the first is the most telling. Object.hasOwn, not ??=:
-    // an unknown field may be called "constructor" or "toString".
+    // A field is named once, with its first issue. Object.hasOwn, not ??=: an unknown field may
+    // be called "constructor" or "toString".
     if (Object.hasOwn(fields, name)) continue
     if (count === MAX_ERROR_FIELDS) break
-    fields[name] = issueMessage(issue)
+    fields[name] = (propertyOf(issue) === undefined ? unions.get(issue.instancePath) : undefined) ?? issueMessage(issue)
     count++
   }
   const list = Object.entries(fields).map(([k, v]) => `${k} ${v}`)

@@ -232,6 +232,11 @@ for (const store of STORES) {
         assertError(res, 422, 'VALIDATION_FAILED')
         assert.ok(Object.keys(res.body.error.fields).includes(field), `${JSON.stringify(body)}: ${res.text}`)
       }
+      // A version is a number or an id: a value that is neither is told both.
+      const neither = await patch(owner, site.websiteId, { baseVersion: null, changes })
+      assert.equal(neither.body.error.fields.baseVersion, 'must be integer, or must be string', neither.text)
+      const empty = await patch(owner, site.websiteId, { baseVersion: '', changes })
+      assert.equal(empty.body.error.fields.baseVersion, 'must be integer, or must NOT have fewer than 1 characters', empty.text)
       assertError(await patch(owner, site.websiteId, { baseVersion: 7, changes }), 404, 'NOT_FOUND', /^This website has no version 7\./)
       assertError(await patch(owner, site.websiteId, { baseVersion: 'job_unknown', changes }), 404, 'NOT_FOUND')
       assert.equal(await versionCount(owner, site.websiteId), 1)

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 
-const DIGITS = /^\d{1,9}$/
+/** An integer as a query spells it: negative ones too, so the schema can say what range it wants; no more digits than a safe integer has. */
+const INTEGER = /^-?\d{1,15}$/
 
 /**
  * A preValidation hook reading the named query parameters as the numbers they spell: query values
@@ -12,7 +13,7 @@ export function queryNumbers(...names: string[]): (request: FastifyRequest, repl
     const query = request.query as Record<string, unknown>
     for (const name of names) {
       const value = query[name]
-      if (typeof value === 'string' && DIGITS.test(value)) query[name] = Number(value)
+      if (typeof value === 'string' && INTEGER.test(value)) query[name] = Number(value)
     }
     done()
   }

@@ -99,6 +99,13 @@ for (const store of STORES) {
         assertError(res, 422, 'VALIDATION_FAILED')
         assert.deepEqual(Object.keys(res.body.error.fields), [query.split('=')[0]], query)
       }
+      // A negative number is told its range, not that it is no number.
+      for (const [query, field, message] of [
+        ['offset=-1', 'offset', 'must be >= 1'],
+        ['limit=-5', 'limit', 'must be >= 1'],
+      ]) {
+        assert.deepEqual((await read(owner, 1, `index.html?${query}`)).body.error.fields, { [field!]: message }, query)
+      }
     })
 
     test('an unknown file, version or site is 404; a stranger gets 404 too', async () => {

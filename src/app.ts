@@ -30,7 +30,7 @@ import { entriesRoutes } from './content/entries.routes.ts'
 import { maxBodyBytes } from './core/limits.ts'
 import { tlsAskRoutes } from './domains/domains.routes.ts'
 import { CLIENT_ONLY_KEYWORD, mergeClientOnlyConstraints, SHARED_SCHEMAS } from './core/schemas.ts'
-import { frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
+import { clientErrors, frameworkErrors, registerErrorHandling } from './http/errors.http.ts'
 import { optionalBodies, success, TOKEN_SCOPE, wildcardAsPath } from './http/openapi.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { refuseNulCharacters } from './http/nul-guard.ts'
@@ -94,6 +94,7 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
     forceCloseConnections: 'idle',
     ...REQUEST_ID_OPTIONS,
     frameworkErrors: trackFrameworkErrors(frameworkErrors, metrics),
+    clientErrorHandler: clientErrors,
     ajv: {
       customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: true, discriminator: true },
       // Client-only constraints are not the validator's to enforce: the services check them (core/schemas.ts).

@@ -2,6 +2,8 @@
  * Renders every failure as the error envelope: AppError from services, schema validation,
  * body parsing, unknown routes and wrong methods, and internal faults (logged, never leaked).
  */
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AppError, type ErrorCode, fieldName } from '../core/errors.ts'
 import { MAX_ERROR_FIELDS } from '../core/limits.ts'
@@ -143,6 +145,27 @@ export function errorHeaders(error: AppError): Record<string, string> {
 
 function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply.code(statusOf(error)).headers(errorHeaders(error)).type('application/json; charset=utf-8').send(error.toEnvelope())
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Fastify sees them (a malformed request line, header
+ * or chunk; headers and URL together over the 16 KiB Node reads) get the envelope too, then the
+ * connection is closed: what follows on it cannot be read as a request.
+ */
+export function clientErrors(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const refusal =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('HEADERS_TOO_LARGE', "The request's headers and URL are larger than the service reads (16 KiB): shorten the URL or the headers.")
+      : new AppError('BAD_REQUEST', 'The request is not valid HTTP/1.1 and was not read.')
+  const body = JSON.stringify(refusal.toEnvelope())
+  const status = statusOf(refusal)
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    )
+  }
+  socket.destroy()
 }
 
 /**

@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict'
 import http from 'node:http'
+import net from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { compileErrors, validate } from '@readme/openapi-parser'
 import { Ajv2020 } from 'ajv/dist/2020.js'
@@ -117,6 +118,18 @@ function getWithHost(server: TestServer, host: string, path: string): Promise<{ 
   })
 }
 
+/** Sends raw bytes on a new connection; resolves with all that comes back once the server closes it. */
+function rawExchange(server: TestServer, bytes: string): Promise<string> {
+  const { port } = new URL(server.url)
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.end(bytes))
+    const chunks: Buffer[] = []
+    socket.on('data', (c: Buffer) => chunks.push(c))
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    socket.on('error', reject)
+  })
+}
+
 function assertEnvelope(res: ApiResponse, status: number, code: string) {
   assert.equal(res.status, status, res.text)
   assert.match(res.headers.get('content-type') ?? '', /^application\/json(;|$)/)
@@ -199,6 +212,27 @@ for (const store of STORES) {
       const page = await server.api('GET', '/nope')
       assert.equal(page.status, 404)
       assert.match(page.text, /^# Not found/)
+    })
+
+    test("what Node's HTTP parser refuses (a malformed request, headers over 16 KiB) gets the envelope, then the connection closes", async () => {
+      const cases = [
+        ['GET /v1 HTTP/1.1\r\nHost: a\r\nBad Header: x\r\n\r\n', 400, 'BAD_REQUEST'],
+        ['GET /v1 with spaces HTTP/1.1\r\nHost: a\r\n\r\n', 400, 'BAD_REQUEST'],
+        [`GET /v1/websites/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: a\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
+      ] as const
+      for (const [request, status, code] of cases) {
+        const answer = await rawExchange(server, request)
+        const [head = '', body = ''] = answer.split('\r\n\r\n')
+        assert.match(head, new RegExp(`^HTTP/1\\.1 ${status} `), answer)
+        assert.match(head, /\r\nContent-Type: application\/json; charset=utf-8\r\n/i)
+        assert.match(head, /\r\nConnection: close/i)
+        const envelope = JSON.parse(body)
+        assert.deepEqual(Object.keys(envelope), ['error'])
+        assert.equal(envelope.error.code, code)
+        conformsTo(envelope, 'Error')
+      }
+      // The server goes on answering.
+      assertEnvelope(await server.api('GET', '/v1/nope', { headers: { accept: 'application/json' } }), 404, 'NOT_FOUND')
     })
 
     test('a path parameter the router refuses (over 100 characters, or bad percent-encoding) is a documented 404 NOT_FOUND envelope', async () => {

@@ -18,13 +18,17 @@ const POISONING = { protoAction: 'error', constructorAction: 'error' } as const
  * A body of ASCII bytes only (base64 content and most HTML, CSS and JS are) is decoded as Latin-1,
  * which for ASCII bytes gives the same string as UTF-8 decoding, by a plain copy: the cheapest of
  * Node's decoders, where 'ascii' masks every byte (docs/benchmarks.md).
+ *
+ * An empty body is no body, whatever its declared type.
  */
 export function registerJsonBody(app: FastifyInstance): void {
   // Plinth speaks JSON only: any other body type is 415 UNSUPPORTED_MEDIA_TYPE, not a schema error.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     const bytes = body as Buffer
-    if (bytes.length === 0) return done(new AppError('INVALID_JSON', 'The request declares a JSON body but sends none.'), undefined)
+    // No body at all, as many clients send with this type on every request: the route's schema
+    // says whether it needs one (VALIDATION_FAILED), and where none is needed, nothing is missing.
+    if (bytes.length === 0) return done(null, undefined)
     const ascii = isAscii(bytes)
     if (!ascii && !isUtf8(bytes)) return done(new AppError('INVALID_JSON', 'The request body is not valid UTF-8.'), undefined)
     let parsed: unknown

@@ -125,6 +125,17 @@ for (const store of STORES) {
       await startDraft(owner, site.websiteId)
     })
 
+    test('a client that sends Content-Type: application/json with no body starts and discards drafts; a stranger still gets 404', async () => {
+      const { site, owner, stranger } = await siteWithMembers(server)
+      const json = { 'content-type': 'application/json' }
+      const started = await server.api('POST', draftsOf(site.websiteId), { token: owner.token, body: '', headers: json })
+      assert.equal(started.status, 201, started.text)
+      const draft = `${draftsOf(site.websiteId)}/${started.body.draftId}`
+      assertError(await server.api('DELETE', draft, { token: stranger.token, body: '', headers: json }), 404, 'NOT_FOUND')
+      assert.equal((await server.api('DELETE', `${draft}/files/index.html`, { token: owner.token, body: '', headers: json })).status, 204)
+      assert.equal((await server.api('DELETE', draft, { token: owner.token, body: '', headers: json })).status, 204)
+    })
+
     test('concurrent creates never pass the limit', async () => {
       const { site, owner } = await siteWithMembers(server)
       const results = await Promise.all(Array.from({ length: DRAFTS_PER_SITE + 3 }, () => server.api('POST', draftsOf(site.websiteId), { token: owner.token })))

@@ -577,6 +577,10 @@ for (const store of STORES) {
         400,
         'INVALID_JSON',
       )
+      // An empty body is no body, whatever type it declares: here the route needs one.
+      const empty = await call('POST', '/v1/websites', '/v1/websites', { token: owner.token, body: '', headers: { 'content-type': 'application/json' } })
+      assertEnvelope(empty, 422, 'VALIDATION_FAILED')
+      assert.deepEqual(empty.body.error.fields, { body: 'must be object' })
       assertEnvelope(
         await call('POST', '/v1/websites', '/v1/websites', {
           token: owner.token,

@@ -470,14 +470,19 @@ for (const store of STORES) {
       })
     })
 
-    test('malformed JSON is refused as 400 INVALID_JSON', async () => {
-      const bodies = ['{', '{"category": }', "{'category':'other'}", '{"category":"other",}', '{"category":"other"} trailing', 'NaN', '"unterminated', '']
+    test('malformed JSON is refused as 400 INVALID_JSON; an empty body is no body', async () => {
+      const bodies = ['{', '{"category": }', "{'category':'other'}", '{"category":"other",}', '{"category":"other"} trailing', 'NaN', '"unterminated']
       for (const body of bodies) {
         await storesNothing(server, async () => {
           const res = await server.api('POST', '/v1/websites', { token: owner.token, body, headers: { 'content-type': 'application/json' } })
           assertEnvelope(res, 400, 'INVALID_JSON')
         })
       }
+      // An empty body is no body: a route that needs one says so.
+      await storesNothing(server, async () => {
+        const res = await server.api('POST', '/v1/websites', { token: owner.token, body: '', headers: { 'content-type': 'application/json' } })
+        assertEnvelope(res, 422, 'VALIDATION_FAILED')
+      })
     })
 
     test('a body that is not application/json is refused as 415 UNSUPPORTED_MEDIA_TYPE', async () => {

@@ -48,7 +48,6 @@ warnings (the site check: broken links, missing alt text, heavy pages...) refuse
 export function websitesTools(services: WebsiteServices, sites: { siteScheme: string; siteDomain: string }, publish: PublishRequestSchemas): AnyMcpTool[] {
   const { websites, publishing, patches, promotion, versionFiles, deletion, jobDetails, slugs, sitePasswords } = services
   const live = siteUrlPattern(sites)
-  const preview = siteUrlPattern(sites, true)
   return [
     defineTool({
       name: 'publish_website',
@@ -70,7 +69,7 @@ ${BUNDLE_RULES}`,
       description: `Publish a new version of an existing website; the bundle rules of publish_website apply to the whole new version. Either:
 - a patch, best for small changes: baseVersion (the version you read) and changes applied in order to its files, the rest kept as is. An edit's oldText must occur exactly once (EDIT_NO_MATCH names the closest line). If a version newer than baseVersion exists: VERSION_CONFLICT naming it; start again from it, or overwrite true to undo its changes.
 - files: the COMPLETE replacement bundle. Resend an unchanged file as { path, sha256 } (files[].sha256 from get_website).
-With promote false, the version is served for review at its previewUrl (${preview}): show it to the user and, once approved, call promote_version with versionId = the jobId returned here.`,
+With promote false, the version is served for review at its previewUrl: show it to the user and, once approved, call promote_version with versionId = the jobId returned here.`,
       // A preview's expiry is REST's alone (createWebsiteVersion, setPreviewExpiry): the default tool list stays within its budget.
       input: toolArgs({ websiteId: WebsiteIdParam, ...Type.Omit(publish.PublishVersionRequestSchema, ['expiresAt']).properties }),
       output: ref(PublishVersionResultSchema),
@@ -152,7 +151,7 @@ With promote false, the version is served for review at its previewUrl (${previe
       name: 'suggest_slug',
       toolset: 'publishing',
       title: 'Check a slug and get a free one',
-      description: `Check a site address (slug: the subdomain in ${live}) from a site name or draft slug: the normalized slug, whether it is valid and free, why not, and a free suggestion with its pageUrl. It reserves nothing.`,
+      description: `Check a site address (slug: the subdomain of pageUrl) from a site name or draft slug: the normalized slug, whether it is valid and free, why not, and a free suggestion with its pageUrl. It reserves nothing.`,
       input: toolArgs({ value: SlugSuggestValue }),
       output: ref(SlugSuggestionSchema),
       hints: READ_ONLY,

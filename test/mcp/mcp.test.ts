@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, it } from 'node:test'
 import { CLIENTS, call, connect, type McpClient, REVISIONS } from '../helpers/mcp.ts'
-import { BASE_URL, bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
+import { BASE_URL, bundle, SITE_DOMAIN, sharedTestServers, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
 const PUBLISHING_TOOLS = [
@@ -428,6 +428,10 @@ function describeServer(store: (typeof STORES)[number], kind: (typeof CLIENTS)[n
       const names = raw.body.result.tools.map((t: { name: string }) => t.name)
       for (const name of [...PUBLISHING_TOOLS, ...DRAFT_TOOLS]) assert.ok(names.includes(name), `${name} is listed by default`)
       assert.ok(size < TOOLS_LIST_BUDGET, `tools/list is ${size} bytes`)
+      // The site domain is named once, so a longer one (a host name has at most 253 characters) still fits.
+      const listing = JSON.stringify(raw.body.result)
+      assert.equal(listing.split(SITE_DOMAIN).length - 1, 1, 'the listing names the site domain once')
+      assert.ok(size - SITE_DOMAIN.length + 253 < TOOLS_LIST_BUDGET, `tools/list is ${size} bytes, too many for a 253-character site domain`)
       const listed = Buffer.byteLength(JSON.stringify(await client.listTools()))
       assert.ok(listed < TOOLS_LIST_BUDGET, `tools/list as the ${kind} client reads it is ${listed} bytes`)
     })

@@ -20,6 +20,8 @@ const DETAIL_CHARS = 200
 
 // C0 controls, DEL and C1 controls.
 const CONTROL_CHAR = /[\u0000-\u001f\u007f-\u009f]/
+/** Bidirectional text controls (embeddings, overrides, isolates, marks): they make a name read as another ("a\u202eh.txt" shows as "atxt.h"). */
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/
 /** A UTF-16 surrogate without its pair: text no UTF-8 file can hold. */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
@@ -41,6 +43,7 @@ export function pathProblems(path: string): string[] {
   if (path.startsWith('/')) problems.push('it starts with "/" (paths are relative to the site root: write "css/site.css", not "/css/site.css")')
   if (path.includes('\\')) problems.push('it contains a backslash (use "/" to separate folders)')
   if (CONTROL_CHAR.test(path)) problems.push('it contains a control character (such as NUL or a newline)')
+  if (BIDI_CONTROL.test(path)) problems.push('it contains a bidirectional text control (such as U+202E), which makes a name show as another')
   if (!isWellFormed(path)) problems.push('it contains an unpaired UTF-16 surrogate (not valid Unicode)')
   const special = [...new Set(path.match(/[?#%]/g) ?? [])]
   if (special.length > 0)

@@ -217,6 +217,9 @@ describe('INVALID_PATH', () => {
     [`d/${'é'.repeat(128)}`, 'a segment longer than 255 bytes in UTF-8'],
     [Array.from({ length: 11 }, () => 'x'.repeat(99)).join('/'), 'a path longer than 1024 characters'],
     ['bad\ud800.txt', 'a lone surrogate'],
+    ['invoice\u202egnp.html', 'a right-to-left override (shows as invoicelmth.png)'],
+    ['a\u2066b\u2069.html', 'a bidirectional isolate'],
+    ['a\u200fb.html', 'a right-to-left mark'],
   ]
   for (const [path, what] of bad) {
     test(`a path with ${what} is invalid: ${JSON.stringify(path.slice(0, 40))}`, () => {

@@ -149,15 +149,13 @@ function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 
 /**
  * Requests Node's HTTP parser refuses before Fastify sees them (a malformed request line, header
- * or chunk; headers and URL together over the 16 KiB Node reads) get the envelope too, then the
- * connection is closed: what follows on it cannot be read as a request.
+ * or chunk; headers and URL together over the 16 KiB Node reads; a request slower than Node's
+ * timeouts: 60 s for its headers, 5 minutes in all) get the envelope too, then the connection is closed: what follows on it
+ * cannot be read as a request.
  */
 export function clientErrors(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return
-  const refusal =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? new AppError('HEADERS_TOO_LARGE', "The request's headers and URL are larger than the service reads (16 KiB): shorten the URL or the headers.")
-      : new AppError('BAD_REQUEST', 'The request is not valid HTTP/1.1 and was not read.')
+  const refusal = clientRefusal(error.code)
   const body = JSON.stringify(refusal.toEnvelope())
   const status = statusOf(refusal)
   if (socket.writable) {
@@ -166,6 +164,17 @@ export function clientErrors(error: NodeJS.ErrnoException, socket: Duplex): void
     )
   }
   socket.destroy()
+}
+
+function clientRefusal(code: string | undefined): AppError {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('HEADERS_TOO_LARGE', "The request's headers and URL are larger than the service reads (16 KiB): shorten the URL or the headers.")
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError('REQUEST_TIMEOUT', 'The request took too long to arrive: its headers more than 60 seconds, or the whole of it more than 5 minutes.')
+    default:
+      return new AppError('BAD_REQUEST', 'The request is not valid HTTP/1.1 and was not read.')
+  }
 }
 
 /**

@@ -79,6 +79,7 @@ const MEANING: Record<ErrorCode, string> = {
   NOT_PENDING: 'the promotion request or schedule is no longer pending: decided, run or cancelled already',
   UPLOAD_COMPLETED: 'the bytes of this upload were already received; an upload is written once',
   PAYLOAD_TOO_LARGE: 'the body is larger than the service accepts',
+  REQUEST_TIMEOUT: 'the request took too long to arrive (its headers over 60 seconds, the whole of it over 5 minutes): the connection is closed',
   HEADERS_TOO_LARGE: "the request's headers and URL are larger than the service reads (16 KiB): the connection is closed",
   UNSUPPORTED_MEDIA_TYPE: 'the body is not application/json',
   VALIDATION_FAILED: 'the request breaks its schema; error.fields names each bad field',

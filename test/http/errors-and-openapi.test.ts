@@ -8,11 +8,13 @@
 import assert from 'node:assert/strict'
 import http from 'node:http'
 import net from 'node:net'
+import { type Duplex, Writable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
 import { compileErrors, validate } from '@readme/openapi-parser'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import ajvFormats from 'ajv-formats'
 import { sql } from 'kysely'
+import { clientErrors } from '../../src/http/errors.http.ts'
 import { type ApiResponse, BASE_URL, bundle, startTestServer, type TestServer } from '../helpers/server.ts'
 import { STORES } from '../helpers/stores.ts'
 
@@ -233,6 +235,20 @@ for (const store of STORES) {
       }
       // The server goes on answering.
       assertEnvelope(await server.api('GET', '/v1/nope', { headers: { accept: 'application/json' } }), 404, 'NOT_FOUND')
+    })
+
+    test("a request slower than Node's timeouts is 408 REQUEST_TIMEOUT in the envelope; a reset connection gets nothing", () => {
+      const written: string[] = []
+      const socket = new Writable({ write: (chunk: Buffer, _encoding, done) => (written.push(chunk.toString('utf8')), done()) })
+      clientErrors(Object.assign(new Error('timed out'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket as unknown as Duplex)
+      const [head = '', body = ''] = written.join('').split('\r\n\r\n')
+      assert.match(head, /^HTTP\/1\.1 408 Request Timeout\r\n/)
+      assert.equal(JSON.parse(body).error.code, 'REQUEST_TIMEOUT')
+      conformsTo(JSON.parse(body), 'Error')
+      assert.equal(socket.destroyed, true, 'the connection is closed')
+      const reset = new Writable({ write: (_chunk, _encoding, done) => (written.push('more'), done()) })
+      clientErrors(Object.assign(new Error('reset'), { code: 'ECONNRESET' }), reset as unknown as Duplex)
+      assert.ok(!written.includes('more'))
     })
 
     test('a path parameter the router refuses (over 100 characters, or bad percent-encoding) is a documented 404 NOT_FOUND envelope', async () => {

@@ -11,6 +11,7 @@
  * taken. A version's preview host takes posts to the forms of the version it serves.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Readable } from 'node:stream'
 import busboy from 'busboy'
 import { AppError } from '../core/errors.ts'
 import { FORM_PATH_PREFIX, NEXT_FIELD } from '../core/form-names.ts'
@@ -180,39 +181,69 @@ function readForm(req: IncomingMessage): Promise<{ fields: Array<[string, string
       reject(new AppError('BAD_REQUEST', 'The form body cannot be read: its Content-Type is incomplete.'))
       return
     }
-    const fail = (error: AppError) => {
+    const fail = (error: Error) => {
       if (failed) return
       failed = true
       req.unpipe(parser)
       reject(error)
     }
+    /** A listener whose throw refuses this form instead of escaping into the event loop (which would end the process). */
+    const guarded =
+      <A extends unknown[]>(listener: (...args: A) => void) =>
+      (...args: A) => {
+        try {
+          listener(...args)
+        } catch (error) {
+          fail(error as Error)
+        }
+      }
+    /** busboy gives no name for a part without one (or with only an RFC 5987 `name*`), and no text for a charset it cannot decode. */
+    const unreadable = (what: string) => new AppError('BAD_REQUEST', `The form body cannot be read: ${what}.`)
     req.on('data', (chunk: Buffer) => {
       received += chunk.length
       if (received > FORM_BODY_MAX_BYTES) fail(tooLarge(`the body is over ${formatSize(FORM_BODY_MAX_BYTES)}`))
     })
     req.on('error', () => fail(new AppError('BAD_REQUEST', 'The form body was cut off.')))
-    parser.on('field', (name, value, info) => {
-      if (info.nameTruncated) return fail(tooMany(name.slice(0, 40), `a field name over ${limits.maxFieldNameChars} characters`))
-      if (info.valueTruncated) return fail(tooLarge(`the field ${JSON.stringify(name)} is over ${formatSize(limits.maxValueBytes)}`))
-      fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value)
-      if (fieldBytes > limits.maxFieldBytes) return fail(tooLarge(`its fields are over ${formatSize(limits.maxFieldBytes)} together`))
-      fields.push([name, value])
-    })
-    parser.on('file', (field, stream, info) => {
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => {
-        fileBytes += chunk.length
-        if (fileBytes > limits.maxFilesBytes) fail(tooLarge(`its files are over ${formatSize(limits.maxFilesBytes)} together`))
-        else chunks.push(chunk)
-      })
-      stream.on('limit', () => fail(tooLarge(`the file ${JSON.stringify(info.filename ?? field)} is over ${formatSize(limits.maxFileBytes)}`)))
-      stream.on('end', () => {
-        const bytes = Buffer.concat(chunks)
-        // A file input left empty is sent as a part with no name and no bytes.
-        if (failed || (bytes.length === 0 && !info.filename)) return
-        files.push({ field, filename: info.filename ?? '', contentType: info.mimeType || 'application/octet-stream', bytes })
-      })
-    })
+    parser.on(
+      'field',
+      guarded((name: string | undefined, value: string | undefined, info: busboy.FieldInfo) => {
+        if (typeof name !== 'string' || name === '') return fail(unreadable('a field has no name'))
+        if (typeof value !== 'string') return fail(unreadable(`the field ${JSON.stringify(name)} is in a charset that cannot be read (send UTF-8)`))
+        if (info.nameTruncated) return fail(tooMany(name.slice(0, 40), `a field name over ${limits.maxFieldNameChars} characters`))
+        if (info.valueTruncated) return fail(tooLarge(`the field ${JSON.stringify(name)} is over ${formatSize(limits.maxValueBytes)}`))
+        fieldBytes += Buffer.byteLength(name) + Buffer.byteLength(value)
+        if (fieldBytes > limits.maxFieldBytes) return fail(tooLarge(`its fields are over ${formatSize(limits.maxFieldBytes)} together`))
+        fields.push([name, value])
+      }),
+    )
+    parser.on(
+      'file',
+      guarded((field: string | undefined, stream: Readable, info: busboy.FileInfo) => {
+        if (typeof field !== 'string' || field === '') {
+          stream.resume()
+          return fail(unreadable('a file has no field name'))
+        }
+        const chunks: Buffer[] = []
+        stream.on(
+          'data',
+          guarded((chunk: Buffer) => {
+            fileBytes += chunk.length
+            if (fileBytes > limits.maxFilesBytes) fail(tooLarge(`its files are over ${formatSize(limits.maxFilesBytes)} together`))
+            else chunks.push(chunk)
+          }),
+        )
+        stream.on('limit', () => fail(tooLarge(`the file ${JSON.stringify(info.filename ?? field)} is over ${formatSize(limits.maxFileBytes)}`)))
+        stream.on(
+          'end',
+          guarded(() => {
+            const bytes = Buffer.concat(chunks)
+            // A file input left empty is sent as a part with no file name and no bytes.
+            if (failed || (bytes.length === 0 && !info.filename)) return
+            files.push({ field, filename: info.filename ?? '', contentType: info.mimeType || 'application/octet-stream', bytes })
+          }),
+        )
+      }),
+    )
     parser.on('fieldsLimit', () => fail(tooMany('fields', `more than ${limits.maxFields} fields`)))
     parser.on('filesLimit', () => fail(tooMany('files', `more than ${limits.maxFiles} files`)))
     parser.on('partsLimit', () => fail(tooMany('fields', `more than ${limits.maxFields + limits.maxFiles} parts`)))

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { FORM_BODY_MAX_BYTES, FORM_SUBMISSION_LIMITS } from '../../src/core/limits.ts'
+import { safeReturnPath } from '../../src/core/site-address.ts'
 import { createVersion, sha256 } from '../helpers/factories.ts'
 import { multipart, postForm, restaurantBundle, urlencoded } from '../helpers/forms.ts'
 import { bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
@@ -156,6 +157,59 @@ for (const store of STORES) {
         listed.body.items.map((f: any) => [f.name, f.live, f.submissions]),
         [['booking', false, 1]],
       )
+    })
+
+    test('a body busboy cannot read (no field name, an unknown charset) is 400 and stores nothing; the server lives on', async () => {
+      const server = await start()
+      const site = await restaurant(server)
+      const boundary = 'XB'
+      const parts = (...bodies: string[]) => `${bodies.map((part) => `--${boundary}\r\n${part}\r\n`).join('')}--${boundary}--\r\n`
+      const formData = `multipart/form-data; boundary=${boundary}`
+      const cases: Array<[string, string, string, RegExp]> = [
+        ['a urlencoded body in an unknown charset', 'name=A&b=2', 'application/x-www-form-urlencoded; charset=x', /cannot be read/],
+        [
+          'a part with no name',
+          parts('Content-Disposition: form-data\r\n\r\nv', 'Content-Disposition: form-data; name="name"\r\n\r\nA'),
+          formData,
+          /has no name/,
+        ],
+        ['a part with an empty name', parts('Content-Disposition: form-data; name=""\r\n\r\nv'), formData, /has no name/],
+        ['a part named only by name*', parts(`Content-Disposition: form-data; name*=utf-8''n%C3%A4me\r\n\r\nv`), formData, /has no name/],
+        [
+          'a part in an unknown charset',
+          parts('Content-Disposition: form-data; name="name"\r\nContent-Type: text/plain; charset=bogus\r\n\r\nv'),
+          formData,
+          /charset/,
+        ],
+        [
+          'a file with no field name',
+          parts('Content-Disposition: form-data; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello'),
+          formData,
+          /file has no field name/,
+        ],
+      ]
+      for (const [what, body, contentType, message] of cases) {
+        const res = await postForm(server, site.slug, '/_forms/booking', body, { contentType, accept: 'application/json' })
+        assert.equal(res.status, 400, `${what}: ${res.text}`)
+        assert.equal(res.json.error.code, 'BAD_REQUEST', what)
+        assert.match(res.json.error.message, message, what)
+      }
+      assert.deepEqual(await submissionsOf(server, site), [])
+      assert.equal((await postForm(server, site.slug, '/_forms/booking', urlencoded({ name: 'A' }), { accept: 'application/json' })).status, 201)
+    })
+
+    test('a _next outside printable ASCII is sent percent-encoded; one that is not valid Unicode is ignored', async () => {
+      assert.equal(safeReturnPath('/bad\ud800'), null)
+      const server = await start()
+      const site = await restaurant(server, restaurantBundle([{ path: 'thanks.html', content: '<!doctype html><title>Thanks</title><p>Merci</p>' }]))
+      const to = async (next: string) => {
+        const res = await postForm(server, site.slug, '/_forms/booking', urlencoded({ name: 'A', _next: next }))
+        assert.equal(res.status, 303, `${next}: ${res.text}`)
+        return res.headers.location
+      }
+      assert.equal(await to('/réservé ✓.html?q=été'), '/r%C3%A9serv%C3%A9%20%E2%9C%93.html?q=%C3%A9t%C3%A9')
+      assert.equal(await to('/a\u007fb'), '/a%7Fb')
+      assert.equal(await to('/already%20encoded'), '/already%20encoded')
     })
 
     test('every limit refuses with 413 or 422 and stores nothing; the honeypot looks accepted and stores nothing', async () => {

@@ -174,10 +174,19 @@ export function pageUrlFor(site: { siteScheme: string; siteDomain: string }, slu
 }
 
 /**
- * A path of the same site to go on to (after signing in, after unlocking a protected site); null
- * for anything else: another origin, `//host`, `/\host`, control characters, over 2,000 characters.
+ * A path of the same site to go on to (after signing in, after unlocking a protected site), as a
+ * Location header may carry it: characters outside printable ASCII percent-encoded (`/café` gives
+ * `/caf%C3%A9`; a `%` stays, as the path may be encoded already). Null for anything else: another
+ * origin, `//host`, `/\host`, control characters, text that is not valid Unicode, over 2,000
+ * characters.
  */
 export function safeReturnPath(value: unknown): string | null {
   if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\') || value.length > 2000) return null
-  return /[\u0000-\u001f]/.test(value) ? null : value
+  if (/[\u0000-\u001f]/.test(value)) return null
+  try {
+    return value.replace(/[^\u0021-\u007e]/gu, (character) => encodeURIComponent(character))
+  } catch {
+    // encodeURIComponent refuses a lone surrogate (URIError).
+    return null
+  }
 }

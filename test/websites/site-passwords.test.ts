@@ -128,6 +128,9 @@ for (const store of STORES) {
 
       const offSite = await unlockSite(server, 'members', 'correct horse', { next: '//evil.example/x' })
       assert.equal(offSite.headers.location, '/', 'never sends the visitor elsewhere')
+      const accented = await unlockSite(server, 'members', 'correct horse', { next: '/café ✓.html' })
+      assert.equal(accented.status, 303, accented.body)
+      assert.equal(accented.headers.location, '/caf%C3%A9%20%E2%9C%93.html', 'a path outside ASCII goes on percent-encoded')
       assert.equal((await server.site('members', '/', { headers: { cookie: `${cookie}x` } })).status, 401, 'a forged cookie opens nothing')
     })
 

@@ -10,14 +10,27 @@ import type { PreparedVersion } from './site-version.ts'
 export const HEADER_MEMO_LIMIT = 2048
 export const HEADER_MEMO_PATH_CHARS = 256
 
-/** What the version's `_headers` adds to answers for this decoded request path (none when it has no `_headers`). */
+/**
+ * How the answers of a password-protected site may be kept: by the visitor's browser only, and
+ * checked again each time. A shared cache (a CDN, a proxy) must never keep a page only a visitor
+ * who unlocked the site may see, whatever the site's own `_headers` say.
+ */
+const LOCKED_CACHE_CONTROL = 'private, no-cache'
+const LOCKED_HEADERS: HeaderList = [['Cache-Control', LOCKED_CACHE_CONTROL]]
+
+/**
+ * What the version's `_headers` adds to answers for this decoded request path (none when it has
+ * no `_headers`); on a protected site, with LOCKED_CACHE_CONTROL in place of any Cache-Control.
+ */
 export function siteHeadersFor(version: PreparedVersion, pathname: string): HeaderList {
   const rules = version.headerRules
-  if (rules === null) return NO_HEADERS
+  const locked = version.lockedSince !== null
+  if (rules === null) return locked ? LOCKED_HEADERS : NO_HEADERS
   const memo = version.headerMemo
   let found = memo.get(pathname)
   if (found === undefined) {
     found = headersFor(rules, pathname)
+    if (locked) found = [...found.filter(([name]) => name.toLowerCase() !== 'cache-control'), ...LOCKED_HEADERS]
     // Longer paths are worked out each time: a flood of long random paths costs no memory.
     if (pathname.length > HEADER_MEMO_PATH_CHARS) return found
     if (memo.size >= HEADER_MEMO_LIMIT) memo.clear()

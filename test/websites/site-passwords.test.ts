@@ -147,6 +147,29 @@ for (const store of STORES) {
       assert.equal((await server.api('DELETE', `/v1/websites/${websiteId}/password`, { token: owner.token })).status, 204, 'removing twice is fine')
     })
 
+    test("a protected site's pages are private to the browser, whatever its _headers say; open again, they are public", async () => {
+      const other = await server.user()
+      const files = [
+        ...bundle('Members only'),
+        { path: 'plain.html', content: '<!doctype html><title>Plain</title><p>Plain</p>' },
+        { path: '_headers', content: '/index.html\n  Cache-Control: public, max-age=31536000, immutable\n' },
+      ]
+      const created = await server.api('POST', '/v1/websites', { token: other.token, body: { category: 'other', files } })
+      assert.equal(created.status, 201, created.text)
+      const { slug, websiteId: id } = created.body
+      assert.equal((await server.site(slug, '/index.html')).headers['cache-control'], 'public, max-age=31536000, immutable')
+      assert.equal((await setPassword('correct horse', other.token, id)).status, 204)
+      const cookie = cookieOf(await unlockSite(server, slug, 'correct horse'))
+      for (const path of ['/index.html', '/plain.html', '/style.css']) {
+        const res = await server.site(slug, path, { headers: { cookie } })
+        assert.equal(res.status, 200, path)
+        assert.equal(res.headers['cache-control'], 'private, no-cache', path)
+      }
+      assert.equal((await server.api('DELETE', `/v1/websites/${id}/password`, { token: other.token })).status, 204)
+      assert.equal((await server.site(slug, '/index.html')).headers['cache-control'], 'public, max-age=31536000, immutable')
+      assert.match((await server.site(slug, '/plain.html')).headers['cache-control'] ?? '', /^public/)
+    })
+
     test('a password set on the dashboard is kept exactly as typed, spaces included, as REST and MCP keep it', async () => {
       const web = new WebVisitor(server)
       assert.equal((await web.signIn(owner.email)).status, 303)

@@ -297,6 +297,8 @@ export const FORM_SUBMISSION_LIMITS = Object.freeze({
 })
 /** The largest request body a form post may have: its fields, its files and the multipart framing around them. */
 export const FORM_BODY_MAX_BYTES = FORM_SUBMISSION_LIMITS.maxFieldBytes + FORM_SUBMISSION_LIMITS.maxFilesBytes + 64 * KiB
+/** The time a form post's body may take to arrive: a post held open longer is refused (408), so no client keeps its bytes in memory for long. */
+export const FORM_BODY_SECONDS = 60
 /**
  * Submissions taken per minute, per site (from everyone) and per client address (to any site):
  * a post over either waits (429 with Retry-After).

@@ -65,6 +65,12 @@ export class FormIntake implements FormReceiver {
     return this.options.throttle.admit(websiteId, address)
   }
 
+  async fileFields(versionId: string, form: string): Promise<ReadonlySet<string> | undefined> {
+    const declared = await this.options.repo.declaredFields(versionId, form)
+    if (declared === undefined) return undefined
+    return new Set((JSON.parse(declared) as FormField[]).filter((field) => field.type === 'file').map((field) => field.name))
+  }
+
   async receive(post: FormPost): Promise<{ submissionId: string }> {
     const submissionId = newId('sub')
     if (post.fields.some(([name, value]) => name === HONEYPOT_FIELD && value !== '')) return { submissionId }

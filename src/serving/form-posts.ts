@@ -13,9 +13,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
 import busboy from 'busboy'
-import { AppError } from '../core/errors.ts'
+import { AppError, validationFailed } from '../core/errors.ts'
 import { FORM_PATH_PREFIX, NEXT_FIELD } from '../core/form-names.ts'
-import { FORM_BODY_MAX_BYTES, FORM_SUBMISSION_LIMITS, formatSize } from '../core/limits.ts'
+import { FORM_BODY_MAX_BYTES, FORM_BODY_SECONDS, FORM_SUBMISSION_LIMITS, formatSize } from '../core/limits.ts'
 import { parseDraftLabel, safeReturnPath } from '../core/site-address.ts'
 import { statusOf } from '../http/error-status.ts'
 import { builtin, htmlPage, sendPage } from './security-headers.ts'
@@ -43,6 +43,8 @@ export interface FormPost {
 export interface FormReceiver {
   /** Null when a post from `address` to the site may be taken now, else the seconds to wait (it is counted when taken). */
   admit(websiteId: string, address: string): number | null
+  /** The names of the file inputs the version's form declares; undefined when the version declares no such form. */
+  fileFields(versionId: string, form: string): Promise<ReadonlySet<string> | undefined>
   /** Stores the post (or, for the honeypot, pretends to): its submission id. Throws AppError for a post it refuses. */
   receive(post: FormPost): Promise<{ submissionId: string }>
 }
@@ -88,9 +90,12 @@ export class FormPosts {
     const declared = Number(req.headers['content-length'])
     if (Number.isFinite(declared) && declared > FORM_BODY_MAX_BYTES)
       return refuse(req, res, json, tooLarge(`the body is over ${formatSize(FORM_BODY_MAX_BYTES)}`))
+    const fileFields = await this.receiver.fileFields(version.versionId, name)
+    // A version deleted since it was served declares nothing.
+    if (fileFields === undefined) return refuse(req, res, json, new AppError('NOT_FOUND', 'This site has no such form.'))
     let parsed: { fields: Array<[string, string]>; files: PostedFile[] }
     try {
-      parsed = await readForm(req)
+      parsed = await readForm(req, fileFields)
     } catch (error) {
       if (error instanceof AppError) return refuse(req, res, json, error)
       throw error
@@ -153,8 +158,12 @@ function refuse(req: IncomingMessage, res: ServerResponse, json: boolean, error:
   sendPage(res, page, false)
 }
 
-/** The fields and files of a form body, within FORM_SUBMISSION_LIMITS; AppError for one over them. */
-function readForm(req: IncomingMessage): Promise<{ fields: Array<[string, string]>; files: PostedFile[] }> {
+/**
+ * The fields and files of a form body, within FORM_SUBMISSION_LIMITS and FORM_BODY_SECONDS, files
+ * only for the form's file inputs (`fileFields`); AppError for one over them, refused as soon as
+ * it is (the rest of the body is not kept).
+ */
+function readForm(req: IncomingMessage, fileFields: ReadonlySet<string>): Promise<{ fields: Array<[string, string]>; files: PostedFile[] }> {
   const limits = FORM_SUBMISSION_LIMITS
   return new Promise((resolve, reject) => {
     const fields: Array<[string, string]> = []
@@ -181,7 +190,12 @@ function readForm(req: IncomingMessage): Promise<{ fields: Array<[string, string
       reject(new AppError('BAD_REQUEST', 'The form body cannot be read: its Content-Type is incomplete.'))
       return
     }
+    const deadline = setTimeout(
+      () => fail(new AppError('REQUEST_TIMEOUT', `The form body took longer than ${FORM_BODY_SECONDS} seconds to arrive.`)),
+      FORM_BODY_SECONDS * 1000,
+    )
     const fail = (error: Error) => {
+      clearTimeout(deadline)
       if (failed) return
       failed = true
       req.unpipe(parser)
@@ -223,6 +237,10 @@ function readForm(req: IncomingMessage): Promise<{ fields: Array<[string, string
           stream.resume()
           return fail(unreadable('a file has no field name'))
         }
+        if (!fileFields.has(field)) {
+          stream.resume()
+          return fail(validationFailed({ [field]: 'takes no file: the form declares no file input of this name' }))
+        }
         const chunks: Buffer[] = []
         stream.on(
           'data',
@@ -249,6 +267,7 @@ function readForm(req: IncomingMessage): Promise<{ fields: Array<[string, string
     parser.on('partsLimit', () => fail(tooMany('fields', `more than ${limits.maxFields + limits.maxFiles} parts`)))
     parser.on('error', () => fail(new AppError('BAD_REQUEST', 'The form body is malformed.')))
     parser.on('close', () => {
+      clearTimeout(deadline)
       if (!failed) resolve({ fields, files })
     })
     req.pipe(parser)

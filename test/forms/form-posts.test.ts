@@ -5,12 +5,13 @@
  * throttled per client address with Retry-After; a protected site only with its unlock.
  */
 import assert from 'node:assert/strict'
+import http from 'node:http'
 import { describe, test } from 'node:test'
-import { FORM_BODY_MAX_BYTES, FORM_SUBMISSION_LIMITS } from '../../src/core/limits.ts'
+import { FORM_BODY_MAX_BYTES, FORM_BODY_SECONDS, FORM_SUBMISSION_LIMITS } from '../../src/core/limits.ts'
 import { safeReturnPath } from '../../src/core/site-address.ts'
 import { createVersion, sha256 } from '../helpers/factories.ts'
 import { multipart, postForm, restaurantBundle, urlencoded } from '../helpers/forms.ts'
-import { bundle, sharedTestServers, type TestServer } from '../helpers/server.ts'
+import { bundle, SITE_DOMAIN, sharedTestServers, type TestServer } from '../helpers/server.ts'
 import { cookieOf, unlockSite } from '../helpers/site-unlock.ts'
 import { STORES } from '../helpers/stores.ts'
 
@@ -121,6 +122,68 @@ for (const store of STORES) {
       ])
       assert.equal((await postForm(server, site.slug, '/_forms/booking', empty.body, { contentType: empty.contentType })).status, 303)
       assert.deepEqual((await submissionsOf(server, site))[0].files, [])
+    })
+
+    test('a file is taken only by a file input the form declares: any other field refuses the post, storing nothing', async () => {
+      const server = await start()
+      const site = await restaurant(server)
+      const file = { filename: 'big.bin', type: 'application/octet-stream', bytes: Buffer.alloc(64 * 1024, 1) }
+      for (const field of ['notes', 'undeclared']) {
+        const { body, contentType } = await multipart([
+          ['name', 'Mallory'],
+          [field, file],
+        ])
+        const res = await postForm(server, site.slug, '/_forms/booking', body, { contentType, accept: 'application/json' })
+        assert.equal(res.status, 422, res.text)
+        assert.deepEqual(res.json.error.fields, { [field]: 'takes no file: the form declares no file input of this name' })
+      }
+      assert.deepEqual(await submissionsOf(server, site), [])
+    })
+
+    test(`a body still arriving after ${FORM_BODY_SECONDS} seconds is refused with 408, and nothing is stored`, async (t) => {
+      const server = await start()
+      const site = await restaurant(server)
+      const { port } = new URL(server.url)
+      const body = urlencoded({ name: 'Slow', notes: 'x'.repeat(1000) })
+      t.mock.timers.enable({ apis: ['setTimeout'] })
+      const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/_forms/booking',
+            method: 'POST',
+            agent: false,
+            headers: {
+              host: `${site.slug}.${SITE_DOMAIN}`,
+              accept: 'application/json',
+              'content-type': 'application/x-www-form-urlencoded',
+              'content-length': String(body.length),
+            },
+          },
+          (res) => {
+            let text = ''
+            res.on('data', (c) => (text += c))
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+          },
+        )
+        req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : reject(error)))
+        // Half the body, then nothing more.
+        req.write(body.slice(0, body.length / 2))
+      })
+      let answered: { status: number; text: string } | undefined
+      void answer.then((a) => (answered = a))
+      // The clock moves a second a turn until the server answers: only the form's own deadline ends the wait.
+      for (let second = 0; answered === undefined && second < 5 * FORM_BODY_SECONDS; second++) {
+        await new Promise((resolve) => setImmediate(resolve))
+        t.mock.timers.tick(1000)
+      }
+      t.mock.timers.reset()
+      assert.ok(answered, `no answer after ${5 * FORM_BODY_SECONDS} seconds`)
+      const res = answered
+      assert.equal(res.status, 408, res.text)
+      assert.equal(JSON.parse(res.text).error.code, 'REQUEST_TIMEOUT')
+      assert.deepEqual(await submissionsOf(server, site), [])
     })
 
     test('only forms the served version declares take posts: 404 otherwise, and after a version without it goes live; a draft takes none', async () => {

@@ -52,6 +52,17 @@ function required(value: string | undefined, flag: string): string {
   return value
 }
 
+/**
+ * A list flag as given: absent is no limit, but one given with nothing in it (`--sites=`, an empty
+ * shell variable) is refused, never read as no limit.
+ */
+function listFlag(value: string | undefined, flag: string): string | undefined {
+  if (value !== undefined && !value.split(',').some((one) => one.trim() !== '')) {
+    throw new UsageError(`--${flag} names nothing: leave it out for a token without that limit`)
+  }
+  return value
+}
+
 const COMMANDS: Record<string, Handler> = {
   async 'user create'(services, args, out) {
     const { values } = options(args, { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } })
@@ -75,8 +86,8 @@ const COMMANDS: Record<string, Handler> = {
       name: values.name,
       access: values.access,
       expiresAt: values['expires-at'],
-      capabilities: values.capabilities,
-      sites: values.sites,
+      capabilities: listFlag(values.capabilities, 'capabilities'),
+      sites: listFlag(values.sites, 'sites'),
     })
     out(token)
   },

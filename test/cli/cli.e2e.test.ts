@@ -104,6 +104,16 @@ for (const store of STORES) {
       const notMine = await plinth('token', 'create', '--email', 'badscope@example.com', '--sites', `${foreign.body.websiteId},web_missing`)
       assert.notEqual(notMine.code, 0)
       assert.match(notMine.stderr, new RegExp(`sites: names websites you neither own nor edit \\(${foreign.body.websiteId}, web_missing\\)`))
+      // A list flag given empty (an unset shell variable) never makes a token without that limit.
+      for (const [flag, value] of [
+        ['--capabilities', ''],
+        ['--capabilities', ' , '],
+        ['--sites', ''],
+      ]) {
+        const empty = await plinth('token', 'create', '--email', 'badscope@example.com', flag!, value!)
+        assert.equal(empty.code, 2, `${flag} ${JSON.stringify(value)}: ${empty.stderr}`)
+        assert.match(empty.stderr, new RegExp(`${flag} names nothing: leave it out for a token without that limit`))
+      }
       assert.equal((await plinth('token', 'list', '--email', 'badscope@example.com')).lastLine, '1 token')
     })
 

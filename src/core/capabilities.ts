@@ -45,6 +45,9 @@ export function capabilitiesFor(need: CapabilityNeed, input?: unknown): readonly
 const has = (principal: Pick<Principal, 'capabilities'>, capability: Capability): boolean =>
   principal.capabilities === null || principal.capabilities.includes(capability)
 
+/** Whether a principal may read what its sites hold: a refusal may quote their files only to one that may. */
+export const mayRead = (principal: Pick<Principal, 'capabilities'>): boolean => has(principal, 'read')
+
 /** Whether a principal may call an operation with this need for some input (what MCP's tools/list shows). */
 export function mayEverCall(principal: Pick<Principal, 'capabilities' | 'sites'>, need: CapabilityNeed): boolean {
   if (need === 'create-site' && principal.sites !== null) return false

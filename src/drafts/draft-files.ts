@@ -9,6 +9,7 @@
  */
 import { type BundleLimits, formatSize } from '../core/limits.ts'
 import { AppError, type PublishViolation, validationFailed } from '../core/errors.ts'
+import { mayRead } from '../core/capabilities.ts'
 import type { Principal } from '../core/principal.ts'
 import { quoted } from '../core/text.ts'
 import type { Executor } from '../db/access.ts'
@@ -80,7 +81,7 @@ export class DraftFiles {
           path: `is not a text file (${file.content_type}, or not valid UTF-8): only text files can be edited; write it whole instead`,
         })
       }
-      const edited = await applyEdits(path, text, edits, new EditBudget())
+      const edited = await applyEdits(path, text, edits, new EditBudget(), mayRead(principal))
       const stored = await this.records.options.pipeline.storeFile({ path, content: edited, contentType: file.content_type }, target)
       const written = await this.records.record(found, stored, async (trx) => {
         const current = await this.currentFile(trx, found, file)

@@ -48,8 +48,12 @@ export class EditBudget {
   }
 }
 
-/** The text after every edit, in order; EDIT_NO_MATCH or EDIT_AMBIGUOUS (422) for the first that does not match once. */
-export async function applyEdits(path: string, text: string, edits: readonly TextEdit[], budget: EditBudget): Promise<string> {
+/**
+ * The text after every edit, in order; EDIT_NO_MATCH or EDIT_AMBIGUOUS (422) for the first that
+ * does not match once. A miss quotes the file's closest line only when `quote` (the caller may
+ * read the file); otherwise it gives the line's number alone.
+ */
+export async function applyEdits(path: string, text: string, edits: readonly TextEdit[], budget: EditBudget, quote: boolean): Promise<string> {
   let result = text
   for (const [index, edit] of edits.entries()) {
     const field = `edits[${index}].oldText`
@@ -58,7 +62,12 @@ export async function applyEdits(path: string, text: string, edits: readonly Tex
     const count = occurrences(result, edit.oldText, 2)
     if (count === 0) {
       const closest = closestLine(result, edit.oldText)
-      const hint = closest === null ? `${path} has no similar line` : `the closest line is ${closest.number}: ${quoted(closest.line, QUOTED_LINE_CHARS)}`
+      const hint =
+        closest === null
+          ? `${path} has no similar line`
+          : quote
+            ? `the closest line is ${closest.number}: ${quoted(closest.line, QUOTED_LINE_CHARS)}`
+            : `the closest line is ${closest.number} (its text is shown to tokens that may read)`
       throw new AppError('EDIT_NO_MATCH', `Edit ${index + 1} of ${edits.length}: its oldText occurs 0 times in ${path}; ${hint}. Nothing was changed.`, {
         fields: { [field]: `occurs 0 times in ${path}` },
       })

@@ -7,6 +7,7 @@
  */
 import type { BlobStore } from '../blobs/blob-store.ts'
 import { AppError, validationFailed } from '../core/errors.ts'
+import { mayRead } from '../core/capabilities.ts'
 import type { Principal } from '../core/principal.ts'
 import { quoted } from '../core/text.ts'
 import type { WebsiteAccess } from '../db/access.ts'
@@ -49,11 +50,19 @@ export class VersionPatches {
     if (changes === undefined) return publishing.publishVersionOf(principal, site, { files: files!, message, promote, vendor, expiresAt }, on)
     // Said before any change is applied: a change that fails on a stale base is better made again on the newest.
     if (!overwrite && site.last_version_number > base.number) throw await publishing.versionConflict(site.id, base.number, site.last_version_number)
-    return publishing.publishVersionOf(principal, site, { files: await this.patched(base, changes), message, promote, vendor, expiresAt }, on)
+    return publishing.publishVersionOf(
+      principal,
+      site,
+      { files: await this.patched(base, changes, mayRead(principal)), message, promote, vendor, expiresAt },
+      on,
+    )
   }
 
-  /** The files of `base` with the changes applied in order; the first that does not apply refuses them all. */
-  private async patched(base: VersionRow, changes: VersionChange[]): Promise<PublishFileInput[]> {
+  /**
+   * The files of `base` with the changes applied in order; the first that does not apply refuses
+   * them all (quoting the base's text only when `quote`: the caller may read it).
+   */
+  private async patched(base: VersionRow, changes: VersionChange[], quote: boolean): Promise<PublishFileInput[]> {
     const rows = await this.options.repo.filesOf([base.id])
     // A base file keeps its media type, as republishing it by hash would.
     const files = new Map<string, WorkingFile>(rows.map((row) => [row.path, { sha256: row.hash, contentType: row.content_type }]))
@@ -93,7 +102,7 @@ export class VersionPatches {
           const file = files.get(change.path)
           if (!file) throw missing(change.path)
           const text = await this.textNow(field, change.path, file, readable)
-          files.set(change.path, { content: await edited(field, index, changes.length, change, text, budget), contentType: file.contentType })
+          files.set(change.path, { content: await edited(field, index, changes.length, change, text, budget, quote), contentType: file.contentType })
           break
         }
       }
@@ -143,9 +152,9 @@ function assertOneSource(field: string, file: WorkingFile): void {
 }
 
 /** The text after an edit change, its refusal naming the change as well as the edit. */
-async function edited(field: string, index: number, count: number, change: EditChange, text: string, budget: EditBudget): Promise<string> {
+async function edited(field: string, index: number, count: number, change: EditChange, text: string, budget: EditBudget, quote: boolean): Promise<string> {
   try {
-    return await applyEdits(change.path, text, change.edits, budget)
+    return await applyEdits(change.path, text, change.edits, budget, quote)
   } catch (error) {
     if (!(error instanceof AppError) || error.fields === undefined) throw error
     const fields = Object.fromEntries(Object.entries(error.fields).map(([name, message]) => [`${field}.${name}`, message]))

@@ -65,6 +65,24 @@ for (const store of STORES) {
       })
       assert.equal(published.status, 201, published.text)
       assert.equal(published.body.isCurrent, false)
+      // An edit that misses names the closest line by its number only: a preview token cannot read.
+      const next = await server.api('POST', `/v1/websites/${siteA}/drafts`, { token: preview })
+      const edits = { edits: [{ oldText: '<h1>Nowhere here</h1>', newText: 'x' }] }
+      const missed = await server.api('PATCH', `/v1/websites/${siteA}/drafts/${next.body.draftId}/files/index.html`, { token: preview, body: edits })
+      assert.equal(missed.body.error.code, 'EDIT_NO_MATCH', missed.text)
+      assert.match(missed.body.error.message, /the closest line is 1 \(its text is shown to tokens that may read\)/)
+      assert.doesNotMatch(missed.text, /doctype/)
+      const patched = await server.api('POST', `/v1/websites/${siteA}/versions`, {
+        token: preview,
+        body: { baseVersion: published.body.version, promote: false, changes: [{ op: 'edit', path: 'index.html', ...edits }] },
+      })
+      assert.equal(patched.body.error.code, 'EDIT_NO_MATCH', patched.text)
+      assert.doesNotMatch(patched.text, /doctype/)
+      const unscoped = await server.api('POST', `/v1/websites/${siteA}/versions`, {
+        token: owner.token,
+        body: { baseVersion: published.body.version, promote: false, changes: [{ op: 'edit', path: 'index.html', ...edits }] },
+      })
+      assert.match(unscoped.body.error.message, /the closest line is 1: "<!doctype html>/, 'a token that may read is shown the line')
       // A new website goes live at once: a preview token cannot make one.
       assertRefused(await server.api('POST', '/v1/websites', { token: preview, body: { category: 'other', files: bundle() } }), /promote/)
       assertRefused(await server.api('GET', `/v1/websites/${siteA}`, { token: preview }), /read/)

@@ -16,7 +16,7 @@ const refusal = async (run: () => Promise<unknown>): Promise<AppError> => {
   assert.fail('expected a refusal')
 }
 
-const edit = (path: string, text: string, edits: TextEdit[], budget = new EditBudget()) => applyEdits(path, text, edits, budget)
+const edit = (path: string, text: string, edits: TextEdit[], budget = new EditBudget(), quote = true) => applyEdits(path, text, edits, budget, quote)
 
 describe('exact-text edits', () => {
   const page = '<h1>Menu</h1>\n<p>Soup of the day</p>\n<p>Bread</p>\n<p>Bread</p>\n'
@@ -49,6 +49,12 @@ describe('exact-text edits', () => {
 
   test('an empty oldText is a validation failure', async () => {
     assert.equal((await refusal(() => edit('a.css', 'body{}', [{ oldText: '', newText: 'x' }]))).code, 'VALIDATION_FAILED')
+  })
+
+  test('a miss for a caller who may not read names the closest line by its number only', async () => {
+    const error = await refusal(() => edit('index.html', page, [{ oldText: '<p>Soup of teh day</p>', newText: 'x' }], new EditBudget(), false))
+    assert.match(error.message, /the closest line is 2 \(its text is shown to tokens that may read\)/)
+    assert.doesNotMatch(error.message, /Soup/)
   })
 
   test('a line with nothing in common is not offered as the closest', async () => {

@@ -43,6 +43,10 @@ export async function startServer(config: Config, log: Logger, { pools, now }: P
         if (site !== null) {
           trackSite(req, res)
           siteServer.serve(site, req, res)
+        } else if (siteServer.underSiteDomain(req.headers.host)) {
+          // No site at this address: its page says so, never the service's own pages.
+          trackSite(req, res)
+          siteServer.handle(req, res)
         } else if (oauthEndpoint.handles(req.url)) {
           trackOAuth(req, res)
           oauthEndpoint.handle(req, res)

@@ -37,6 +37,8 @@ export interface SiteServer {
   serveAsOwner(site: HostEntry, req: IncomingMessage, res: ServerResponse): void
   /** The id of what the site serves now (a draft's changes with its files), read as a request would; null when it serves nothing. */
   servedVersion(site: HostEntry): Promise<string | null>
+  /** Whether a Host is under the site domain, naming a site or nothing: never one the API or the web site answers. */
+  underSiteDomain(host: string | undefined): boolean
   /** Answers a request whatever its Host: one that names no site gets the site-not-found page. */
   handle(req: IncomingMessage, res: ServerResponse): void
   /**
@@ -186,6 +188,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       const version = manifests.get(site.label) ?? (await manifests.load(site.label, site.site))
       return version?.versionId ?? null
     },
+    underSiteDomain: (host) => hosts.underSiteDomain(host),
     handle: (req, res) => serveSite(hosts.entry(req.headers.host), req, res),
     invalidate(key: string): void {
       const label = String(key).toLowerCase()

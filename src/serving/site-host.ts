@@ -91,6 +91,17 @@ export class SiteHosts {
     return this.memo.size
   }
 
+  /**
+   * Whether a Host value is under the site domain (`anything.{site_domain}`) and none of the
+   * service's own hosts: such an address names a site or nothing, never the API or the web site.
+   */
+  underSiteDomain(host: string | undefined): boolean {
+    if (host === undefined || host.length > MAX_HOST_CHARS) return false
+    const name = hostName(host)
+    const domain = hostName(this.siteDomain)
+    return name !== null && domain !== null && name.endsWith(`.${domain}`) && !this.serviceHosts.has(name)
+  }
+
   entry(host: string | undefined): HostEntry | null {
     // Too long to name a site: not parsed, and not remembered.
     if (host === undefined || host.length > MAX_HOST_CHARS) return null

@@ -56,6 +56,20 @@ for (const store of STORES) {
       assert.equal(missing.body.toString(), '<h1>Lost</h1>')
     })
 
+    test("an address under the site domain that names no site is the site-not-found page, never the service's own pages", async () => {
+      await publish('hosted', [{ path: 'index.html', content: '<!doctype html><title>Hosted</title><p>Hosted</p>' }])
+      for (const label of ['a.hosted', 'hosted--v0', 'hosted--v01', 'www', 'nosuchsite'])
+        for (const path of ['/', '/sign-in', '/v1/websites', '/oauth/authorize', '/.well-known/oauth-authorization-server']) {
+          const res = await server.site(label, path, { headers: { accept: 'text/html' } })
+          assert.equal(res.status, 404, `${label} ${path}`)
+          assert.match(res.body.toString(), /Site not found/, `${label} ${path}`)
+          assert.equal(res.headers['set-cookie'], undefined, `${label} ${path} sets no cookie`)
+        }
+      // The service's own host is the service, even when it is under the site domain (api.{site_domain} here).
+      assert.equal((await server.site('api', '/v1', { headers: { accept: 'application/json' } })).status, 200)
+      assert.equal((await server.site('hosted', '/')).status, 200)
+    })
+
     test('every response carries the CSP that enforces the authoring rules, and nosniff', async () => {
       await publish('headers-site', bundle('Headers'))
       for (const [label, urlPath] of [

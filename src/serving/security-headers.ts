@@ -80,5 +80,7 @@ export const BAD_REQUEST_PAGE = builtin(400, TEXT, 'Bad request: invalid path.\n
 export const SERVICE_WORKER_REFUSED_PAGE = builtin(403, TEXT, 'Forbidden: service workers are not allowed on published sites.\n')
 
 export const METHOD_NOT_ALLOWED_PAGE = builtin(405, TEXT, 'Method not allowed: use GET or HEAD.\n', ['Allow', 'GET, HEAD'])
+/** The same, for the paths a site takes posts on (its forms, its password form). */
+export const POST_PATH_METHOD_NOT_ALLOWED_PAGE = builtin(405, TEXT, 'Method not allowed: use GET, HEAD or POST.\n', ['Allow', 'GET, HEAD, POST'])
 
 export const SERVER_ERROR_PAGE = builtin(500, HTML, htmlPage('Something went wrong', 'This page could not be served right now. Please try again shortly.'))

@@ -15,7 +15,7 @@ import type { ContentResponder, ContentStats } from './content-responder.ts'
 import type { CustomHosts } from './custom-hosts.ts'
 import { FileResponder } from './file-responses.ts'
 import { FormPosts, type FormReceiver, THANKS_PAGE, thanksPageOf } from './form-posts.ts'
-import { METHOD_NOT_ALLOWED_PAGE, NO_SITE_PAGE, SERVICE_WORKER_REFUSED_PAGE, sendPage } from './security-headers.ts'
+import { METHOD_NOT_ALLOWED_PAGE, NO_SITE_PAGE, POST_PATH_METHOD_NOT_ALLOWED_PAGE, SERVICE_WORKER_REFUSED_PAGE, sendPage } from './security-headers.ts'
 import { BlobCache, ManifestCache, type ManifestCacheLimits } from './site-cache.ts'
 import { type HostEntry, SiteHosts } from './site-host.ts'
 import { type SiteLock, UNLOCK_PATH } from './site-lock.ts'
@@ -150,7 +150,8 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       // And the posts to its forms.
       const form = method === 'POST' && forms !== null && req.url?.startsWith(FORM_PATH_PREFIX) === true ? pathOf(req.url).slice(FORM_PATH_PREFIX.length) : null
       if (method !== 'GET' && !head && !unlocking && form === null) {
-        sendPage(res, METHOD_NOT_ALLOWED_PAGE, false)
+        const takesPosts = req.url?.startsWith(FORM_PATH_PREFIX) === true || req.url === UNLOCK_PATH || req.url?.startsWith(`${UNLOCK_PATH}?`) === true
+        sendPage(res, takesPosts ? POST_PATH_METHOD_NOT_ALLOWED_PAGE : METHOD_NOT_ALLOWED_PAGE, false)
         return
       }
       // Browsers fetch a service worker's script with this header, and register none it refuses.

@@ -42,7 +42,8 @@ const MAX_FORM_BYTES = 4096
 /** How long an unlock lasts. */
 const UNLOCK_MAX_AGE_SECONDS = 7 * 24 * 3600
 const CROSS_SITE_FORM = builtin(403, 'text/plain; charset=utf-8', 'Forbidden: the password form is posted from the site itself.\n')
-const FORM_TOO_LARGE = builtin(413, 'text/plain; charset=utf-8', 'The form is too large.\n')
+// The rest of the body is not read: the connection closes once this is sent.
+const FORM_TOO_LARGE = builtin(413, 'text/plain; charset=utf-8', 'The form is too large.\n', ['Connection', 'close'])
 
 export class SiteLock {
   private readonly cookieName: string
@@ -141,13 +142,11 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
     const chunks: Buffer[] = []
     let size = 0
     req.on('data', (chunk: Buffer) => {
+      if (size > MAX_FORM_BYTES) return
       size += chunk.length
-      if (size > MAX_FORM_BYTES) {
-        resolve(null)
-        req.destroy()
-        return
-      }
-      chunks.push(chunk)
+      // Answered (FORM_TOO_LARGE) rather than cut off, so the visitor is told why.
+      if (size > MAX_FORM_BYTES) resolve(null)
+      else chunks.push(chunk)
     })
     req.on('end', () => resolve(new URLSearchParams(Buffer.concat(chunks).toString('utf8'))))
     req.on('error', reject)

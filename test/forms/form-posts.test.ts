@@ -124,6 +124,17 @@ for (const store of STORES) {
       assert.deepEqual((await submissionsOf(server, site))[0].files, [])
     })
 
+    test('other methods on a form path are 405 naming POST among those it takes', async () => {
+      const server = await start()
+      const site = await restaurant(server)
+      for (const method of ['PUT', 'DELETE', 'OPTIONS']) {
+        const res = await server.site(site.slug, '/_forms/booking', { method })
+        assert.equal(res.status, 405, method)
+        assert.equal(res.headers.allow, 'GET, HEAD, POST', method)
+      }
+      assert.equal((await server.site(site.slug, '/index.html', { method: 'PUT' })).headers.allow, 'GET, HEAD')
+    })
+
     test('a file is taken only by a file input the form declares: any other field refuses the post, storing nothing', async () => {
       const server = await start()
       const site = await restaurant(server)

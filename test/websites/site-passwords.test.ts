@@ -128,6 +128,9 @@ for (const store of STORES) {
 
       const offSite = await unlockSite(server, 'members', 'correct horse', { next: '//evil.example/x' })
       assert.equal(offSite.headers.location, '/', 'never sends the visitor elsewhere')
+      const oversized = await unlockSite(server, 'members', 'x'.repeat(8 * 1024))
+      assert.equal(oversized.status, 413, 'an oversized password form is told so, not cut off')
+      assert.equal(oversized.headers.connection, 'close')
       const accented = await unlockSite(server, 'members', 'correct horse', { next: '/café ✓.html' })
       assert.equal(accented.status, 303, accented.body)
       assert.equal(accented.headers.location, '/caf%C3%A9%20%E2%9C%93.html', 'a path outside ASCII goes on percent-encoded')

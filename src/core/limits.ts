@@ -331,8 +331,9 @@ export const WEBHOOK_RETRY_SCHEDULE_DEFAULT = [30, 120, 600, 1800, 7200, 21600, 
 export const WEBHOOK_TIMEOUT_MS_DEFAULT = 10_000
 /** How often each instance looks for due deliveries (the default of PLINTH_WEBHOOK_POLL_MS). */
 export const WEBHOOK_POLL_MS_DEFAULT = 1000
-/** Deliveries one instance sends at once. */
+/** Deliveries one instance sends at once, and of those at most this many for one website's webhooks (one a webhook). */
 export const WEBHOOK_SEND_CONCURRENCY = 8
+export const WEBHOOK_SEND_PER_WEBSITE = 2
 /** Bytes of an endpoint's answer read (and thrown away) at most. */
 export const WEBHOOK_ANSWER_MAX_BYTES = 64 * KiB
 

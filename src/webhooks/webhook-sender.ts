@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { WebhookSettings } from '../config.ts'
-import { WEBHOOK_ANSWER_MAX_BYTES, WEBHOOK_DELIVERY_RETENTION_DAYS, WEBHOOK_SEND_CONCURRENCY } from '../core/limits.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { WEBHOOK_ANSWER_MAX_BYTES, WEBHOOK_DELIVERY_RETENTION_DAYS, WEBHOOK_SEND_CONCURRENCY, WEBHOOK_SEND_PER_WEBSITE } from '../core/limits.ts'
 import { safeFetch } from '../net/safe-fetch.ts'
 import type { SecretBox } from './webhook-secrets.ts'
 import { signedHeaders } from './webhook-signing.ts'
@@ -40,6 +41,8 @@ export class WebhookSender {
   /** Asked to look again while a round was running. */
   private again = false
   private readonly inFlight = new Set<AbortController>()
+  /** The deliveries being sent now, each until its attempt is recorded. */
+  private readonly sending = new Set<Promise<void>>()
   private sweeping: Promise<void> = Promise.resolve()
 
   constructor(private readonly options: WebhookSenderOptions) {}
@@ -67,6 +70,7 @@ export class WebhookSender {
     clearInterval(this.sweepTimer)
     for (const controller of this.inFlight) controller.abort()
     await this.running
+    await Promise.allSettled([...this.sending])
     await this.sweeping
   }
 
@@ -83,26 +87,40 @@ export class WebhookSender {
     }, delayMs)
   }
 
-  /** Claims and sends due deliveries until none is due. */
+  /**
+   * Claims due deliveries into the free slots and sends them, claiming again as slots free (or
+   * after the poll interval, for deliveries due meanwhile), until none is due and none is being
+   * sent. Each delivery holds its own slot: a slow endpoint never holds up the others' deliveries.
+   */
   private async round(): Promise<void> {
-    const { repo, settings, log } = this.options
+    const { log, settings } = this.options
     try {
       while (!this.closed) {
-        const claim = randomUUID()
-        const now = Date.now()
-        const ids = await repo.claimDue(
-          claim,
-          new Date(now).toISOString(),
-          new Date(now + settings.timeoutMs + LEASE_MARGIN_MS).toISOString(),
-          WEBHOOK_SEND_CONCURRENCY,
-        )
-        if (ids.length === 0) return
-        const due = await repo.claimed(ids, claim)
-        await Promise.all(due.map((delivery) => this.send(delivery)))
+        const free = WEBHOOK_SEND_CONCURRENCY - this.sending.size
+        const due = free > 0 ? await this.claim(free) : []
+        for (const delivery of due) {
+          const sent: Promise<void> = this.send(delivery)
+            .catch((error: unknown) => log.error({ err: error }, 'recording a webhook delivery failed; it is sent again once its claim ends'))
+            .finally(() => this.sending.delete(sent))
+          this.sending.add(sent)
+        }
+        if (this.sending.size === 0) return
+        if (due.length === 0 || this.sending.size === WEBHOOK_SEND_CONCURRENCY)
+          await Promise.race([...this.sending, sleep(settings.pollMs, undefined, { ref: false })])
       }
     } catch (error) {
       log.error({ err: error }, 'sending webhook deliveries failed; trying again later')
     }
+  }
+
+  /** Claims up to `slots` due deliveries (fairly across webhooks and websites, webhooks.repository.ts). */
+  private async claim(slots: number): Promise<DueDelivery[]> {
+    const { repo, settings } = this.options
+    const claim = randomUUID()
+    const now = Date.now()
+    const until = new Date(now + settings.timeoutMs + LEASE_MARGIN_MS).toISOString()
+    const ids = await repo.claimDue(claim, new Date(now).toISOString(), until, slots, WEBHOOK_SEND_PER_WEBSITE)
+    return repo.claimed(ids, claim)
   }
 
   private async send(delivery: DueDelivery): Promise<void> {

@@ -1,8 +1,7 @@
 /** Queries over webhooks, their events and deliveries. One query per method. */
-import { type Kysely, sql } from 'kysely'
+import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
 import type { WebhookEventType } from '../core/enums.ts'
 import type { Executor } from '../db/access.ts'
-import type { Dialect } from '../db/connect.ts'
 import type { Database, WebhookDeliveryRow, WebhookRow } from '../db/types.ts'
 
 /** A claimed delivery with what sending it needs. */
@@ -16,11 +15,11 @@ export interface DueDelivery {
   secret: string
 }
 
+/** Due deliveries looked at per free slot when claiming, so busy webhooks at the head of the queue do not hide the rest. */
+const CLAIM_CANDIDATES_PER_SLOT = 8
+
 export class WebhooksRepository {
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
-  ) {}
+  constructor(private readonly db: Kysely<Database>) {}
 
   listForSite(websiteId: string): Promise<WebhookRow[]> {
     return this.db
@@ -118,27 +117,52 @@ export class WebhooksRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries of enabled webhooks for `claim` until `until`. On
-   * PostgreSQL the rows are picked with FOR UPDATE SKIP LOCKED, so instances claiming at once
-   * take different rows; SQLite runs one write at a time.
+   * Claims up to `limit` due deliveries of enabled webhooks for `claim` until `until`, fairly: no
+   * webhook gets a delivery while one of its own is being sent (a slow endpoint takes one slot,
+   * not all), and no website gets more than `perWebsite` in flight, so one owner's endpoints never
+   * hold up the others'. Oldest due first among the rest. A delivery another sender claimed
+   * meanwhile is not taken: the claim's update sets only rows still unclaimed.
    */
-  async claimDue(claim: string, now: string, until: string, limit: number): Promise<string[]> {
+  async claimDue(claim: string, now: string, until: string, limit: number, perWebsite: number): Promise<string[]> {
+    const unclaimed = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)])
+    const sending = await this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select(['d.webhook_id', 'w.website_id'])
+      .where('d.status', '=', 'pending')
+      .where('d.claimed_until', '>=', now)
+      .execute()
+    const busyWebhooks = new Set(sending.map((row) => row.webhook_id))
+    const inFlight = new Map<string, number>()
+    for (const row of sending) inFlight.set(row.website_id, (inFlight.get(row.website_id) ?? 0) + 1)
+    const candidates = await this.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+      .select(['d.id', 'd.webhook_id', 'w.website_id'])
+      .where('d.status', '=', 'pending')
+      .where('d.next_attempt_at', '<=', now)
+      .where((w) => w.or([w('d.claimed_until', 'is', null), w('d.claimed_until', '<', now)]))
+      .where('w.enabled', '=', 1)
+      .orderBy('d.next_attempt_at')
+      .orderBy('d.id')
+      .limit(limit * CLAIM_CANDIDATES_PER_SLOT)
+      .execute()
+    const picked: string[] = []
+    for (const row of candidates) {
+      if (picked.length === limit) break
+      const siteLoad = inFlight.get(row.website_id) ?? 0
+      if (busyWebhooks.has(row.webhook_id) || siteLoad >= perWebsite) continue
+      picked.push(row.id)
+      busyWebhooks.add(row.webhook_id)
+      inFlight.set(row.website_id, siteLoad + 1)
+    }
+    if (picked.length === 0) return []
     const rows = await this.db
       .updateTable('webhook_deliveries')
       .set({ claim, claimed_until: until })
-      .where('id', 'in', (eb) => {
-        const due = eb
-          .selectFrom('webhook_deliveries as d')
-          .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-          .select('d.id')
-          .where('d.status', '=', 'pending')
-          .where('d.next_attempt_at', '<=', now)
-          .where((w) => w.or([w('d.claimed_until', 'is', null), w('d.claimed_until', '<', now)]))
-          .where('w.enabled', '=', 1)
-          .orderBy('d.next_attempt_at')
-          .limit(limit)
-        return this.dialect === 'postgres' ? due.forUpdate('d').skipLocked() : due
-      })
+      .where('id', 'in', picked)
+      .where('status', '=', 'pending')
+      .where(unclaimed)
       .returning('id')
       .execute()
     return rows.map((row) => row.id)

@@ -24,7 +24,7 @@ export async function createWebhooks(options: {
   log: WebhookSenderOptions['log']
 }): Promise<Webhooks> {
   const { db, config, access, secrets, ca, log } = options
-  const repo = new WebhooksRepository(db.kysely, db.dialect)
+  const repo = new WebhooksRepository(db.kysely)
   const box = new SecretBox(await secrets.key('webhook_secret_key'))
   const sender = new WebhookSender({
     repo,

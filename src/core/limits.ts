@@ -343,3 +343,11 @@ export const WEBHOOK_ANSWER_MAX_BYTES = 64 * KiB
  * connection, or it may send a request on one the server is closing at that moment.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 72_000
+
+/**
+ * Traffic visitors: the user agents one client address counts as distinct visitors of a site in
+ * one flush (a household's browsers, not a flood of invented ones), and the distinct visitors kept
+ * for a site and hour; past it, page views still count and the hour's visitors read as this many.
+ */
+export const TRAFFIC_AGENTS_PER_ADDRESS = 8
+export const TRAFFIC_VISITORS_PER_HOUR = 10_000

@@ -9,6 +9,7 @@ import { hash } from 'node:crypto'
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http'
 import { isbot } from 'isbot'
 import { type FinishedResponses, PlinthResponse } from '../ops/request-tracking.ts'
+import { TRAFFIC_AGENTS_PER_ADDRESS } from '../core/limits.ts'
 import { hostName } from '../serving/site-host.ts'
 import type { SiteTraffic } from '../serving/site-traffic.ts'
 
@@ -82,11 +83,11 @@ export function addKey(keys: Map<string, number>, key: string, n = 1): void {
   else keys.set(OTHER_KEY, (keys.get(OTHER_KEY) ?? 0) + n)
 }
 
-/** Adds a visitor (an address and a user agent) to a bucket. */
+/** Adds a visitor (an address and a user agent) to a bucket: at most TRAFFIC_AGENTS_PER_ADDRESS agents an address. */
 function addVisitor(bucket: TrafficBucket, address: string, agent: Agent): void {
   const agents = bucket.visitors.get(address)
   if (agents === undefined) bucket.visitors.set(address, new Set([agent]))
-  else agents.add(agent)
+  else if (agents.size < TRAFFIC_AGENTS_PER_ADDRESS) agents.add(agent)
 }
 
 /** A visitor's hash: the day's salt, the address and the user agent, SHA-256, cut to 128 bits. */

@@ -1,6 +1,7 @@
 /** Traffic's queries: the day's salts, the additive writes of a flush, the reads of a range, the pruning. */
 import { randomBytes } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
+import { TRAFFIC_VISITORS_PER_HOUR } from '../core/limits.ts'
 import type { Executor } from '../db/access.ts'
 import type { Database, TrafficHoursTable, TrafficKeyKind } from '../db/types.ts'
 
@@ -79,7 +80,7 @@ export class TrafficRepository {
           )
           .execute()
       }
-      for (const rows of chunks(visitors)) {
+      for (const rows of chunks(await this.withinVisitorCap(trx, visitors))) {
         await trx
           .insertInto('traffic_visitors')
           .values(rows)
@@ -87,6 +88,29 @@ export class TrafficRepository {
           .execute()
       }
     })
+  }
+
+  /** The visitors that fit under TRAFFIC_VISITORS_PER_HOUR, counted against what each site and hour holds already. */
+  private async withinVisitorCap(trx: Executor, visitors: VisitorRow[]): Promise<VisitorRow[]> {
+    const byHour = new Map<string, VisitorRow[]>()
+    for (const row of visitors) {
+      const key = `${row.website_id}\n${row.hour}`
+      const rows = byHour.get(key)
+      if (rows === undefined) byHour.set(key, [row])
+      else rows.push(row)
+    }
+    const kept: VisitorRow[] = []
+    for (const rows of byHour.values()) {
+      const { website_id, hour } = rows[0]!
+      const held = await trx
+        .selectFrom('traffic_visitors')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('website_id', '=', website_id)
+        .where('hour', '=', hour)
+        .executeTakeFirstOrThrow()
+      kept.push(...rows.slice(0, Math.max(0, TRAFFIC_VISITORS_PER_HOUR - Number(held.n))))
+    }
+    return kept
   }
 
   private async addHours(trx: Executor, rows: HourRow[]): Promise<void> {

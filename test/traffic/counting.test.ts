@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import { TRAFFIC_AGENTS_PER_ADDRESS, TRAFFIC_VISITORS_PER_HOUR } from '../../src/core/limits.ts'
+import { TrafficRepository } from '../../src/traffic/traffic.repository.ts'
 import { createSite, createUser } from '../helpers/factories.ts'
 import { startOnStore, type TestServer, testConfig } from '../helpers/server.ts'
 import { createStore, STORES, type TestStore } from '../helpers/stores.ts'
@@ -54,6 +56,36 @@ for (const store of STORES) {
         3,
       )
       assert.deepEqual(hourly.totals, traffic.totals)
+    })
+
+    test(`one address counts at most ${TRAFFIC_AGENTS_PER_ADDRESS} visitors however many user agents it invents; page views all count`, async () => {
+      const site = await createSite(server, { files: SITE_FILES })
+      const visits = Array.from({ length: 3 * TRAFFIC_AGENTS_PER_ADDRESS }, (_, i) => ({
+        path: '/',
+        address: '198.51.100.7',
+        agent: `Mozilla/5.0 (X11; Linux x86_64) Firefox/${100 + i}.0`,
+      }))
+      await visit(server, site.slug, [...visits, { path: '/', address: '198.51.100.8', agent: visits[0]!.agent }])
+      await server.server.traffic.flush()
+      const traffic = await trafficOf(server, site.owner.token, site.websiteId)
+      assert.equal(traffic.totals.pageViews, visits.length + 1)
+      assert.equal(traffic.totals.visitors, TRAFFIC_AGENTS_PER_ADDRESS + 1)
+    })
+
+    test(`a site keeps at most ${TRAFFIC_VISITORS_PER_HOUR} visitors an hour, across flushes`, async () => {
+      const site = await createSite(server, { files: SITE_FILES })
+      const repo = new TrafficRepository(server.server.db.kysely)
+      const hour = new Date().toISOString().slice(0, 13)
+      const rows = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ website_id: site.websiteId, hour, visitor: `v${from + i}` }))
+      await repo.add({ hours: [], keys: [], visitors: rows(0, TRAFFIC_VISITORS_PER_HOUR - 5) })
+      await repo.add({ hours: [], keys: [], visitors: rows(TRAFFIC_VISITORS_PER_HOUR - 5, 20) })
+      await repo.add({ hours: [], keys: [], visitors: rows(TRAFFIC_VISITORS_PER_HOUR + 100, 20) })
+      const held = await server.server.db.kysely
+        .selectFrom('traffic_visitors')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('website_id', '=', site.websiteId)
+        .executeTakeFirstOrThrow()
+      assert.equal(Number(held.n), TRAFFIC_VISITORS_PER_HOUR)
     })
 
     test('a preview and a site nobody visits count nothing', async () => {

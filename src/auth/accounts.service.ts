@@ -5,6 +5,7 @@
  * session's id. A session is never a bearer token, and a token never opens a session: the web
  * site reads only its cookie, the API and MCP read only `Authorization`.
  */
+import { clientNetwork } from '../core/client-network.ts'
 import { createHash } from 'node:crypto'
 import { AppError } from '../core/errors.ts'
 import { randomBase62 } from '../core/ids.ts'
@@ -183,4 +184,4 @@ export class AccountsService {
 }
 
 const emailSubject = (email: string): string => `email:${email.trim().toLowerCase()}`
-const addressSubject = (address: string): string => `address:${address}`
+const addressSubject = (address: string): string => `address:${clientNetwork(address)}`

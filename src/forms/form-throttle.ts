@@ -1,8 +1,10 @@
 /**
  * Rate limits of form posts, held in memory by each instance: a fixed one-minute window per site
  * and per client address. A post is counted when it is admitted, before its body is read, so a
- * flood costs no parsing; one over either limit is told how long until its window ends.
+ * flood costs no parsing; one over either limit is told how long until its window ends. An
+ * IPv6 client is counted by its /64 (core/client-network.ts).
  */
+import { clientNetwork } from '../core/client-network.ts'
 
 const WINDOW_MS = 60_000
 /** Counters kept before the expired ones are dropped. */
@@ -30,7 +32,7 @@ export class FormThrottle {
   admit(websiteId: string, address: string): number | null {
     const at = this.now()
     const site = this.window(`s:${websiteId}`, at)
-    const client = this.window(`a:${address}`, at)
+    const client = this.window(`a:${clientNetwork(address)}`, at)
     const waits = [
       site.count >= this.rates.perSitePerMinute ? site.start + WINDOW_MS - at : 0,
       client.count >= this.rates.perAddressPerMinute ? client.start + WINDOW_MS - at : 0,

@@ -19,6 +19,7 @@
  * The requests and responses themselves are oauth.routes.ts's: it hands the library its requests
  * and takes an interaction's details and results through it; this service decides.
  */
+import { clientNetwork } from '../core/client-network.ts'
 import type { Configuration, InteractionResults, JWK, KoaContextWithOIDC, default as Provider } from 'oidc-provider'
 import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
@@ -152,7 +153,7 @@ export class OAuthService implements OAuthTokens {
    * made too many within the throttle window (then nothing is counted), else 0.
    */
   async registrationWait(address: string): Promise<number> {
-    const subject = `oauth-registration:${address}`
+    const subject = `oauth-registration:${clientNetwork(address)}`
     const waitSeconds = await this.options.throttle.waitSeconds([[subject, OAUTH_REGISTRATIONS_PER_ADDRESS]])
     if (waitSeconds === 0) await this.options.throttle.recordFailure([subject])
     return waitSeconds

@@ -3,6 +3,7 @@
  * serving/site-lock.ts. Wrong guesses are counted in the database per site and client address, so
  * every instance refuses the same guesser.
  */
+import { clientNetwork } from '../core/client-network.ts'
 import type { GuessThrottle } from '../auth/guess-throttle.ts'
 import { verifyPassword } from '../core/passwords.ts'
 import { SITE_PASSWORD_MAX } from '../core/limits.ts'
@@ -20,7 +21,7 @@ export class SiteUnlocks implements SiteUnlocker {
 
   async unlock(websiteId: string, password: string, address: string): Promise<UnlockResult> {
     const { repo, throttle } = this
-    const subject = `site:${websiteId}:${address}`
+    const subject = `site:${websiteId}:${clientNetwork(address)}`
     const wait = await throttle.waitSeconds([[subject, SITE_UNLOCK_FAILURES_PER_ADDRESS]])
     if (wait > 0) return { ok: false, retryAfterSeconds: wait }
     const site = await repo.passwordOf(websiteId)

@@ -256,4 +256,18 @@ describe('site password guesses behind a proxy', () => {
       assert.equal((await unlockSite(server, 'proxied', 'the real one', { forwardedFor: '203.0.113.6' })).status, separate ? 303 : 429)
     })
   }
+
+  test('an IPv6 client is throttled by its /64, whichever of its addresses it guesses from', async () => {
+    const server = await sharedServer('sqlite', { PLINTH_TRUST_PROXY: '127.0.0.1' })
+    const user = await server.user()
+    const created = await server.api('POST', '/v1/websites', { token: user.token, body: { slug: 'rotated', category: 'other', files: bundle('Rotated') } })
+    assert.equal(
+      (await server.api('PUT', `/v1/websites/${created.body.websiteId}/password`, { token: user.token, body: { password: 'the real one' } })).status,
+      204,
+    )
+    for (let i = 0; i < 10; i++)
+      assert.equal((await unlockSite(server, 'rotated', `guess ${i}`, { forwardedFor: `2001:db8:5:7::${(i + 1).toString(16)}` })).status, 401)
+    assert.equal((await unlockSite(server, 'rotated', 'the real one', { forwardedFor: '2001:db8:5:7:ffff:1:2:3' })).status, 429)
+    assert.equal((await unlockSite(server, 'rotated', 'the real one', { forwardedFor: '2001:db8:5:8::1' })).status, 303, 'the next /64 is another client')
+  })
 })

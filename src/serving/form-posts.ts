@@ -20,6 +20,7 @@ import { parseDraftLabel, safeReturnPath } from '../core/site-address.ts'
 import { statusOf } from '../http/error-status.ts'
 import { builtin, htmlPage, sendPage } from './security-headers.ts'
 import type { PreparedVersion } from './site-version.ts'
+import { UNLOCK_PATH } from './site-lock.ts'
 
 /** A file sent with a form post, read into memory (within FORM_SUBMISSION_LIMITS). */
 export interface PostedFile {
@@ -71,6 +72,17 @@ export class FormPosts {
     private readonly receiver: FormReceiver,
     private readonly clientAddress: (req: IncomingMessage) => string,
   ) {}
+
+  /**
+   * Answers a form post to a protected site the visitor has not unlocked, unread: a script asking
+   * for JSON gets the envelope (401 AUTH_REQUIRED); false for a browser's post, which gets the
+   * password page as any request does.
+   */
+  lockedAnswer(req: IncomingMessage, res: ServerResponse): boolean {
+    if (!wantsJson(req)) return false
+    refuse(req, res, true, new AppError('AUTH_REQUIRED', `This site is protected by a password: unlock it (POST ${UNLOCK_PATH}) before posting its forms.`))
+    return true
+  }
 
   /** Answers a POST to `/_forms/{name}` (name as given, not yet checked) on a host serving `version`. */
   async post(req: IncomingMessage, res: ServerResponse, version: PreparedVersion, name: string): Promise<void> {

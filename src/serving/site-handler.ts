@@ -135,6 +135,7 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
     }
     if (!owner && version.lockedSince !== null && lock !== null && !lock.isUnlocked(req, version)) {
       // A form post to a locked site is not read: the visitor unlocks the site first.
+      if (form !== null && forms!.lockedAnswer(req, res)) return
       if (form !== null) req.resume()
       sendPage(res, lock.lockedPage(req), head)
     } else answer(req, res, version, head, form)

@@ -365,6 +365,10 @@ for (const store of STORES) {
       const locked = await postForm(server, site.slug, '/_forms/booking', urlencoded({ name: 'Locked out' }))
       assert.equal(locked.status, 401)
       assert.match(locked.text, /This site is protected/)
+      const script = await postForm(server, site.slug, '/_forms/booking', urlencoded({ name: 'Locked out' }), { accept: 'application/json' })
+      assert.equal(script.status, 401)
+      assert.equal(script.json.error.code, 'AUTH_REQUIRED', 'a script asking for JSON gets the envelope')
+      assert.match(script.json.error.message, /protected by a password/)
       const unlocked = await unlockSite(server, site.slug, 'members only please')
       const res = await postForm(server, site.slug, '/_forms/booking', urlencoded({ name: 'Member' }), {
         accept: 'application/json',

@@ -107,6 +107,10 @@ const FASTIFY_CODES: Record<string, [ErrorCode, string]> = {
 /** The AppError a failure is, when it is one the client caused (AppError, schema, body parsing, any 4xx); null for a fault of ours. */
 export function toAppError(error: FastifyError): AppError | null {
   if (error instanceof AppError) return error
+  // An empty path parameter (`.../diff/`) names nothing, as an unknown one does.
+  if (error.validation && error.validationContext === 'params' && error.validation.every((issue) => issue.keyword === 'minLength')) {
+    return new AppError('NOT_FOUND', 'No resource has this address: a path parameter is empty.')
+  }
   if (error.validation) return validationError(error.validation)
   const known = error.code ? FASTIFY_CODES[error.code] : undefined
   if (known) return new AppError(known[0], known[1])

@@ -217,6 +217,8 @@ for (const store of STORES) {
       assertError(await diff(owner, 1, 3), 404, 'NOT_FOUND')
       assertError(await diff(owner, 'drf_unknown', 1), 404, 'NOT_FOUND')
       assertError(await diff(stranger, 1, 2), 404, 'NOT_FOUND', /^Website not found/)
+      // An empty side names nothing either.
+      assertError(await diff(owner, 1, ''), 404, 'NOT_FOUND', /a path parameter is empty/)
     })
   })
 }

@@ -33,7 +33,7 @@ const headers: string[] = JSON.parse(process.env.BENCH_FULL_HEADERS as string)
 /** A form receiver that admits posts and refuses them all: the bench page's site declares no form, so it is never asked. */
 const REFUSING_RECEIVER: FormReceiver = {
   admit: () => null,
-  fileFields: () => Promise.resolve(undefined),
+  declaration: () => Promise.resolve(undefined),
   receive: () => Promise.reject(new AppError('NOT_FOUND', 'This site has no such form.')),
 }
 

@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Config } from '../config.ts'
 import { AppError, notFound } from '../core/errors.ts'
-import { futureTime } from '../core/future-time.ts'
+import { futureTime, storedExpiry } from '../core/future-time.ts'
 import { newId } from '../core/ids.ts'
 import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
@@ -88,7 +88,7 @@ export class PromotionSchedules {
   /** Sets (or, with null, removes) the time from which a version that is not live is no longer served at its preview URL. */
   async setPreviewExpiry(principal: Principal, websiteId: string, versionId: string, expiresAt: string | null): Promise<PreviewExpiry> {
     const { access, versions, repo, siteEvents, now, config } = this.options
-    const at = expiresAt === null ? null : futureTime(expiresAt, now(), 'expiresAt').toISOString()
+    const at = storedExpiry(expiresAt, now())
     const site = await access.requireSite(principal, websiteId, 'edit')
     const version = await requireVersion(versions, site.id, versionId)
     if (version.id === site.current_version_id && at !== null) {

@@ -5,8 +5,8 @@
  * session's id. A session is never a bearer token, and a token never opens a session: the web
  * site reads only its cookie, the API and MCP read only `Authorization`.
  */
-import { clientNetwork } from '../core/client-network.ts'
 import { createHash } from 'node:crypto'
+import { clientNetwork } from '../core/client-network.ts'
 import { AppError } from '../core/errors.ts'
 import { randomBase62 } from '../core/ids.ts'
 import { SIGN_IN_FAILURES_PER_ACCOUNT, SIGN_IN_FAILURES_PER_ADDRESS } from '../core/limits.ts'

@@ -27,3 +27,8 @@ export function futureTime(text: string, now: Date, field: string): Date {
   if (at.getTime() - now.getTime() > FUTURE_HORIZON_MS) throw refuse('is more than a year ahead')
   return at
 }
+
+/** An expiry a caller sets (`expiresAt`), as stored: null for none (null or left out), else the checked time's ISO text. */
+export function storedExpiry(expiresAt: string | null | undefined, now: Date): string | null {
+  return expiresAt === undefined || expiresAt === null ? null : futureTime(expiresAt, now, 'expiresAt').toISOString()
+}

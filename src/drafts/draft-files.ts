@@ -15,7 +15,7 @@ import { quoted } from '../core/text.ts'
 import type { Executor } from '../db/access.ts'
 import type { DraftFileRow } from '../db/types.ts'
 import { type FileContent, fileContent, isTextFile, type LineRange, textOfFile } from '../editing/file-views.ts'
-import { applyEdits, EditBudget, type TextEdit } from '../editing/text-edits.ts'
+import { applyEdits, editContext, type TextEdit } from '../editing/text-edits.ts'
 import { contentTypeFor, HTML_CONTENT_TYPE } from '../publishing/content-rules.ts'
 import { sourceProblem } from '../publishing/file-references.ts'
 import type { StoredBundle } from '../publishing/publish-pipeline.ts'
@@ -81,7 +81,7 @@ export class DraftFiles {
           path: `is not a text file (${file.content_type}, or not valid UTF-8): only text files can be edited; write it whole instead`,
         })
       }
-      const edited = await applyEdits(path, text, edits, new EditBudget(), mayRead(principal))
+      const edited = await applyEdits(path, text, edits, editContext(mayRead(principal)))
       const stored = await this.records.options.pipeline.storeFile({ path, content: edited, contentType: file.content_type }, target)
       const written = await this.records.record(found, stored, async (trx) => {
         const current = await this.currentFile(trx, found, file)

@@ -7,7 +7,7 @@
  * start and hourly, on a server) removes it and the blobs only it held.
  */
 import type { Config } from '../config.ts'
-import { futureTime } from '../core/future-time.ts'
+import { storedExpiry } from '../core/future-time.ts'
 import { AppError, notFound, type RateLimitState } from '../core/errors.ts'
 import { newDraftId } from '../core/ids.ts'
 import { DRAFT_SWEEP_INTERVAL_MS, DRAFTS_PER_SITE } from '../core/limits.ts'
@@ -61,8 +61,7 @@ export class DraftsService {
     const site = await access.requireSite(principal, websiteId, 'edit')
     const base = input.baseVersion === undefined ? await this.liveVersion(site) : await requireVersion(versions, site.id, input.baseVersion)
     const now = records.nowIso()
-    const expiresBy =
-      input.expiresAt === undefined || input.expiresAt === null ? null : futureTime(input.expiresAt, records.options.now(), 'expiresAt').toISOString()
+    const expiresBy = storedExpiry(input.expiresAt, records.options.now())
     const draft = {
       id: newDraftId(),
       website_id: site.id,
@@ -131,7 +130,7 @@ export class DraftsService {
     const { records } = this.options
     const { site, draft } = await records.require(principal, websiteId, draftId)
     const now = records.nowIso()
-    const by = expiresAt === null ? null : futureTime(expiresAt, records.options.now(), 'expiresAt').toISOString()
+    const by = storedExpiry(expiresAt, records.options.now())
     const { repo } = records.options
     // Not a write: the expiry still runs from the last one, read with the row locked so a write meanwhile is not undone.
     const set = await repo.transaction(async (trx) => {

@@ -48,12 +48,21 @@ export class EditBudget {
   }
 }
 
+/** One request's edits: the text they may still read, and whether a miss may quote the file (the caller may read it). */
+export interface EditContext {
+  budget: EditBudget
+  quote: boolean
+}
+
+/** A new request's EditContext. */
+export const editContext = (quote: boolean): EditContext => ({ budget: new EditBudget(), quote })
+
 /**
  * The text after every edit, in order; EDIT_NO_MATCH or EDIT_AMBIGUOUS (422) for the first that
- * does not match once. A miss quotes the file's closest line only when `quote` (the caller may
- * read the file); otherwise it gives the line's number alone.
+ * does not match once. A miss quotes the file's closest line only when the context's `quote`;
+ * otherwise it gives the line's number alone.
  */
-export async function applyEdits(path: string, text: string, edits: readonly TextEdit[], budget: EditBudget, quote: boolean): Promise<string> {
+export async function applyEdits(path: string, text: string, edits: readonly TextEdit[], { budget, quote }: EditContext): Promise<string> {
   let result = text
   for (const [index, edit] of edits.entries()) {
     const field = `edits[${index}].oldText`

@@ -65,19 +65,15 @@ export class FormIntake implements FormReceiver {
     return this.options.throttle.admit(websiteId, address)
   }
 
-  async fileFields(versionId: string, form: string): Promise<ReadonlySet<string> | undefined> {
+  async declaration(versionId: string, form: string): Promise<readonly FormField[] | undefined> {
     const declared = await this.options.repo.declaredFields(versionId, form)
-    if (declared === undefined) return undefined
-    return new Set((JSON.parse(declared) as FormField[]).filter((field) => field.type === 'file').map((field) => field.name))
+    return declared === undefined ? undefined : (JSON.parse(declared) as FormField[])
   }
 
   async receive(post: FormPost): Promise<{ submissionId: string }> {
     const submissionId = newId('sub')
     if (post.fields.some(([name, value]) => name === HONEYPOT_FIELD && value !== '')) return { submissionId }
-    const declared = await this.options.repo.declaredFields(post.versionId, post.form)
-    // The version was found to declare it; a version deleted since declares nothing.
-    if (declared === undefined) throw new AppError('NOT_FOUND', 'This site has no such form.')
-    const fields = JSON.parse(declared) as FormField[]
+    const fields = post.declared
     const data = dataOf(post.fields)
     const missing = fields.filter(
       (field) => field.required && (field.type === 'file' ? !post.files.some((f) => f.field === field.name) : !answerOf(data, field.name)?.trim()),

@@ -152,10 +152,10 @@ function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 }
 
 /**
- * Requests Node's HTTP parser refuses before Fastify sees them (a malformed request line, header
- * or chunk; headers and URL together over the 16 KiB Node reads; a request slower than Node's
- * timeouts: 60 s for its headers, 5 minutes in all) get the envelope too, then the connection is closed: what follows on it
- * cannot be read as a request.
+ * Requests Node's HTTP parser refuses before Fastify sees them get the envelope too: a malformed
+ * request line, header or chunk; headers and URL together over the 16 KiB Node reads; a request
+ * slower than Node's timeouts (60 s for its headers, 5 minutes in all). The connection is then
+ * closed: what follows on it cannot be read as a request.
  */
 export function clientErrors(error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return

@@ -19,11 +19,11 @@
  * The requests and responses themselves are oauth.routes.ts's: it hands the library its requests
  * and takes an interaction's details and results through it; this service decides.
  */
-import { clientNetwork } from '../core/client-network.ts'
 import type { Configuration, InteractionResults, JWK, KoaContextWithOIDC, default as Provider } from 'oidc-provider'
 import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import type { Config } from '../config.ts'
+import { clientNetwork } from '../core/client-network.ts'
 import { capabilitiesOfScope, CAPABILITY_SCOPES, capabilityScope, SCOPES_SUPPORTED, storedCapabilities } from '../core/capabilities.ts'
 import { CAPABILITIES, TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'

@@ -18,6 +18,7 @@ import { FORM_PATH_PREFIX, NEXT_FIELD } from '../core/form-names.ts'
 import { FORM_BODY_MAX_BYTES, FORM_BODY_SECONDS, FORM_SUBMISSION_LIMITS, formatSize } from '../core/limits.ts'
 import { parseDraftLabel, safeReturnPath } from '../core/site-address.ts'
 import { statusOf } from '../http/error-status.ts'
+import type { FormField } from '../publishing/form-declarations.ts'
 import { builtin, htmlPage, sendPage } from './security-headers.ts'
 import type { PreparedVersion } from './site-version.ts'
 import { UNLOCK_PATH } from './site-lock.ts'
@@ -35,6 +36,8 @@ export interface FormPost {
   websiteId: string
   versionId: string
   form: string
+  /** The fields the version's form declares (FormReceiver.declaration), read before the body. */
+  declared: readonly FormField[]
   fields: Array<[string, string]>
   files: PostedFile[]
   clientAddress: string
@@ -44,8 +47,8 @@ export interface FormPost {
 export interface FormReceiver {
   /** Null when a post from `address` to the site may be taken now, else the seconds to wait (it is counted when taken). */
   admit(websiteId: string, address: string): number | null
-  /** The names of the file inputs the version's form declares; undefined when the version declares no such form. */
-  fileFields(versionId: string, form: string): Promise<ReadonlySet<string> | undefined>
+  /** The fields the version's form declares; undefined when the version declares no such form. */
+  declaration(versionId: string, form: string): Promise<readonly FormField[] | undefined>
   /** Stores the post (or, for the honeypot, pretends to): its submission id. Throws AppError for a post it refuses. */
   receive(post: FormPost): Promise<{ submissionId: string }>
 }
@@ -99,12 +102,12 @@ export class FormPosts {
     if (!FORM_TYPES.includes(type)) {
       return refuse(req, res, json, new AppError('UNSUPPORTED_MEDIA_TYPE', `A form is posted as ${FORM_TYPES.join(' or ')}.`))
     }
-    const declared = Number(req.headers['content-length'])
-    if (Number.isFinite(declared) && declared > FORM_BODY_MAX_BYTES)
-      return refuse(req, res, json, tooLarge(`the body is over ${formatSize(FORM_BODY_MAX_BYTES)}`))
-    const fileFields = await this.receiver.fileFields(version.versionId, name)
+    const length = Number(req.headers['content-length'])
+    if (Number.isFinite(length) && length > FORM_BODY_MAX_BYTES) return refuse(req, res, json, tooLarge(`the body is over ${formatSize(FORM_BODY_MAX_BYTES)}`))
+    const declared = await this.receiver.declaration(version.versionId, name)
     // A version deleted since it was served declares nothing.
-    if (fileFields === undefined) return refuse(req, res, json, new AppError('NOT_FOUND', 'This site has no such form.'))
+    if (declared === undefined) return refuse(req, res, json, new AppError('NOT_FOUND', 'This site has no such form.'))
+    const fileFields = new Set(declared.filter((field) => field.type === 'file').map((field) => field.name))
     let parsed: { fields: Array<[string, string]>; files: PostedFile[] }
     try {
       parsed = await readForm(req, fileFields)
@@ -118,6 +121,7 @@ export class FormPosts {
         websiteId: version.websiteId,
         versionId: version.versionId,
         form: name,
+        declared,
         ...parsed,
         clientAddress: address,
       }))

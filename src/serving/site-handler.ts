@@ -81,6 +81,11 @@ export interface SiteServerOptions {
   traffic?: SiteTraffic | null
 }
 
+const UNLOCK_PATH_WITH_QUERY = `${UNLOCK_PATH}?`
+/** The paths a site host takes posts on: its password form, and its forms. */
+const isUnlockPath = (url: string | undefined): boolean => url === UNLOCK_PATH || url?.startsWith(UNLOCK_PATH_WITH_QUERY) === true
+const isFormPath = (url: string | undefined): boolean => url?.startsWith(FORM_PATH_PREFIX) === true
+
 /** The path of a request target, without its query. */
 const pathOf = (url: string | undefined): string => {
   const target = url ?? '/'
@@ -147,11 +152,11 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
       const method = req.method
       const head = method === 'HEAD'
       // The one POST a site host takes: the password form of a protected site.
-      const unlocking = method === 'POST' && lock !== null && (req.url === UNLOCK_PATH || req.url?.startsWith(`${UNLOCK_PATH}?`) === true)
+      const unlocking = method === 'POST' && lock !== null && isUnlockPath(req.url)
       // And the posts to its forms.
-      const form = method === 'POST' && forms !== null && req.url?.startsWith(FORM_PATH_PREFIX) === true ? pathOf(req.url).slice(FORM_PATH_PREFIX.length) : null
+      const form = method === 'POST' && forms !== null && isFormPath(req.url) ? pathOf(req.url).slice(FORM_PATH_PREFIX.length) : null
       if (method !== 'GET' && !head && !unlocking && form === null) {
-        const takesPosts = req.url?.startsWith(FORM_PATH_PREFIX) === true || req.url === UNLOCK_PATH || req.url?.startsWith(`${UNLOCK_PATH}?`) === true
+        const takesPosts = isFormPath(req.url) || isUnlockPath(req.url)
         sendPage(res, takesPosts ? POST_PATH_METHOD_NOT_ALLOWED_PAGE : METHOD_NOT_ALLOWED_PAGE, false)
         return
       }

@@ -67,14 +67,20 @@ export interface HostEntry {
 /** Host values remembered at most; the memo starts over when it is full. */
 export const HOST_MEMO_LIMIT = 4096
 
+/** What a Host value under the site domain names when it names no site (`a.b.{site_domain}`, `{slug}--v0.{site_domain}`). */
+const NO_SITE = Symbol('no site')
+
 /**
- * Which site a Host value names, if any, parsed once per distinct value. Every request asks
+ * Which site a Host value names, if any, parsed once per distinct value: a site, no site though
+ * it is under the site domain, or neither (the service's own hosts, any other). Every request asks
  * (server.ts sends site hosts to the site server), so the memo is bounded: at most
  * HOST_MEMO_LIMIT values, none longer than MAX_HOST_CHARS.
  */
 export class SiteHosts {
-  private readonly memo = new Map<string, HostEntry | null>()
+  private readonly memo = new Map<string, HostEntry | typeof NO_SITE | null>()
   private readonly serviceHosts: ReadonlySet<string>
+  /** `.{site_domain}` without its port: what a host under the site domain ends with. */
+  private readonly domainSuffix: string | null
 
   constructor(
     private readonly siteDomain: string,
@@ -82,6 +88,8 @@ export class SiteHosts {
     private readonly customHosts: CustomHosts | null,
   ) {
     this.serviceHosts = new Set([...serviceHosts].map((h) => h.toLowerCase()))
+    const domain = hostName(siteDomain)
+    this.domainSuffix = domain === null ? null : `.${domain}`
     // A custom domain verified or removed: the answers remembered before are stale.
     if (customHosts !== null) customHosts.onChange = () => this.memo.clear()
   }
@@ -91,30 +99,40 @@ export class SiteHosts {
     return this.memo.size
   }
 
-  /**
-   * Whether a Host value is under the site domain (`anything.{site_domain}`) and none of the
-   * service's own hosts: such an address names a site or nothing, never the API or the web site.
-   */
-  underSiteDomain(host: string | undefined): boolean {
-    if (host === undefined || host.length > MAX_HOST_CHARS) return false
-    const name = hostName(host)
-    const domain = hostName(this.siteDomain)
-    return name !== null && domain !== null && name.endsWith(`.${domain}`) && !this.serviceHosts.has(name)
+  /** The site a Host value names; null when it names none. */
+  entry(host: string | undefined): HostEntry | null {
+    const found = this.lookUp(host)
+    return found === NO_SITE ? null : found
   }
 
-  entry(host: string | undefined): HostEntry | null {
+  /**
+   * Whether a Host value is under the site domain and names no site (nor is one of the service's
+   * own hosts): such an address is answered as a site that is not there, never by the API or the
+   * web site.
+   */
+  underSiteDomain(host: string | undefined): boolean {
+    return this.lookUp(host) === NO_SITE
+  }
+
+  private lookUp(host: string | undefined): HostEntry | typeof NO_SITE | null {
     // Too long to name a site: not parsed, and not remembered.
     if (host === undefined || host.length > MAX_HOST_CHARS) return null
     const hit = this.memo.get(host)
     if (hit !== undefined) return hit
-    const name = hostName(host)
-    const site = parseSiteHost(host, this.siteDomain)
-    let entry: HostEntry | null = site === null || this.serviceHosts.has(name ?? '') ? null : { label: hostLabel(site), site }
-    // A verified custom domain serves its site's live version, as `{slug}.{site_domain}` does.
-    const custom = site === null && name !== null ? this.customHosts?.slugOf(name) : undefined
-    if (custom !== undefined) entry = { label: custom, site: { slug: custom, version: null } }
+    const found = this.parse(host)
     if (this.memo.size >= HOST_MEMO_LIMIT) this.memo.clear()
-    this.memo.set(host, entry)
-    return entry
+    this.memo.set(host, found)
+    return found
+  }
+
+  private parse(host: string): HostEntry | typeof NO_SITE | null {
+    const name = hostName(host)
+    if (name !== null && this.serviceHosts.has(name)) return null
+    const site = parseSiteHost(host, this.siteDomain)
+    if (site !== null) return { label: hostLabel(site), site }
+    // A verified custom domain serves its site's live version, as `{slug}.{site_domain}` does.
+    const custom = name === null ? undefined : this.customHosts?.slugOf(name)
+    if (custom !== undefined) return { label: custom, site: { slug: custom, version: null } }
+    return name !== null && this.domainSuffix !== null && name.endsWith(this.domainSuffix) ? NO_SITE : null
   }
 }

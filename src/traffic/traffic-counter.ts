@@ -8,8 +8,8 @@
 import { hash } from 'node:crypto'
 import type { IncomingMessage, OutgoingHttpHeader, ServerResponse } from 'node:http'
 import { isbot } from 'isbot'
-import { type FinishedResponses, PlinthResponse } from '../ops/request-tracking.ts'
 import { TRAFFIC_AGENTS_PER_ADDRESS } from '../core/limits.ts'
+import { type FinishedResponses, PlinthResponse } from '../ops/request-tracking.ts'
 import { hostName } from '../serving/site-host.ts'
 import type { SiteTraffic } from '../serving/site-traffic.ts'
 

@@ -8,8 +8,8 @@
  * delivery is failed after the last retry.
  */
 import { randomUUID } from 'node:crypto'
-import type { WebhookSettings } from '../config.ts'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { WebhookSettings } from '../config.ts'
 import { WEBHOOK_ANSWER_MAX_BYTES, WEBHOOK_DELIVERY_RETENTION_DAYS, WEBHOOK_SEND_CONCURRENCY, WEBHOOK_SEND_PER_WEBSITE } from '../core/limits.ts'
 import { safeFetch } from '../net/safe-fetch.ts'
 import type { SecretBox } from './webhook-secrets.ts'

@@ -3,8 +3,8 @@
  * serving/site-lock.ts. Wrong guesses are counted in the database per site and client address, so
  * every instance refuses the same guesser.
  */
-import { clientNetwork } from '../core/client-network.ts'
 import type { GuessThrottle } from '../auth/guess-throttle.ts'
+import { clientNetwork } from '../core/client-network.ts'
 import { verifyPassword } from '../core/passwords.ts'
 import { SITE_PASSWORD_MAX } from '../core/limits.ts'
 import type { SiteUnlocker, UnlockResult } from '../serving/site-lock.ts'

@@ -13,7 +13,7 @@ import { quoted } from '../core/text.ts'
 import type { WebsiteAccess } from '../db/access.ts'
 import type { VersionRow } from '../db/types.ts'
 import { isTextFile, textOfFile } from '../editing/file-views.ts'
-import { applyEdits, EditBudget } from '../editing/text-edits.ts'
+import { applyEdits, type EditContext, editContext } from '../editing/text-edits.ts'
 import { contentTypeFor } from '../publishing/content-rules.ts'
 import type { PublishFileInput } from '../publishing/publishing.schemas.ts'
 import { requireVersion } from './version-refs.ts'
@@ -69,7 +69,7 @@ export class VersionPatches {
     // Bytes an edit may read: the base's own. A put may name any hash; whether the caller may use it is the publish's to check.
     const readable = new Set(rows.map((row) => row.hash))
     const baseName = `version ${base.number}`
-    const budget = new EditBudget()
+    const context = editContext(quote)
     for (const [index, change] of changes.entries()) {
       const field = `changes[${index}]`
       const missing = (path: string) =>
@@ -102,7 +102,7 @@ export class VersionPatches {
           const file = files.get(change.path)
           if (!file) throw missing(change.path)
           const text = await this.textNow(field, change.path, file, readable)
-          files.set(change.path, { content: await edited(field, index, changes.length, change, text, budget, quote), contentType: file.contentType })
+          files.set(change.path, { content: await edited(field, index, changes.length, change, text, context), contentType: file.contentType })
           break
         }
       }
@@ -152,9 +152,9 @@ function assertOneSource(field: string, file: WorkingFile): void {
 }
 
 /** The text after an edit change, its refusal naming the change as well as the edit. */
-async function edited(field: string, index: number, count: number, change: EditChange, text: string, budget: EditBudget, quote: boolean): Promise<string> {
+async function edited(field: string, index: number, count: number, change: EditChange, text: string, context: EditContext): Promise<string> {
   try {
-    return await applyEdits(change.path, text, change.edits, budget, quote)
+    return await applyEdits(change.path, text, change.edits, context)
   } catch (error) {
     if (!(error instanceof AppError) || error.fields === undefined) throw error
     const fields = Object.fromEntries(Object.entries(error.fields).map(([name, message]) => [`${field}.${name}`, message]))

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.ts'
 import { AppError, notFound, type RateLimitState } from '../core/errors.ts'
-import { futureTime } from '../core/future-time.ts'
+import { storedExpiry } from '../core/future-time.ts'
 import { newId, nowIso } from '../core/ids.ts'
 import type { Principal } from '../core/principal.ts'
 import { pageUrlFor } from '../core/site-address.ts'
@@ -344,7 +344,7 @@ function previewExpiryOf(expiresAt: string | undefined, promote: boolean, now: D
     const why = 'is only for a version that does not go live (promote: false): the live version never expires'
     throw new AppError('BAD_REQUEST', `expiresAt ${why}.`, { fields: { expiresAt: why } })
   }
-  return futureTime(expiresAt, now, 'expiresAt').toISOString()
+  return storedExpiry(expiresAt, now)
 }
 
 /** Paths for a message: the first few, then how many more. */

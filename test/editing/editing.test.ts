@@ -16,7 +16,7 @@ const refusal = async (run: () => Promise<unknown>): Promise<AppError> => {
   assert.fail('expected a refusal')
 }
 
-const edit = (path: string, text: string, edits: TextEdit[], budget = new EditBudget(), quote = true) => applyEdits(path, text, edits, budget, quote)
+const edit = (path: string, text: string, edits: TextEdit[], budget = new EditBudget(), quote = true) => applyEdits(path, text, edits, { budget, quote })
 
 describe('exact-text edits', () => {
   const page = '<h1>Menu</h1>\n<p>Soup of the day</p>\n<p>Bread</p>\n<p>Bread</p>\n'

@@ -6,8 +6,8 @@
  *
  * What it adds to the library's own handling:
  * - RFC 8414 metadata is the OpenID one, as oidc-provider serves it;
- * - a client that asks for no scope gets `mcp`, as if it had asked for it, and `mcp` asks for every
- *   capability's scope (`plinth:read`, ...), of which the person may allow fewer;
+ * - a scope Plinth does not know is ignored, a request with no scope of the resources asks for
+ *   `mcp`, and `mcp` asks for every capability's scope (oauth-scopes.ts);
  * - dynamic client registration is rate limited per client address (429 `too_many_requests`,
  *   with Retry-After, in the JSON error format of RFC 7591);
  * - the library sees the request as Plinth does: https when Plinth is served over https (its
@@ -18,12 +18,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { tryAgainIn } from '../auth/guess-throttle.ts'
 import type { Config } from '../config.ts'
-import { CAPABILITY_SCOPES } from '../core/capabilities.ts'
-import { TOKEN_SCOPE } from '../core/enums.ts'
 import { AppError } from '../core/errors.ts'
 import { PAGE_HEADERS } from '../http/page-headers.ts'
 import type { Logger } from '../log.ts'
 import { OAUTH_PATHS, OAUTH_ROUTES } from './oauth-paths.ts'
+import { authorizationScope } from './oauth-scopes.ts'
 import type { OAuthService } from './oauth.service.ts'
 import type { ConsentChoice, ConsentRequest, Interaction } from './oauth-consent.ts'
 
@@ -64,11 +63,7 @@ export class OAuthEndpoint {
     const url = new URL(req.url ?? '/', 'http://plinth.invalid')
     if (url.pathname === OAUTH_PATHS.rfc8414Discovery) req.url = OAUTH_PATHS.discovery
     if (url.pathname === OAUTH_PATHS.authorize) {
-      const asked = (url.searchParams.get('scope') ?? TOKEN_SCOPE).split(' ').filter(Boolean)
-      if (asked.length === 0) asked.push(TOKEN_SCOPE)
-      // `mcp` is every capability: asked as each one's scope, so that the token names those the person allows.
-      const scope = asked.includes(TOKEN_SCOPE) ? [...new Set([...asked, ...CAPABILITY_SCOPES])] : asked
-      url.searchParams.set('scope', scope.join(' '))
+      url.searchParams.set('scope', authorizationScope(url.searchParams.get('scope')))
       req.url = url.pathname + url.search
     }
     this.dispatch(req, res, url).catch((error: unknown) => {

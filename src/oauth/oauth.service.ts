@@ -45,6 +45,7 @@ import { newSigningJwk } from './signing-key.ts'
 import type { OAuthRepository } from './oauth.repository.ts'
 import type { ConsentChoice, ConsentRequest, ConsentStep, Interaction } from './oauth-consent.ts'
 import { OAUTH_ROUTES } from './oauth-paths.ts'
+import { SUPPORTED_SCOPES } from './oauth-scopes.ts'
 
 /** Access tokens live an hour; refresh tokens a month, renewed (rotated) at each use. */
 export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60
@@ -55,14 +56,6 @@ const AUTHORIZATION_CODE_TTL_SECONDS = 60
 const INTERACTION_TTL_SECONDS = 30 * 60
 /** The scope of the resource every token carries: on its own it stands for every capability. */
 const SCOPE = TOKEN_SCOPE
-/** OpenID's sign-in and refresh scopes, and `mcp`. */
-const OIDC_SCOPES = ['openid', 'offline_access', SCOPE]
-/**
- * Scopes a client may register and ask for: the above, and one per capability (`plinth:read`, ...:
- * core/capabilities.ts). A client registered with `mcp` may ask for each capability's
- * (client-rules.ts), and a request for `mcp` asks for them all (oauth.routes.ts).
- */
-const SUPPORTED_SCOPES = [...OIDC_SCOPES, ...CAPABILITY_SCOPES]
 /** last_used_at of a connection is written at most this often. */
 const TOUCH_INTERVAL_MS = 60_000
 

@@ -23,6 +23,7 @@ import { uniqueEmail, WebVisitor } from '../helpers/web.ts'
 const RESOURCE = `${BASE_URL}/mcp`
 const PASSWORD = 'correct horse battery'
 const LOOPBACK = 'http://127.0.0.1:43210/callback'
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code'
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
 const TOOLS_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
 
@@ -472,6 +473,55 @@ for (const store of STORES) {
       const listed = await (await mcpWith(token)).json()
       const names = listed.result.tools.map((tool: { name: string }) => tool.name)
       assert.ok(names.includes('get_website') && !names.includes('publish_version'), names.join(' '))
+    })
+
+    test('scopes Plinth does not know (profile, email, a typo) are ignored: the app connects, and the token says what it got', async () => {
+      const { visitor } = await person()
+      for (const scope of ['mcp profile email offline_access', 'openid profile', 'plinth:raed']) {
+        const clientId = await newClient()
+        const { verifier, challenge } = pkce()
+        const landed = await authorize(visitor, codeRequest(clientId, challenge, { scope }))
+        assert.equal(landed.searchParams.get('error'), null, `${scope}: ${landed.href}`)
+        const tokens = await tokensFor(clientId, landed.searchParams.get('code')!, verifier)
+        assert.equal(tokens.status, 200, JSON.stringify(tokens.body))
+        const granted = (tokens.body.scope as string).split(' ')
+        for (const unknown of ['profile', 'email', 'plinth:raed']) assert.ok(!granted.includes(unknown), `${scope}: ${granted.join(' ')}`)
+        assert.ok(granted.includes('mcp'), `${scope}: every token carries mcp (${granted.join(' ')})`)
+        assert.equal((await server.api('GET', '/v1/websites', { token: tokens.body.access_token })).status, 200)
+      }
+    })
+
+    test('a device sign-in asking scopes Plinth does not know connects too, without them', async () => {
+      const { visitor } = await person()
+      const registered = await register({ client_name: 'Device', grant_types: [DEVICE_GRANT, 'refresh_token'], response_types: [], redirect_uris: [] })
+      assert.equal(registered.status, 201, await registered.clone().text())
+      const clientId = (await registered.json()).client_id as string
+      const started = await post('/oauth/device/auth', { client_id: clientId, scope: 'mcp profile offline_access', resource: RESOURCE })
+      assert.equal(started.status, 200, await started.clone().text())
+      const { device_code: deviceCode, verification_uri_complete: complete } = await started.json()
+
+      // The code page (reached with the code), then its confirm form, then the consent page.
+      const confirmPage = await visitor.get(local(complete))
+      assert.equal(confirmPage.status, 200, confirmPage.text.slice(0, 300))
+      const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(confirmPage.text)?.[1] ?? ''
+      const action = /<form method="post" action="([^"]+)"/.exec(confirmPage.text)![1]!
+      const confirmed = await visitor.post(local(action), { _csrf: null, xsrf: field('xsrf'), user_code: field('user_code'), confirm: 'yes' })
+      assert.equal(confirmed.status, 303, confirmed.text.slice(0, 300))
+      let location = confirmed.headers.get('location')!
+      const consent = await visitor.get(local(location))
+      assert.equal(consent.status, 200, consent.text.slice(0, 300))
+      const allowed = await visitor.post(local(location), { decision: 'allow' })
+      assert.equal(allowed.status, 303, allowed.text.slice(0, 300))
+      location = allowed.headers.get('location')!
+      const done = await visitor.get(local(location))
+      assert.match(done.text, /Device signed in/, done.text.slice(0, 300))
+
+      const tokens = await post('/oauth/token', { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId })
+      const body = await tokens.json()
+      assert.equal(tokens.status, 200, JSON.stringify(body))
+      assert.ok(!body.scope.split(' ').includes('profile'), body.scope)
+      assert.ok(body.refresh_token, 'offline_access was granted')
+      assert.equal((await server.api('GET', '/v1/websites', { token: body.access_token })).status, 200)
     })
 
     test('asking for more than was allowed asks again; the grant it replaces opens nothing any more', async () => {

@@ -33,6 +33,12 @@ const TIERS = ['fast', 'e2e']
 const CONCURRENCY = 3
 /** Processes the fast files share: see batches(). */
 const BATCHES = 3
+/**
+ * How long one test process (an end-to-end file, or a batch of fast files) may run before it is
+ * stopped and failed as timed out: a hung test ends the run with its file named, not at CI's
+ * limit. Several times what the longest takes on a quiet 2-core machine (docs/testing.md).
+ */
+const PROCESS_TIMEOUT_MS = 10 * 60_000
 // Not strict: an unknown option is ignored; every other word is a filter.
 const { values, positionals: filter } = parseArgs({
   options: { tier: { type: 'string' }, isolate: { type: 'boolean' } },
@@ -159,10 +165,14 @@ const entries = [
     .sort((a, b) => statSync(path.join(root, b)).size - statSync(path.join(root, a)).size)
     .map(compiledFile),
 ]
-const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, ...reporters, ...entries], {
-  cwd: root,
-  stdio: 'inherit',
-})
+const result = spawnSync(
+  process.execPath,
+  ['--enable-source-maps', '--test', `--test-concurrency=${CONCURRENCY}`, `--test-timeout=${PROCESS_TIMEOUT_MS}`, ...reporters, ...entries],
+  {
+    cwd: root,
+    stdio: 'inherit',
+  },
+)
 await dropTestSchemas()
 const skipped = skippedPostgresSuites(readFileSync(tapCopy, 'utf8'))
 const failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8') : ''

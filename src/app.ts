@@ -34,6 +34,7 @@ import { clientErrors, frameworkErrors, registerErrorHandling } from './http/err
 import { optionalBodies, success, TOKEN_SCOPE, wildcardAsPath } from './http/openapi.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { refuseNulCharacters } from './http/nul-guard.ts'
+import { strictQueries } from './http/strict-queries.ts'
 import { lazySerializers, lazyValidators } from './http/lazy-compilers.ts'
 import { assetsRoutes } from './images/assets.routes.ts'
 import { ASSET_SCHEMAS } from './images/assets.schemas.ts'
@@ -187,6 +188,8 @@ export async function buildApp({ config, services, oauthEndpoint, log, metrics, 
 
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger())
   registerResourceMetadata(app, config)
+  // Every /v1 route refuses query parameters it does not take.
+  strictQueries(app, '/v1')
 
   app.get(
     '/v1',

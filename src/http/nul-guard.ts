@@ -16,8 +16,7 @@ function nulRefusal(request: FastifyRequest): AppError | null {
     if (name === '*' && request.method === 'PUT') continue
     return new AppError('NOT_FOUND', `Nothing is named ${quoted(value, 60)}: no ${name === '*' ? 'path' : name} holds the NUL character (U+0000).`)
   }
-  // Query parameters a route does not read are ignored, as they always are.
-  return (request.routeOptions.schema?.querystring ? nulFieldRefusal(request.query, 'query') : null) ?? nulFieldRefusal(request.body)
+  return nulFieldRefusal(request.query, 'query') ?? nulFieldRefusal(request.body)
 }
 
 /** Refuses, in this scope, every request nulRefusal finds fault with (after its schema is checked). */

@@ -61,10 +61,13 @@ export function uploadContentRoutes(uploads: UploadsService, limits: BundleLimit
           summary: "Send an upload's bytes (signed URL, no token)",
           description: `The uploadUrl of createUploads. Send the file's raw bytes (any Content-Type), exactly the reserved size (at most ${limits.maxFileBytes} bytes), within ${minutes} minutes of the reservation. No bearer token: the expires and signature query parameters are the credential. An upload is written once: a second PUT is 409 UPLOAD_COMPLETED.`,
           params: Type.Object({ uploadId: UploadIdParam }),
-          querystring: Type.Object({
-            expires: Type.Optional(Type.String({ maxLength: 20, description: 'Expiry of the URL, Unix seconds (signed).' })),
-            signature: Type.Optional(Type.String({ maxLength: 100, description: 'HMAC-SHA256 of the upload id and expiry, base64url.' })),
-          }),
+          querystring: Type.Object(
+            {
+              expires: Type.Optional(Type.String({ maxLength: 20, description: 'Expiry of the URL, Unix seconds (signed).' })),
+              signature: Type.Optional(Type.String({ maxLength: 100, description: 'HMAC-SHA256 of the upload id and expiry, base64url.' })),
+            },
+            { additionalProperties: false },
+          ),
           response: {
             200: success(UploadContentResultSchema, 'The bytes are stored: the upload can be given by uploadId.'),
             ...errorResponses([

@@ -287,7 +287,7 @@ export function websitesRoutes(services: WebsiteServices, publish: PublishReques
           security,
           summary: 'Check a slug and get an available one',
           description: 'Always returns an available suggestion, whether or not the input is valid and free.',
-          querystring: Type.Object({ value: SlugSuggestValue }),
+          querystring: Type.Object({ value: SlugSuggestValue }, { additionalProperties: false }),
           response: {
             200: success(SlugSuggestionSchema, 'Whether the input is a valid, free slug, and an available suggestion.'),
             ...errorResponses([...AUTH_ERRORS, 'VALIDATION_FAILED']),

@@ -291,6 +291,30 @@ for (const store of STORES) {
       }
     })
 
+    test('a query parameter an operation does not take is 422 VALIDATION_FAILED naming it, and changes nothing', async () => {
+      const site = await server.api('POST', '/v1/websites', { token: owner.token, body: { category: 'other', files: bundle() } })
+      assert.equal(site.status, 201, site.text)
+      const { websiteId } = site.body
+      const cases: Array<[string, string, string, unknown?]> = [
+        ['GET', '/v1?verbose=1', '/v1'],
+        ['GET', '/v1/websites?limt=5', '/v1/websites'],
+        ['GET', `/v1/websites/${websiteId}?fields=slug`, '/v1/websites/{websiteId}'],
+        ['GET', `/v1/websites/${websiteId}/versions/1/files/index.html?offset=1&lines=5`, '/v1/websites/{websiteId}/versions/{versionId}/files/{path}'],
+        ['POST', `/v1/websites/${websiteId}/versions?dryRun=true`, '/v1/websites/{websiteId}/versions', { files: bundle('Changed') }],
+      ]
+      for (const [method, url, template, body] of cases) {
+        const res = await call(method, url, template, { token: owner.token, ...(body === undefined ? {} : { body }) })
+        assertEnvelope(res, 422, 'VALIDATION_FAILED')
+        const unknown = new URL(url, BASE_URL).searchParams
+        const named = [...unknown.keys()].filter((name) => !['offset'].includes(name))
+        for (const name of named) assert.match(res.body.error.message, new RegExp(name), `${method} ${url}: ${res.body.error.message}`)
+      }
+      const versions = await server.api('GET', `/v1/websites/${websiteId}/versions`, { token: owner.token })
+      assert.equal(versions.body.versions.length, 1, 'the refused publish stored nothing')
+      // A wrong method stays 405, whatever the query.
+      assertEnvelope(await server.api('DELETE', '/v1/websites?limt=5', { token: owner.token }), 405, 'METHOD_NOT_ALLOWED')
+    })
+
     test('an internal fault is 500 INTERNAL with no stack and no SQL: database closed underneath a running server', async () => {
       // A dedicated server whose database connection is destroyed while it runs: the token
       // lookup of the next authenticated request then fails inside the driver.

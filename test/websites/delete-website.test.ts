@@ -292,12 +292,14 @@ for (const store of STORES) {
       assert.equal(operation.operationId, 'deleteWebsite')
       assert.ok(operation.summary && operation.description, 'summary and description')
       assert.deepEqual(operation.security, [{ bearerAuth: ['mcp'] }])
-      assert.deepEqual(Object.keys(operation.responses).sort(), ['204', '401', '403', '404', '500'])
+      assert.deepEqual(Object.keys(operation.responses).sort(), ['204', '401', '403', '404', '422', '500'])
       assert.equal(operation.responses['204'].content, undefined, '204 has no body')
       for (const [status, codes] of [
         ['401', ['AUTH_REQUIRED']],
         ['403', ['TOKEN_NOT_ALLOWED', 'OWNER_ONLY']],
         ['404', ['NOT_FOUND']],
+        // A query parameter it does not take (it takes none).
+        ['422', ['VALIDATION_FAILED']],
       ] as const) {
         assert.equal(operation.responses[status].content['application/json'].schema.$ref, '#/components/schemas/Error')
         for (const code of codes) assert.match(operation.responses[status].description, new RegExp(`\`${code}\``), `${status} names ${code}`)

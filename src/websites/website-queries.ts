@@ -4,6 +4,7 @@
  * each version. Reading changes nothing.
  */
 import type { Config } from '../config.ts'
+import { mayEverCall } from '../core/capabilities.ts'
 import { VERSION_PAGE_DEFAULT, VERSION_PAGE_MAX, WEBSITE_LIST_LIMIT } from '../core/limits.ts'
 import type { Principal } from '../core/principal.ts'
 import type { VisibleWebsite, WebsiteAccess } from '../db/access.ts'
@@ -92,8 +93,12 @@ export class WebsiteQueries {
       repo.formSubmissionsOwned(principal.userId),
     ])
     const items = rows.map((row) => websiteSummaryView(config, row))
-    const websiteLimits = { count, max: config.maxWebsites, canCreate: count < config.maxWebsites, formSubmissions }
-    const list: WebsiteList = { items, websites: items, websiteLimits }
+    // The account's figures are beyond a token limited to some sites; canCreate says what this token may do.
+    const websiteLimits =
+      principal.sites === null
+        ? { count, max: config.maxWebsites, canCreate: count < config.maxWebsites && mayEverCall(principal, 'create-site'), formSubmissions }
+        : undefined
+    const list: WebsiteList = { items, websites: items, ...(websiteLimits ? { websiteLimits } : {}) }
     return { rows, list }
   }
 

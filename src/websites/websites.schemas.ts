@@ -253,7 +253,8 @@ export const WebsiteListSchema = Type.Object(
         },
         {
           additionalProperties: true,
-          description: 'How many websites the account owns, whether it may create another, and the form submissions its websites hold.',
+          description:
+            'How many websites the account owns, whether this token may create another, and the form submissions its websites hold; absent for a token limited to some websites.',
         },
       ),
     ),

@@ -177,6 +177,23 @@ for (const store of STORES) {
       assertError(res, 403, 'TOKEN_NOT_ALLOWED', /limited to some websites/)
     })
 
+    test("the listing's websiteLimits say what this token may do: canCreate only when it may create; none for a token limited to some sites", async () => {
+      const full = await server.api('GET', '/v1/websites', { token: owner.token })
+      assert.equal(full.body.websiteLimits.canCreate, true, JSON.stringify(full.body.websiteLimits))
+      const readOnly = await server.api('GET', '/v1/websites', { token: await token(['read']) })
+      assert.equal(readOnly.status, 200, readOnly.text)
+      assert.equal(readOnly.body.websiteLimits.canCreate, false, 'a read-only token is refused createWebsite')
+      assert.equal(readOnly.body.websiteLimits.count, full.body.websiteLimits.count)
+      // The account's figures (its other sites, their form submissions) are beyond a token limited to some sites.
+      const limited = await server.api('GET', '/v1/websites', { token: await token(['promote', 'read'], [siteA]) })
+      assert.equal(limited.status, 200, limited.text)
+      assert.deepEqual(
+        limited.body.items.map((item: { id: string }) => item.id),
+        [siteA],
+      )
+      assert.equal(limited.body.websiteLimits, undefined, JSON.stringify(limited.body.websiteLimits))
+    })
+
     test('an unknown capability, or a site that is unknown or not the person’s, creates no token', async () => {
       const stranger = await createUser(server)
       const strangerSite = (await createSite(server, { owner: stranger })).websiteId

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely'
+import { inLockOrder } from '../db/lock-order.ts'
 import type { BlobsTable, Database } from '../db/types.ts'
 
 /** Statements run again when a concurrent transaction's reference to a blob makes a delete fail. */
@@ -43,12 +44,16 @@ export class BlobsRepository {
     await this.db.updateTable('blobs').set({ br_size: brSize, gzip_size: gzipSize, variants_type: null }).where('hash', '=', hash).execute()
   }
 
-  /** Records blobs whose bytes are already durable in the blob store; a known hash is left as is. */
+  /**
+   * Records blobs whose bytes are already durable in the blob store; a known hash is left as is.
+   * The rows go in in their hashes' order (db/lock-order.ts): publishes recording the same new
+   * blobs at once never deadlock.
+   */
   insertMissing(trx: Kysely<Database> | Transaction<Database>, rows: BlobsTable[]): Promise<unknown> {
     if (rows.length === 0) return Promise.resolve()
     return trx
       .insertInto('blobs')
-      .values(rows)
+      .values(inLockOrder(rows, (row) => row.hash))
       .onConflict((oc) => oc.column('hash').doNothing())
       .execute()
   }

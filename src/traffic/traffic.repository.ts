@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
 import { TRAFFIC_VISITORS_PER_HOUR } from '../core/limits.ts'
 import type { Executor } from '../db/access.ts'
+import { inLockOrder } from '../db/lock-order.ts'
 import type { Database, TrafficHoursTable, TrafficKeyKind } from '../db/types.ts'
 
 /** Rows written per statement (well under both dialects' limits on bound parameters). */
@@ -65,8 +66,14 @@ export class TrafficRepository {
     await this.db.deleteFrom('traffic_salts').where('day', '<', day).execute()
   }
 
-  /** Adds a flush's counts to what is stored, all or nothing. */
-  async add({ hours, keys, visitors }: TrafficIncrements): Promise<void> {
+  /**
+   * Adds a flush's counts to what is stored, all or nothing. Each table's rows go in in their keys'
+   * order (db/lock-order.ts): instances flushing the same sites and hours at once never deadlock.
+   */
+  async add(increments: TrafficIncrements): Promise<void> {
+    const hours = inLockOrder(increments.hours, (row) => `${row.website_id}\n${row.hour}`)
+    const keys = inLockOrder(increments.keys, (row) => [row.website_id, row.hour, row.kind, row.key, row.referrer].join('\n'))
+    const visitors = inLockOrder(increments.visitors, (row) => `${row.website_id}\n${row.hour}\n${row.visitor}`)
     await this.db.transaction().execute(async (trx) => {
       for (const rows of chunks(hours)) await this.addHours(trx, rows)
       for (const rows of chunks(keys)) {

@@ -39,14 +39,11 @@ export async function startServer(config: Config, log: Logger, { pools, now }: P
     readiness: storeProbes(composition.db, composition.blobs),
     serverFactory: (fastifyHandler) => {
       const server = http.createServer({ ServerResponse: PlinthResponse }, (req, res) => {
-        const site = siteServer.siteOf(req.headers.host)
+        // A site's address, or one under the site domain naming no site (its page says so, never the service's own pages).
+        const site = siteServer.addressOf(req.headers.host)
         if (site !== null) {
           trackSite(req, res)
           siteServer.serve(site, req, res)
-        } else if (siteServer.underSiteDomain(req.headers.host)) {
-          // No site at this address: its page says so, never the service's own pages.
-          trackSite(req, res)
-          siteServer.handle(req, res)
         } else if (oauthEndpoint.handles(req.url)) {
           trackOAuth(req, res)
           oauthEndpoint.handle(req, res)

@@ -14,6 +14,8 @@ import { errorResponses } from './openapi.ts'
 const NO_QUERY = Type.Object({}, { additionalProperties: false })
 
 const REFUSED = ERROR_STATUS.VALIDATION_FAILED
+/** The documented answer to a parameter the route does not take. */
+const REFUSED_RESPONSE = errorResponses(['VALIDATION_FAILED'])[REFUSED] as { description: string }
 
 interface RouteSchema {
   hide?: boolean
@@ -31,14 +33,13 @@ export function strictQueries(scope: FastifyInstance, prefix: string): void {
       if (schema.querystring.additionalProperties === false) return
       throw new Error(`${String(route.method)} ${route.url}: its query schema must refuse parameters it does not name (additionalProperties: false)`)
     }
-    const refused = errorResponses(['VALIDATION_FAILED'])[REFUSED] as { description: string }
-    const documented = schema.response?.[REFUSED]
-    const response =
-      documented === undefined
-        ? { ...schema.response, [REFUSED]: refused }
-        : documented.description?.includes('`VALIDATION_FAILED`')
-          ? schema.response
-          : { ...schema.response, [REFUSED]: { ...documented, description: `${documented.description ?? ''}; ${refused.description}` } }
-    route.schema = { ...schema, querystring: NO_QUERY, response }
+    route.schema = { ...schema, querystring: NO_QUERY, response: { ...schema.response, [REFUSED]: withRefusal(schema.response?.[REFUSED]) } }
   })
+}
+
+/** A route's documented 422, naming VALIDATION_FAILED among its codes. */
+function withRefusal(documented: { description?: string } | undefined): { description?: string } {
+  if (documented === undefined) return REFUSED_RESPONSE
+  if (documented.description?.includes('`VALIDATION_FAILED`')) return documented
+  return { ...documented, description: `${documented.description ?? ''}; ${REFUSED_RESPONSE.description}` }
 }

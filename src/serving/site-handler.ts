@@ -17,7 +17,7 @@ import { FileResponder } from './file-responses.ts'
 import { FormPosts, type FormReceiver, THANKS_PAGE, thanksPageOf } from './form-posts.ts'
 import { METHOD_NOT_ALLOWED_PAGE, NO_SITE_PAGE, POST_PATH_METHOD_NOT_ALLOWED_PAGE, SERVICE_WORKER_REFUSED_PAGE, sendPage } from './security-headers.ts'
 import { BlobCache, ManifestCache, type ManifestCacheLimits } from './site-cache.ts'
-import { type HostEntry, SiteHosts } from './site-host.ts'
+import { type HostEntry, NO_SITE, type SiteAddress, SiteHosts } from './site-host.ts'
 import { type SiteLock, UNLOCK_PATH } from './site-lock.ts'
 import type { SiteLookup } from './site-lookup.ts'
 import type { SiteTraffic } from './site-traffic.ts'
@@ -25,10 +25,16 @@ import { SiteRouter } from './site-routing.ts'
 import type { PreparedVersion } from './site-version.ts'
 
 export interface SiteServer {
-  /** The site a Host header names (memoized per Host value), null when it names none: the dispatch in front of the API. */
+  /** The site a Host header names (memoized per Host value), null when it names none. */
   siteOf(host: string | undefined): HostEntry | null
-  /** Answers a request to the site siteOf found for its Host. */
-  serve(site: HostEntry, req: IncomingMessage, res: ServerResponse): void
+  /**
+   * What a Host header names (memoized per Host value), the dispatch in front of the API: a site,
+   * NO_SITE for an address under the site domain that names none (never one the API or the web
+   * site answers), null for any other.
+   */
+  addressOf(host: string | undefined): SiteAddress
+  /** Answers a request to what addressOf found for its Host: a site, or the site-not-found page. */
+  serve(site: HostEntry | typeof NO_SITE, req: IncomingMessage, res: ServerResponse): void
   /**
    * Answers a request to the site as its owners and editors see it: a protected site's password
    * page does not apply. For callers in this process that checked who may see the site (the
@@ -37,8 +43,6 @@ export interface SiteServer {
   serveAsOwner(site: HostEntry, req: IncomingMessage, res: ServerResponse): void
   /** The id of what the site serves now (a draft's changes with its files), read as a request would; null when it serves nothing. */
   servedVersion(site: HostEntry): Promise<string | null>
-  /** Whether a Host is under the site domain, naming a site or nothing: never one the API or the web site answers. */
-  underSiteDomain(host: string | undefined): boolean
   /** Answers a request whatever its Host: one that names no site gets the site-not-found page. */
   handle(req: IncomingMessage, res: ServerResponse): void
   /**
@@ -189,13 +193,13 @@ export function createSiteServer(options: SiteServerOptions): SiteServer {
 
   return {
     siteOf: (host) => hosts.entry(host),
-    serve: (site, req, res) => serveSite(site, req, res),
+    addressOf: (host) => hosts.addressOf(host),
+    serve: (site, req, res) => serveSite(site === NO_SITE ? null : site, req, res),
     serveAsOwner: (site, req, res) => serveSite(site, req, res, true),
     async servedVersion(site) {
       const version = manifests.get(site.label) ?? (await manifests.load(site.label, site.site))
       return version?.versionId ?? null
     },
-    underSiteDomain: (host) => hosts.underSiteDomain(host),
     handle: (req, res) => serveSite(hosts.entry(req.headers.host), req, res),
     invalidate(key: string): void {
       const label = String(key).toLowerCase()

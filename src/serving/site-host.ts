@@ -68,7 +68,10 @@ export interface HostEntry {
 export const HOST_MEMO_LIMIT = 4096
 
 /** What a Host value under the site domain names when it names no site (`a.b.{site_domain}`, `{slug}--v0.{site_domain}`). */
-const NO_SITE = Symbol('no site')
+export const NO_SITE = Symbol('no site')
+
+/** What a Host value names: a site, no site though it is under the site domain, or neither (null: the service's own hosts, any other). */
+export type SiteAddress = HostEntry | typeof NO_SITE | null
 
 /**
  * Which site a Host value names, if any, parsed once per distinct value: a site, no site though
@@ -77,7 +80,7 @@ const NO_SITE = Symbol('no site')
  * HOST_MEMO_LIMIT values, none longer than MAX_HOST_CHARS.
  */
 export class SiteHosts {
-  private readonly memo = new Map<string, HostEntry | typeof NO_SITE | null>()
+  private readonly memo = new Map<string, SiteAddress>()
   private readonly serviceHosts: ReadonlySet<string>
   /** `.{site_domain}` without its port: what a host under the site domain ends with. */
   private readonly domainSuffix: string | null
@@ -101,20 +104,16 @@ export class SiteHosts {
 
   /** The site a Host value names; null when it names none. */
   entry(host: string | undefined): HostEntry | null {
-    const found = this.lookUp(host)
+    const found = this.addressOf(host)
     return found === NO_SITE ? null : found
   }
 
   /**
-   * Whether a Host value is under the site domain and names no site (nor is one of the service's
-   * own hosts): such an address is answered as a site that is not there, never by the API or the
-   * web site.
+   * What a Host value names. An address under the site domain that names no site (nor is one of
+   * the service's own hosts) is NO_SITE: it is answered as a site that is not there, never by the
+   * API or the web site.
    */
-  underSiteDomain(host: string | undefined): boolean {
-    return this.lookUp(host) === NO_SITE
-  }
-
-  private lookUp(host: string | undefined): HostEntry | typeof NO_SITE | null {
+  addressOf(host: string | undefined): SiteAddress {
     // Too long to name a site: not parsed, and not remembered.
     if (host === undefined || host.length > MAX_HOST_CHARS) return null
     const hit = this.memo.get(host)
@@ -125,7 +124,7 @@ export class SiteHosts {
     return found
   }
 
-  private parse(host: string): HostEntry | typeof NO_SITE | null {
+  private parse(host: string): SiteAddress {
     const name = hostName(host)
     if (name !== null && this.serviceHosts.has(name)) return null
     const site = parseSiteHost(host, this.siteDomain)

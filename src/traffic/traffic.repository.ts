@@ -34,6 +34,9 @@ export interface TrafficIncrements {
   visitors: VisitorRow[]
 }
 
+/** A site and hour as one key: what the visitor cap counts by, and the first part of every row's key. */
+const siteHour = (row: { website_id: string; hour: string }): string => `${row.website_id}\n${row.hour}`
+
 function chunks<T>(rows: readonly T[]): T[][] {
   const out: T[][] = []
   for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK))
@@ -71,9 +74,9 @@ export class TrafficRepository {
    * order (db/lock-order.ts): instances flushing the same sites and hours at once never deadlock.
    */
   async add(increments: TrafficIncrements): Promise<void> {
-    const hours = inLockOrder(increments.hours, (row) => `${row.website_id}\n${row.hour}`)
-    const keys = inLockOrder(increments.keys, (row) => [row.website_id, row.hour, row.kind, row.key, row.referrer].join('\n'))
-    const visitors = inLockOrder(increments.visitors, (row) => `${row.website_id}\n${row.hour}\n${row.visitor}`)
+    const hours = inLockOrder(increments.hours, siteHour)
+    const keys = inLockOrder(increments.keys, (row) => [siteHour(row), row.kind, row.key, row.referrer].join('\n'))
+    const visitors = inLockOrder(increments.visitors, (row) => `${siteHour(row)}\n${row.visitor}`)
     await this.db.transaction().execute(async (trx) => {
       for (const rows of chunks(hours)) await this.addHours(trx, rows)
       for (const rows of chunks(keys)) {
@@ -101,7 +104,7 @@ export class TrafficRepository {
   private async withinVisitorCap(trx: Executor, visitors: VisitorRow[]): Promise<VisitorRow[]> {
     const byHour = new Map<string, VisitorRow[]>()
     for (const row of visitors) {
-      const key = `${row.website_id}\n${row.hour}`
+      const key = siteHour(row)
       const rows = byHour.get(key)
       if (rows === undefined) byHour.set(key, [row])
       else rows.push(row)

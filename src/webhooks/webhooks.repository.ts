@@ -1,5 +1,5 @@
 /** Queries over webhooks, their events and deliveries. One query per method. */
-import { type ExpressionBuilder, type Kysely, sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import type { WebhookEventType } from '../core/enums.ts'
 import type { Executor } from '../db/access.ts'
 import type { Database, WebhookDeliveryRow, WebhookRow } from '../db/types.ts'
@@ -124,7 +124,8 @@ export class WebhooksRepository {
    * meanwhile is not taken: the claim's update sets only rows still unclaimed.
    */
   async claimDue(claim: string, now: string, until: string, limit: number, perWebsite: number): Promise<string[]> {
-    const unclaimed = (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)])
+    // Never claimed, or its claim has ended.
+    const unclaimed = (column: string) => sql<boolean>`(${sql.ref(column)} is null or ${sql.ref(column)} < ${now})`
     const sending = await this.db
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
@@ -141,7 +142,7 @@ export class WebhooksRepository {
       .select(['d.id', 'd.webhook_id', 'w.website_id'])
       .where('d.status', '=', 'pending')
       .where('d.next_attempt_at', '<=', now)
-      .where((w) => w.or([w('d.claimed_until', 'is', null), w('d.claimed_until', '<', now)]))
+      .where(unclaimed('d.claimed_until'))
       .where('w.enabled', '=', 1)
       .orderBy('d.next_attempt_at')
       .orderBy('d.id')
@@ -162,7 +163,7 @@ export class WebhooksRepository {
       .set({ claim, claimed_until: until })
       .where('id', 'in', picked)
       .where('status', '=', 'pending')
-      .where(unclaimed)
+      .where(unclaimed('claimed_until'))
       .returning('id')
       .execute()
     return rows.map((row) => row.id)

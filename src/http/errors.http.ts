@@ -39,12 +39,13 @@ function issueField(issue: AjvIssue): string {
   return fieldName(segments)
 }
 
-function issueMessage(issue: AjvIssue): string {
+/** What an issue says of its field; `unknown`: what a property the schema does not name is (a field, a query parameter). */
+function issueMessage(issue: AjvIssue, unknown = 'field'): string {
   switch (issue.keyword) {
     case 'required':
       return 'is required'
     case 'additionalProperties':
-      return 'is not an accepted field'
+      return `is not an accepted ${unknown}`
     case 'enum':
       return `must be one of ${(issue.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`
     case 'discriminator':
@@ -73,7 +74,7 @@ function unionMessages(issues: readonly AjvIssue[]): Map<string, string> {
   return found
 }
 
-export function validationError(issues: AjvIssue[]): AppError {
+export function validationError(issues: AjvIssue[], unknown = 'field'): AppError {
   const fields: Record<string, string> = {}
   let count = 0
   const unions = unionMessages(issues)
@@ -83,7 +84,7 @@ export function validationError(issues: AjvIssue[]): AppError {
     // be called "constructor" or "toString".
     if (Object.hasOwn(fields, name)) continue
     if (count === MAX_ERROR_FIELDS) break
-    fields[name] = (propertyOf(issue) === undefined ? unions.get(issue.instancePath) : undefined) ?? issueMessage(issue)
+    fields[name] = (propertyOf(issue) === undefined ? unions.get(issue.instancePath) : undefined) ?? issueMessage(issue, unknown)
     count++
   }
   const list = Object.entries(fields).map(([k, v]) => `${k} ${v}`)
@@ -111,7 +112,7 @@ export function toAppError(error: FastifyError): AppError | null {
   if (error.validation && error.validationContext === 'params' && error.validation.every((issue) => issue.keyword === 'minLength')) {
     return new AppError('NOT_FOUND', 'No resource has this address: a path parameter is empty.')
   }
-  if (error.validation) return validationError(error.validation)
+  if (error.validation) return validationError(error.validation, error.validationContext === 'querystring' ? 'query parameter' : 'field')
   const known = error.code ? FASTIFY_CODES[error.code] : undefined
   if (known) return new AppError(known[0], known[1])
   if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {

@@ -307,7 +307,10 @@ for (const store of STORES) {
         assertEnvelope(res, 422, 'VALIDATION_FAILED')
         const unknown = new URL(url, BASE_URL).searchParams
         const named = [...unknown.keys()].filter((name) => !['offset'].includes(name))
-        for (const name of named) assert.match(res.body.error.message, new RegExp(name), `${method} ${url}: ${res.body.error.message}`)
+        for (const name of named) {
+          assert.match(res.body.error.message, new RegExp(name), `${method} ${url}: ${res.body.error.message}`)
+          assert.equal(res.body.error.fields[name], 'is not an accepted query parameter', `${method} ${url}`)
+        }
       }
       const versions = await server.api('GET', `/v1/websites/${websiteId}/versions`, { token: owner.token })
       assert.equal(versions.body.versions.length, 1, 'the refused publish stored nothing')

@@ -186,19 +186,28 @@ export async function capturePage(
     acceptDownloads: false,
   })
   let timedOut = false
+  let stop!: (reason: Error) => void
+  // The time limit answers the capture whatever the browser does: closing a page that spins may
+  // itself wait on its renderer, and nothing the capture awaits settles before the close does.
+  const stopped = new Promise<never>((_, reject) => (stop = reject))
+  stopped.catch(() => {})
   const deadline = setTimeout(() => {
     timedOut = true
-    // Closing stops the page wherever it is; the capture then fails with PAGE_UNRESPONSIVE.
+    // Closing stops the page wherever it is; the capture fails with PAGE_UNRESPONSIVE meanwhile.
     context.close().catch(() => {})
+    stop(new Error('time limit'))
   }, seconds * 1000)
-  try {
+  const capture = async () => {
     const findings = new Findings()
     await context.exposeBinding(VIOLATION_BINDING, (_source, violation: { directive?: unknown; blockedUrl?: unknown } | null) =>
       findings.violation(violation?.directive, violation?.blockedUrl),
     )
     await context.addInitScript({ content: VIOLATION_LISTENER })
     await interceptRequests(context, target, fetchSite, findings)
-    return await loadAndLook(context, target, findings, seconds)
+    return loadAndLook(context, target, findings, seconds)
+  }
+  try {
+    return await Promise.race([capture(), stopped])
   } catch (error) {
     if (timedOut) {
       throw new AppError(
@@ -209,7 +218,7 @@ export async function capturePage(
     throw error
   } finally {
     clearTimeout(deadline)
-    // Closed already when the time limit stopped it, or with the browser.
-    await context.close().catch(() => {})
+    // Stopped by the time limit, its close is under way and is not waited for; else closed now.
+    if (!timedOut) await context.close().catch(() => {})
   }
 }
